@@ -1,0 +1,97 @@
+"""Timed resource calls and the contention regions among them.
+
+Overlap is found by a sweep per resource (O(n log n)), never pairwise, and a region is a whole
+transitive cluster: a three-agent overlap is one region with three participants, not three pairs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, List, Optional, Tuple
+
+from .names import first_name, resource_name
+from .problems import problem
+from .times import parse_time
+
+
+def read_calls(raw: list, agent_key: str, resource_key: str, problems: List[dict]) -> List[dict]:
+    """The calls that pass every check, as ``{index, agent, tool, resource, start, end, kind}``.
+
+    Each rejected call adds exactly one problem, for the first check it fails.
+    """
+    agent_fields = (agent_key,) if agent_key == "agent" else (agent_key, "agent")
+    accepted: List[dict] = []
+    list_kind: Optional[str] = None
+    for k, call in enumerate(raw):
+        path = f"calls[{k}]"
+        fields, failure = _check_call(call, path, agent_fields, resource_key)
+        if failure is None and list_kind is not None and fields["kind"] != list_kind:
+            failure = problem(path, "time_kind_mixed", f"times are {fields['kind']}s, earlier calls use {list_kind}s")
+        if failure is not None:
+            problems.append(failure)
+            continue
+        list_kind = list_kind or fields["kind"]
+        accepted.append({"index": k, **fields})
+    return accepted
+
+
+def _check_call(call: Any, path: str, agent_fields: tuple, resource_key: str) -> Tuple[Optional[dict], Optional[dict]]:
+    """``(fields, None)`` for a good call (fields without ``index``), else ``(None, problem)``."""
+    if not isinstance(call, dict):
+        return None, problem(path, "call_not_object", "a call must be an object")
+    agent = first_name(call, agent_fields)
+    if agent is None:
+        return None, problem(f"{path}.agent", "call_agent_missing", f"no agent name in {' or '.join(agent_fields)}")
+    resource = resource_name(call.get(resource_key))
+    if resource is None:
+        return None, problem(f"{path}.resource", "call_resource_missing", f"no resource in {resource_key}")
+    times = {}
+    for field in ("start", "end"):
+        value = call.get(field)
+        if value is None:
+            return None, problem(f"{path}.{field}", "time_missing", f"no {field} time")
+        kind, seconds = parse_time(value)
+        if kind is None:
+            return None, problem(f"{path}.{field}", "time_unparseable", f"{field} is neither a number nor an ISO time")
+        times[field] = (kind, seconds)
+    (start_kind, start), (end_kind, end) = times["start"], times["end"]
+    if start_kind != end_kind:
+        return None, problem(path, "time_kind_mixed", f"start is a {start_kind} but end is a {end_kind}")
+    if end < start:
+        return None, problem(path, "time_reversed", "end is before start")
+    tool = first_name(call, ("tool", "name"))
+    return {"agent": agent, "tool": tool, "resource": resource, "start": start, "end": end, "kind": start_kind}, None
+
+
+def contention_regions(calls: List[dict]) -> List[dict]:
+    """Regions where two or more agents hold one resource over overlapping half-open intervals."""
+    by_resource = defaultdict(list)
+    for call in calls:
+        if call["end"] > call["start"]:  # a zero-length call touches nothing
+            by_resource[call["resource"]].append(call)
+    regions = []
+    for resource, held in by_resource.items():
+        held.sort(key=lambda call: (call["start"], call["index"]))
+        cluster = [held[0]]
+        cluster_end = held[0]["end"]
+        for call in held[1:]:
+            if call["start"] < cluster_end:
+                cluster.append(call)
+                cluster_end = max(cluster_end, call["end"])
+            else:
+                regions.extend(_region(resource, cluster, cluster_end))
+                cluster, cluster_end = [call], call["end"]
+        regions.extend(_region(resource, cluster, cluster_end))
+    regions.sort(key=lambda region: (region["start"], region["resource"], region["calls"][0]))
+    for index, region in enumerate(regions):
+        region["index"] = index
+    return regions
+
+
+def _region(resource: str, cluster: List[dict], end: float) -> List[dict]:
+    """The region of one cluster, or nothing when a single agent made every call in it."""
+    agents = list(dict.fromkeys(call["agent"] for call in cluster))  # cluster is in (start, index) order
+    if len(agents) < 2:
+        return []
+    return [{"index": None, "resource": resource, "start": cluster[0]["start"], "end": end,
+             "calls": sorted(call["index"] for call in cluster), "agents": agents}]

@@ -1,0 +1,93 @@
+"""``derive()``: a trace record in, every structure the widgets annotate out, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, List, Optional
+
+from .contention import contention_regions, read_calls
+from .flow import edges_and_handoffs
+from .names import lookup_path, name_of
+from .problems import problem
+from .steps import Step, read_step
+from .tools import tool_calls as step_tool_calls
+
+
+@dataclass
+class Derivation:
+    """What the derivation found in one record; :meth:`to_dict` is the JSON ``derive.js`` returns."""
+
+    steps: List[Step] = field(default_factory=list)
+    agents: List[str] = field(default_factory=list)
+    edges: List[dict] = field(default_factory=list)
+    handoffs: List[dict] = field(default_factory=list)
+    tool_calls: List[dict] = field(default_factory=list)
+    calls: List[dict] = field(default_factory=list)
+    contentions: List[dict] = field(default_factory=list)
+    problems: List[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"steps": [step.to_dict() for step in self.steps], "agents": list(self.agents),
+                "edges": self.edges, "handoffs": self.handoffs, "tool_calls": self.tool_calls,
+                "calls": self.calls, "contentions": self.contentions, "problems": self.problems}
+
+    def graph(self):
+        """The agents as a ``networkx.DiGraph``; edges carry ``count`` and ``steps``.
+
+        >>> g = derive({"steps": [{"agent": "A"}, {"agent": "B"}, {"agent": "A"}]}).graph()
+        >>> sorted(g.edges(data="count"))
+        [('A', 'B', 1), ('B', 'A', 1)]
+        """
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.agents)
+        for edge in self.edges:
+            graph.add_edge(edge["from"], edge["to"], count=edge["count"], steps=list(edge["steps"]))
+        return graph
+
+
+def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", calls_key: str = "calls",
+           resource_key: str = "resource", agents: Optional[Iterable[Any]] = None,
+           agent_qualifiers: bool = True) -> Derivation:
+    """Derive steps, agents, edges, handoffs, tool calls and contention regions from one record.
+
+    Never raises on bad input: what cannot be read is reported in ``problems``.
+
+    >>> d = derive({"steps": [{"role": "Orchestrator (-> WebSurfer)"}, {"role": "WebSurfer"}]})
+    >>> d.agents, [(e["from"], e["to"]) for e in d.edges]
+    (['Orchestrator', 'WebSurfer'], [('Orchestrator', 'WebSurfer')])
+    """
+    result = Derivation()
+    found, raw_steps = lookup_path(record, steps_key)
+    if not (found and isinstance(raw_steps, list)):
+        result.problems.append(problem("steps", "steps_not_list", f"{steps_key!r} does not hold a list of steps"))
+        raw_steps = []
+    for index, raw in enumerate(raw_steps):
+        step = read_step(index, raw, agent_key, agent_qualifiers)
+        result.steps.append(step)
+        result.tool_calls.extend(
+            step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
+    result.edges, result.handoffs = edges_and_handoffs(result.steps)
+
+    found, raw_calls = lookup_path(record, calls_key)
+    if found and raw_calls is not None and not isinstance(raw_calls, list):
+        result.problems.append(problem("calls", "calls_not_list", f"{calls_key!r} does not hold a list of calls"))
+    if found and isinstance(raw_calls, list):
+        result.calls = read_calls(raw_calls, agent_key, resource_key, result.problems)
+        result.contentions = contention_regions(result.calls)
+
+    result.agents = _agent_list(agents or (), result.steps, result.calls)
+    return result
+
+
+def _agent_list(roster: Iterable[Any], steps: List[Step], calls: List[dict]) -> List[str]:
+    """Roster first, then step agents and addressees by first appearance, then call agents."""
+    ordered = dict.fromkeys(name for name in map(name_of, roster) if name is not None)
+    for step in steps:
+        for name in (step.agent, step.to):
+            if name is not None:
+                ordered.setdefault(name)
+    for call in calls:
+        ordered.setdefault(call["agent"])
+    return list(ordered)

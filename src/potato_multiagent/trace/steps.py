@@ -1,0 +1,113 @@
+"""Reading one step: who acted, whom they addressed, whether it was a handoff event, its text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Optional
+
+from .jsjson import js_stringify
+from .names import NON_WS, WS, first_name, is_name
+
+AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
+ADDRESSEE_FIELDS = ("receiver", "recipient", "to", "target", "addressee")
+HANDOFF_SOURCE_FIELDS = ("from_agent", "source", "from")
+HANDOFF_TARGET_FIELDS = ("to_agent", "target", "to")
+HANDOFF_TYPES = ("handoff", "handoffmessage")
+TEXT_FIELDS = ("content", "text", "message", "thought", "action", "result")
+
+TURN = "turn"
+HANDOFF = "handoff"
+
+_QUALIFIED = re.compile(rf"([\s\S]*{NON_WS}){WS}+\(([^()]*)\)")
+_LEADING_WS = re.compile(f"^{WS}+")
+_ARROW_TARGET = re.compile(rf"(?:->|→)({WS}*)([\s\S]*?)({WS}*)")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step as the derivation sees it (the ``steps`` entries of the output)."""
+
+    index: int
+    agent: Optional[str]
+    qualifier: Optional[str]
+    to: Optional[str]
+    kind: str
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "agent": self.agent, "qualifier": self.qualifier,
+                "to": self.to, "kind": self.kind, "text": self.text}
+
+
+@lru_cache(maxsize=64)
+def agent_fields(agent_key: str) -> tuple:
+    """The agent fallback chain, with the configured key first."""
+    return (agent_key,) + tuple(field for field in AGENT_FIELDS if field != agent_key)
+
+
+def split_qualifier(name: str) -> tuple[str, Optional[str], Optional[str]]:
+    """``(agent, qualifier, target)`` for a name such as ``Orchestrator (-> WebSurfer)``.
+
+    >>> split_qualifier("Orchestrator (-> WebSurfer)")
+    ('Orchestrator', '-> WebSurfer', 'WebSurfer')
+    >>> split_qualifier("Orchestrator(thought)")
+    ('Orchestrator(thought)', None, None)
+    """
+    match = _QUALIFIED.fullmatch(name)
+    if match is None:
+        return name, None, None
+    agent, qualifier = match.group(1), match.group(2)
+    arrow = _ARROW_TARGET.fullmatch(_LEADING_WS.sub("", qualifier))
+    target = arrow.group(2) if arrow and is_name(arrow.group(2)) else None
+    return agent, qualifier, target
+
+
+def step_text(step: Any) -> str:
+    """What a widget shows for a step: the first present text field, flattened to one string."""
+    if isinstance(step, dict):
+        for field in TEXT_FIELDS:
+            if step.get(field) is not None:
+                return _as_text(step[field])
+        return ""
+    return "" if step is None else _as_text(step)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, (str, dict)) for item in value):
+        parts = [item if isinstance(item, str) else item.get("text") for item in value]
+        return "\n".join(part for part in parts if isinstance(part, str))
+    return js_stringify(value)
+
+
+def _is_handoff_event(step: dict) -> bool:
+    kind = step.get("type")
+    if isinstance(kind, str) and kind.lower() in HANDOFF_TYPES and kind.isascii():
+        return True
+    return is_name(step.get("to_agent"))
+
+
+def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
+    """Read one raw step into a :class:`Step` by the rules of docs/derivation.md."""
+    text = step_text(step)
+    if not isinstance(step, dict):
+        return Step(index, None, None, None, TURN, text)
+    fields = agent_fields(agent_key)
+    if _is_handoff_event(step):
+        source = first_name(step, HANDOFF_SOURCE_FIELDS + fields)
+        target = first_name(step, HANDOFF_TARGET_FIELDS)
+        if source is not None and target is not None and source != target:
+            return Step(index, source, None, target, HANDOFF, text)
+    agent = first_name(step, fields)
+    qualifier = target = None
+    if agent is not None and qualifiers:
+        agent, qualifier, target = split_qualifier(agent)
+    addressee = first_name(step, ADDRESSEE_FIELDS)
+    if addressee is None:
+        addressee = target
+    if addressee == agent:
+        addressee = None
+    return Step(index, agent, qualifier, addressee, TURN, text)

@@ -1,0 +1,99 @@
+"""Tool calls in every shape a framework writes them: OpenAI ``tool_calls``, a flat ``tool_call``,
+Anthropic ``tool_use`` content blocks and ReAct ``action`` objects or strings."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, List, Optional, Tuple
+
+from .jsjson import StrictJSONError, strict_loads
+from .names import WS, first_name, is_name
+from .problems import problem
+
+ID_FIELDS = ("id", "call_id")
+TOOL_FIELDS = ("name", "tool")
+ARGUMENT_FIELDS = ("arguments", "args", "input", "tool_input")
+
+_ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
+_ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+
+
+def parse_arguments(value: Any) -> Tuple[Any, bool]:
+    """``(arguments, invalid)``: a JSON string becomes its object or array; broken JSON is kept.
+
+    >>> parse_arguments('{"q": 1}'), parse_arguments("42"), parse_arguments("{bad")
+    (({'q': 1}, False), ('42', False), ('{bad', True))
+    """
+    if not isinstance(value, str):
+        return value, False
+    try:
+        parsed = strict_loads(value)
+    except StrictJSONError:
+        return value, value[:1] in ("{", "[")
+    return (parsed, False) if isinstance(parsed, (dict, list)) else (value, False)
+
+
+def _first_present(obj: dict, keys) -> Any:
+    for key in keys:
+        if obj.get(key) is not None:
+            return obj[key]
+    return None
+
+
+def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any]:
+    """``(tool, id, raw arguments)`` of a call object in the OpenAI or the flat shape."""
+    if not isinstance(call, dict):
+        return None, None, None
+    body = call["function"] if isinstance(call.get("function"), dict) else call
+    tool = next((body[key] for key in TOOL_FIELDS if is_name(body.get(key))), None)
+    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS)
+
+
+def _action_string(action: str) -> Optional[Tuple[str, Any]]:
+    """``(tool, raw arguments)`` of a ReAct action string, or None when it is not a call."""
+    match = _ACTION_CALL.fullmatch(action)
+    if match:
+        return match.group(1), (match.group(2) or None)
+    if _ACTION_BARE.fullmatch(action):
+        return action, None
+    return None
+
+
+def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], Any]]:
+    """Every call in a step as ``(path suffix, tool, id, raw arguments)``, in the contract's order."""
+    tool_calls = step.get("tool_calls")
+    if isinstance(tool_calls, list):
+        for k, call in enumerate(tool_calls):
+            yield (f"tool_calls[{k}]",) + _object_call(call)
+    if isinstance(step.get("tool_call"), dict):
+        yield ("tool_call",) + _object_call(step["tool_call"])
+    content = step.get("content")
+    if isinstance(content, list):
+        for k, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                yield (f"content[{k}]",) + _object_call(block)
+    action = step.get("action")
+    if isinstance(action, dict):
+        yield ("action",) + _object_call(action)
+    elif isinstance(action, str):
+        parsed = _action_string(action)
+        if parsed is not None:
+            yield "action", parsed[0], None, parsed[1]
+
+
+def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
+               problems: List[dict]) -> List[dict]:
+    """The calls of one step as output entries, appending their problems in order."""
+    if not isinstance(step, dict):
+        return []
+    calls = []
+    for suffix, tool, call_id, raw in raw_calls(step):
+        path = f"steps[{step_index}].{suffix}"
+        arguments, invalid = parse_arguments(raw)
+        if tool is None:
+            problems.append(problem(path, "tool_name_missing", "the call has no tool name (name or tool)"))
+        if invalid:
+            problems.append(problem(path, "arguments_invalid", "the arguments look like JSON but do not parse"))
+        calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
+                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid})
+    return calls
