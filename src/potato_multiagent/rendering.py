@@ -1,0 +1,39 @@
+"""HTML from Jinja templates, safe for Potato's second pass.
+
+Potato renders generator output through Jinja again at request time, so ``{{ 7*7 }}`` or ``{#``
+from a description, a label or trace data would be evaluated or swallow the page. Every value a
+template prints therefore goes through :func:`_finalize`: HTML-escaped, then ``{``/``}`` written
+as character references, which the browser shows literally and Jinja never sees as syntax.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
+
+
+def escape_braces(markup: str) -> Markup:
+    """Replace ``{`` and ``}`` with character references (in already-escaped markup)."""
+    return Markup(str(markup).replace("{", "&#123;").replace("}", "&#125;"))
+
+
+def _finalize(value: Any) -> Markup:
+    return escape_braces(escape("" if value is None else value))
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(loader=PackageLoader("potato_multiagent", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      finalize=_finalize, trim_blocks=True, lstrip_blocks=True)
+    env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return env
+
+
+def render_template(template: str, **context: Any) -> str:
+    """Render ``templates/<template>`` with every printed value escaped for HTML and for Jinja."""
+    return environment().get_template(template).render(**context)

@@ -1,0 +1,152 @@
+"""What every scheme shares: its config model, its value model, rendering and validation.
+
+A scheme is a small class: ``Config`` (pydantic: the config keys, their types and defaults, which
+are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shape), a template, and
+``trace_problems`` for the marks a record does not contain. Behaviour lives in the widget script.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, List, Optional, Tuple, Type
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+from markupsafe import Markup
+
+from ..rendering import escape_braces, render_template
+from ..trace import derive, is_name
+from ..trace.jsjson import StrictJSONError, strict_loads
+
+
+class SchemeConfig(BaseModel):
+    """Config keys every multiagent scheme reads; Potato's own keys pass through untouched."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    name: StrictStr = Field(min_length=1, description="The scheme's name (Potato stores values under it).")
+    description: StrictStr = Field(description="Shown as the question's title.")
+    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path is a path.")
+    agent_key: StrictStr = Field("agent", min_length=1, description="First field tried for a step's agent.")
+    calls_key: StrictStr = Field("calls", min_length=1, description="Where timed resource calls are.")
+    resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
+    agents: Optional[List[StrictStr]] = Field(None, description="Static roster, listed before observed agents.")
+    agent_qualifiers: StrictBool = Field(True, description="Read 'Orchestrator (thought)' as agent + qualifier.")
+
+    @field_validator("agents")
+    @classmethod
+    def _roster_names(cls, roster: Optional[List[str]]) -> Optional[List[str]]:
+        if roster is None:
+            return roster
+        for position, name in enumerate(roster):
+            if not is_name(name):
+                raise ValueError(f"entry {position} is empty or only whitespace")
+        if len(set(roster)) != len(roster):
+            raise ValueError("names must be unique")
+        return roster
+
+    def derive_options(self) -> dict:
+        """The options of :func:`potato_multiagent.derive` this config sets."""
+        return {"steps_key": self.steps_key, "agent_key": self.agent_key, "calls_key": self.calls_key,
+                "resource_key": self.resource_key, "agents": self.agents,
+                "agent_qualifiers": self.agent_qualifiers}
+
+    def widget_config(self) -> dict:
+        """The JSON the widget script receives: everything but name and description."""
+        return self.model_dump(exclude={"name", "description"})
+
+
+def format_validation_error(error: ValidationError, prefix: str = "") -> List[str]:
+    """One readable line per pydantic error, naming the field: ``decisive_step: Input should be ...``."""
+    lines = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "value"
+        lines.append(f"{prefix}{field}: {item['msg']}")
+    return lines
+
+
+def not_in_trace(field: str, value: Any) -> str:
+    """The one wording for a stored mark the record does not contain (SPEC §5)."""
+    return f"{field}: '{value}' is not in this trace"
+
+
+class Scheme:
+    """One annotation type.
+
+    Subclasses set ``widget``, ``Config`` and ``Value`` and define the classmethod
+    ``trace_problems(value, derivation, config) -> list[str]``: the marks of a well-formed value
+    that the record does not contain, each worded by :func:`not_in_trace`.
+    """
+
+    widget: ClassVar[str]
+    """Short name: the template, the widget script and the CSS class (``failure_attribution``)."""
+    Config: ClassVar[Type[SchemeConfig]]
+    Value: ClassVar[Type[BaseModel]]
+    summary: ClassVar[str] = ""
+
+    @classmethod
+    def type_name(cls) -> str:
+        return f"multiagent.{cls.widget}"
+
+    @classmethod
+    def optional_fields(cls) -> List[str]:
+        """The config keys declared to Potato (so ``potato validate --strict`` accepts them)."""
+        return [key for key in cls.Config.model_fields if key not in ("name", "description")]
+
+    # -- config -------------------------------------------------------------------------------
+    @classmethod
+    def parse_config(cls, scheme: dict) -> Tuple[Optional[SchemeConfig], List[str]]:
+        """``(config, [])``, or ``(None, problems)`` naming each bad key."""
+        try:
+            return cls.Config.model_validate(scheme), []
+        except ValidationError as error:
+            return None, format_validation_error(error)
+
+    # -- rendering ----------------------------------------------------------------------------
+    @classmethod
+    def render(cls, scheme: dict) -> Tuple[str, list]:
+        """Potato's generator: the widget's HTML, or an error card naming the bad keys. Never raises."""
+        name = str(scheme.get("name", "?"))
+        try:
+            config, problems = cls.parse_config(scheme)
+            if config is None:
+                return cls._error_card(name, "Configuration error", problems), []
+            return render_template(f"{cls.widget}.html", **cls._template_context(config, scheme)), []
+        except Exception as error:  # the page must survive any surprise in one scheme
+            return cls._error_card(name, "Rendering error", [f"{type(error).__name__}: {error}"]), []
+
+    @classmethod
+    def _template_context(cls, config: SchemeConfig, scheme: dict) -> dict:
+        from potato.server_utils.schemas.identifier_utils import (
+            generate_layout_attributes, generate_validation_attribute)
+
+        return {"name": config.name, "description": config.description, "widget": cls.widget,
+                "annotation_type": cls.type_name(), "widget_config": config.widget_config(),
+                "validation": generate_validation_attribute(scheme),
+                "layout_attributes": escape_braces(Markup(generate_layout_attributes(scheme))),
+                "config": config}
+
+    @classmethod
+    def _error_card(cls, name: str, title: str, problems: List[str]) -> str:
+        return render_template("error_card.html", name=name, title=title, problems=problems,
+                               annotation_type=cls.type_name())
+
+    # -- values -------------------------------------------------------------------------------
+    @classmethod
+    def validate(cls, value: Any, record: Any, config: SchemeConfig) -> List[str]:
+        """Problems of a stored value against its record; an empty list means valid.
+
+        ``value`` is the stored JSON string (or already parsed data). An empty string or None is
+        "nothing stored" and valid.
+        """
+        if value is None or value == "":
+            return []
+        if isinstance(value, str):
+            try:
+                value = strict_loads(value)
+            except StrictJSONError as error:
+                return [f"value: not valid JSON ({error})"]
+        try:
+            parsed = cls.Value.model_validate(value)
+        except ValidationError as error:
+            return format_validation_error(error)
+        derivation = derive(record, **config.derive_options())
+        return cls.trace_problems(parsed, derivation, config)

@@ -1,0 +1,45 @@
+"""``multiagent.failure_attribution``: which agent caused the failure, at which step, and why.
+
+The Who&When triple (Zhang et al., ICML 2025). Steps are 0-based indices into the trace's step
+list (as Who&When's ``mistake_step``); the widget shows them as ``#N`` = index + 1.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from ..trace import Derivation
+from .base import Scheme, SchemeConfig, not_in_trace
+
+
+class FailureAttributionConfig(SchemeConfig):
+    """Only the shared trace keys: the agents and steps come from the record."""
+
+
+class FailureAttributionValue(BaseModel):
+    """The stored value, exactly as the annotator chose it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    responsible_agent: Optional[StrictStr] = Field(description="The agent held responsible, by its full name.")
+    decisive_step: Optional[StrictInt] = Field(ge=0, description="0-based index of the decisive step.")
+    reason: StrictStr = Field(description="Free text; may be empty.")
+
+
+class FailureAttribution(Scheme):
+    widget = "failure_attribution"
+    Config = FailureAttributionConfig
+    Value = FailureAttributionValue
+    summary = "Pick the responsible agent, the decisive step and the reason of a failed run."
+
+    @classmethod
+    def trace_problems(cls, value: FailureAttributionValue, derivation: Derivation,
+                       config: FailureAttributionConfig) -> List[str]:
+        problems = []
+        if value.responsible_agent is not None and value.responsible_agent not in derivation.agents:
+            problems.append(not_in_trace("responsible_agent", value.responsible_agent))
+        if value.decisive_step is not None and value.decisive_step >= len(derivation.steps):
+            problems.append(not_in_trace("decisive_step", value.decisive_step))
+        return problems
