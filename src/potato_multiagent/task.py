@@ -1,0 +1,143 @@
+"""Layer 7: a Potato task on disk: its config, its records and what annotators saved.
+
+The CLI (``check``) and, later, the notebook API read tasks through this one module, so paths
+resolve the way Potato resolves them: ``task_dir`` against the config's folder, data files
+against the config's folder then ``task_dir``, ``output_annotation_dir`` against ``task_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import yaml
+
+from .schemes import SCHEMES
+
+
+class TaskError(Exception):
+    """A task cannot be read; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One value an annotator saved for one of our schemes."""
+
+    user: str
+    instance_id: str
+    scheme: str
+    value: Any
+    hidden: bool
+    """True when the scheme's ``display_logic`` hid it, given the user's other answers."""
+
+
+def read_records(path: Path) -> List[Any]:
+    """The items of a JSON (array or single object) or JSON Lines data file, as Potato reads them."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+        return data if isinstance(data, list) else [data]
+    except ValueError:
+        pass
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except ValueError as error:
+                raise TaskError(f"{path}:{number}: not a JSON line ({error})") from None
+    return records
+
+
+class Task:
+    """A Potato task folder read through its config file."""
+
+    def __init__(self, config_path: str | Path):
+        self.config_path = Path(config_path).resolve()
+        try:
+            self.config = yaml.safe_load(self.config_path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as error:
+            raise TaskError(f"{config_path}: cannot read the config ({error})") from None
+        if not isinstance(self.config, dict):
+            raise TaskError(f"{config_path}: the config is not a mapping")
+        self.config_dir = self.config_path.parent
+        self.task_dir = (self.config_dir / str(self.config.get("task_dir") or ".")).resolve()
+
+    # -- schemes --------------------------------------------------------------------------------
+    def all_schemes(self) -> List[dict]:
+        schemes = self.config.get("annotation_schemes") or []
+        return [scheme for scheme in schemes if isinstance(scheme, dict)]
+
+    def our_schemes(self) -> List[dict]:
+        """Every scheme whose type is one of ours (or claims to be: ``multiagent.*``)."""
+        return [scheme for scheme in self.all_schemes()
+                if str(scheme.get("annotation_type", "")).startswith("multiagent.")]
+
+    # -- records --------------------------------------------------------------------------------
+    @property
+    def id_key(self) -> str:
+        return str((self.config.get("item_properties") or {}).get("id_key", "id"))
+
+    def data_paths(self) -> List[Path]:
+        paths = []
+        for entry in self.config.get("data_files") or []:
+            name = entry.get("path") if isinstance(entry, dict) else entry
+            candidates = [self.config_dir / str(name), self.task_dir / str(name)]
+            found = next((path for path in candidates if path.is_file()), None)
+            if found is None:
+                raise TaskError(f"{self.config_path}: data_files: {name!r} not found")
+            paths.append(found)
+        return paths
+
+    def records(self) -> Dict[str, Any]:
+        """Every record by its instance id (``item_properties.id_key``)."""
+        records = {}
+        for path in self.data_paths():
+            for position, record in enumerate(read_records(path)):
+                if isinstance(record, dict) and self.id_key in record:
+                    records[str(record[self.id_key])] = record
+                else:
+                    raise TaskError(f"{path}: item {position} has no {self.id_key!r} (item_properties.id_key)")
+        return records
+
+    # -- saved values ---------------------------------------------------------------------------
+    @property
+    def output_dir(self) -> Path:
+        return self.task_dir / str(self.config.get("output_annotation_dir") or "annotation_output")
+
+    def saved_values(self) -> Iterator[SavedValue]:
+        """Every value saved for one of our schemes, by every user, in a stable order."""
+        ours = {scheme.get("name") for scheme in self.our_schemes()}
+        if not self.output_dir.is_dir():
+            return
+        for state_path in sorted(self.output_dir.glob("*/user_state.json")):
+            try:
+                state = json.loads(state_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as error:
+                raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
+            user = str(state.get("user_id") or state_path.parent.name)
+            per_instance = state.get("instance_id_to_label_to_value") or {}
+            for instance_id, pairs in per_instance.items():
+                hidden = self._hidden_schemes(instance_id, pairs)
+                for label, value in pairs:
+                    scheme = label.get("schema") if isinstance(label, dict) else None
+                    if scheme in ours:
+                        yield SavedValue(user, instance_id, scheme, value, scheme in hidden)
+
+    def _hidden_schemes(self, instance_id: str, pairs: list) -> set:
+        """Schemes hidden by ``display_logic`` given these answers (Potato's own evaluator)."""
+        schemes = self.all_schemes()
+        if not any(scheme.get("display_logic") for scheme in schemes):
+            return set()
+        from potato.server_utils.display_logic import compute_hidden_schemas, flatten_phase_annotations
+
+        types = {scheme.get("name"): scheme.get("annotation_type") for scheme in schemes}
+        answers = flatten_phase_annotations({instance_id: pairs}, schema_types=types)
+        return compute_hidden_schemas(schemes, answers)
+
+
+def scheme_type(scheme: dict) -> Optional[type]:
+    """Our scheme class for a scheme dict, or None for a type we do not provide."""
+    return SCHEMES.get(str(scheme.get("annotation_type")))

@@ -1,0 +1,89 @@
+"""Python and derive.js give the same output for random traces (hypothesis).
+
+The corpus pins each rule with a hand-written case; this test looks for the inputs nobody
+thought of. Each batch of examples goes to one node process (tests/conformance/derive_batch.js).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from potato_multiagent import derive
+
+BATCH_SCRIPT = Path(__file__).with_name("derive_batch.js")
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+# Characters chosen to hit the rules: the whitespace set and its near misses, brackets and arrows
+# of the qualifier grammar, JSON punctuation, astral and right-to-left characters.
+ALPHABET = st.sampled_from(list("AB ab_.-()[]{}\"':>→,01") + ["\t", "\n", "\u00a0", "\ufeff", "\u3000",
+                                                                  "\u200b", "\x1c", "\u2028", "é", "😀", "\u202e"])
+text = st.text(ALPHABET, max_size=12)
+names = st.sampled_from(["A", "B", "C", " A", "A ", "Orchestrator (thought)", "Orchestrator (-> B)",
+                         "B (→ C)", "X(y)", "A (x) (y)", "\ufeff", "", "user", "A->B"]) | text
+json_scalar = st.none() | st.booleans() | st.integers(-2**53 + 1, 2**53 - 1) | \
+    st.floats(allow_nan=False, allow_infinity=False, width=64) | text
+json_value = st.recursive(json_scalar, lambda inner: st.lists(inner, max_size=3) |
+                          st.dictionaries(st.sampled_from(["a", "b", "2", "10", "name", "id", "text"]), inner, max_size=3),
+                          max_leaves=6)
+agentish = names | st.fixed_dictionaries({}, optional={"name": names, "id": names}) | json_scalar
+arguments = json_value | st.sampled_from(['{"q": 1}', "[1, 2]", "{bad", "[", "42", '"s"', "null", " {\"a\":1}",
+                                           '{"a": NaN}', '{"a": 1e999}'])
+call_object = st.fixed_dictionaries({}, optional={
+    "id": names, "call_id": names, "name": names, "tool": names, "arguments": arguments, "args": arguments,
+    "input": arguments, "function": st.fixed_dictionaries({}, optional={"name": names, "arguments": arguments})})
+action = call_object | st.sampled_from(["search(x)", "Search[q]", "finish()", "finish", "  f ( a )  ", "free text",
+                                        'lookup({"q": 1})', "f(x]", "f({bad)"]) | text
+time_value = st.integers(-5, 20) | st.floats(-5, 20, allow_nan=False) | st.booleans() | st.none() | st.sampled_from([
+    "2024-01-01T00:00:00Z", "2024-01-01T00:00:05Z", "2024-01-01 00:00:03", "2024-01-01T00:00:02.1234567+00:00",
+    "2024-02-30T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00,5Z", "5", "0001-01-01T00:00:00Z"])
+step = st.one_of(
+    json_scalar,
+    st.fixed_dictionaries({}, optional={
+        "agent": agentish, "sender": agentish, "source": agentish, "speaker": agentish, "name": agentish,
+        "role": agentish, "receiver": agentish, "to": agentish, "target": agentish, "recipient": agentish,
+        "type": st.sampled_from(["handoff", "HandoffMessage", "HANDOFF", "message"]), "to_agent": agentish,
+        "from_agent": agentish, "from": agentish, "content": json_value, "text": json_value, "thought": json_value,
+        "action": action, "tool_calls": st.lists(call_object | json_scalar, max_size=3), "tool_call": call_object,
+    }))
+call = json_scalar | st.fixed_dictionaries({}, optional={
+    "agent": agentish, "name": names, "tool": names, "resource": names | st.integers(0, 3) | st.floats(0, 3),
+    "start": time_value, "end": time_value})
+record = st.fixed_dictionaries({"steps": st.lists(step, max_size=8)},
+                               optional={"calls": st.lists(call, max_size=8) | json_scalar})
+options = st.fixed_dictionaries({}, optional={
+    "agent_key": st.sampled_from(["agent", "role", "speaker", "constructor"]),
+    "agents": st.lists(names, max_size=3), "agent_qualifiers": st.booleans()})
+
+
+
+def _node_derive(batch):
+    out = subprocess.run([NODE, str(BATCH_SCRIPT)], input=json.dumps(batch), capture_output=True, text=True,
+                         check=True, timeout=60)
+    return json.loads(out.stdout)
+
+
+def _comparable(derivation):
+    derivation = dict(derivation)
+    derivation["problems"] = [(p["path"], p["code"]) for p in derivation["problems"]]
+    return derivation
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(batch=st.lists(st.fixed_dictionaries({"record": record, "options": options}), min_size=1, max_size=25))
+def test_python_and_node_agree_on_random_traces(batch):
+    # the record must survive a JSON round trip unchanged, as Potato serves it
+    batch = json.loads(json.dumps(batch))
+    from_node = _node_derive(batch)
+    assert len(from_node) == len(batch)
+    for example, node_result in zip(batch, from_node):
+        python_result = derive(example["record"], **example["options"]).to_dict()
+        assert _comparable(python_result) == _comparable(node_result), json.dumps(example, ensure_ascii=False)
