@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from .jsjson import js_stringify
-from .names import NON_WS, WS, first_name, is_name
+from .names import NON_WS, WS, first_name, is_name, name_of
 
 AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
 ADDRESSEE_FIELDS = ("receiver", "recipient", "to", "target", "addressee")
@@ -87,7 +87,7 @@ def _is_handoff_event(step: dict) -> bool:
     kind = step.get("type")
     if isinstance(kind, str) and kind.lower() in HANDOFF_TYPES and kind.isascii():
         return True
-    return is_name(step.get("to_agent"))
+    return name_of(step.get("to_agent")) is not None
 
 
 def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
