@@ -65,10 +65,17 @@ options = st.fixed_dictionaries({}, optional={
 
 
 
+def _parse_js_integer(text):
+    """Node writes a double such as 5.669752892354505e16 as the integer 56697528923545050; Python
+    must read it back as the same double, not as an exact (and different) int."""
+    value = int(text)
+    return value if abs(value) <= 2**53 else float(text)
+
+
 def _node_derive(batch):
     out = subprocess.run([NODE, str(BATCH_SCRIPT)], input=json.dumps(batch), capture_output=True, text=True,
                          check=True, timeout=60)
-    return json.loads(out.stdout)
+    return json.loads(out.stdout, parse_int=_parse_js_integer)
 
 
 def _comparable(derivation):

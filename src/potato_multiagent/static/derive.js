@@ -1,0 +1,728 @@
+/*
+ * derive.js: the browser/node twin of potato_multiagent.trace.
+ *
+ * derive(record, options) turns one instance record into steps, agents, edges, handoffs, tool
+ * calls, timed calls, contention regions and problems, exactly as docs/derivation.md says. The
+ * conformance corpus (tests/conformance/*.json) referees this file against the Python side, so
+ * every choice below follows that page, not what JS would do by default.
+ *
+ * Dependency-free UMD: module.exports under CommonJS, window.PotatoMultiagentDerive in the page.
+ */
+(function (root, factory) {
+  'use strict';
+  var api = factory();
+  if (typeof module === 'object' && module !== null && module.exports) {
+    module.exports = api;
+  } else if (root) {
+    root.PotatoMultiagentDerive = api;
+  }
+}(typeof globalThis !== 'undefined' ? globalThis : this, function () {
+  'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Options
+  // ---------------------------------------------------------------------------------------------
+
+  var DEFAULTS = {
+    steps_key: 'steps',
+    agent_key: 'agent',
+    calls_key: 'calls',
+    resource_key: 'resource',
+    agents: null,
+    agent_qualifiers: true
+  };
+
+  // Missing, undefined and null options take their defaults (never a thrown error).
+  function readOptions(options) {
+    var given = isPlainObject(options) ? options : {};
+    function pick(key) {
+      var value = ownValue(given, key);
+      return value === undefined || value === null ? DEFAULTS[key] : value;
+    }
+    // Key options are strings; anything else falls back to the default rather than throwing.
+    function pickKey(key) {
+      var value = pick(key);
+      return typeof value === 'string' ? value : DEFAULTS[key];
+    }
+    var agentKey = pickKey('agent_key');
+    var agentFields = [agentKey, 'agent', 'sender', 'source', 'speaker', 'name', 'role'];
+    return {
+      stepsPath: pickKey('steps_key').split('.'),
+      callsPath: pickKey('calls_key').split('.'),
+      agentKey: agentKey,
+      resourceKey: pickKey('resource_key'),
+      roster: pick('agents'),
+      qualifiers: Boolean(pick('agent_qualifiers')),
+      agentFields: agentFields,
+      handoffSourceFields: ['from_agent', 'source', 'from'].concat(agentFields)
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // JSON helpers: own properties only, so "constructor" or "__proto__" never reach the prototype.
+  // ---------------------------------------------------------------------------------------------
+
+  var hasOwn = Object.prototype.hasOwnProperty;
+
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  function ownValue(object, key) {
+    return hasOwn.call(object, key) ? object[key] : undefined;
+  }
+
+  // A dotted path is always a path, followed through objects only (lists are not objects here).
+  // Returns undefined when any segment is missing or a value on the way is not an object.
+  function followPath(record, segments) {
+    var value = record;
+    for (var i = 0; i < segments.length; i++) {
+      if (!isPlainObject(value) || !hasOwn.call(value, segments[i])) return undefined;
+      value = value[segments[i]];
+    }
+    return value;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Names and text
+  // ---------------------------------------------------------------------------------------------
+
+  // Exactly JS's \s, written out so the Python twin can use the same class.
+  var WHITESPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+  var NON_WHITESPACE_RE = new RegExp('[^' + WHITESPACE + ']');
+
+  function isWhitespaceCode(code) {
+    return (code >= 0x09 && code <= 0x0d) || code === 0x20 || code === 0xa0 || code === 0x1680 ||
+      (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+      code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  }
+
+  // Strip the class above from both ends (never String#trim, whose set is not ours by contract).
+  function stripWhitespace(text) {
+    var start = 0;
+    var end = text.length;
+    while (start < end && isWhitespaceCode(text.charCodeAt(start))) start++;
+    while (end > start && isWhitespaceCode(text.charCodeAt(end - 1))) end--;
+    return text.slice(start, end);
+  }
+
+  // A name is a non-empty string that is not only whitespace, taken as it is.
+  function isName(value) {
+    if (typeof value !== 'string' || value.length === 0) return false;
+    // Fast path: most names start with a visible character.
+    return !isWhitespaceCode(value.charCodeAt(0)) || NON_WHITESPACE_RE.test(value);
+  }
+
+  // A string name, or an object's `name`, else its `id` (not recursive); otherwise null.
+  function nameOf(value) {
+    if (isName(value)) return value;
+    if (!isPlainObject(value)) return null;
+    var name = ownValue(value, 'name');
+    if (isName(name)) return name;
+    var id = ownValue(value, 'id');
+    return isName(id) ? id : null;
+  }
+
+  // The first of `fields` whose value is a name (objects count by name/id).
+  function firstName(object, fields) {
+    for (var i = 0; i < fields.length; i++) {
+      var name = nameOf(ownValue(object, fields[i]));
+      if (name !== null) return name;
+    }
+    return null;
+  }
+
+  // The first of `fields` whose value is a string name (tool names: objects do not count).
+  function firstStringName(object, fields) {
+    for (var i = 0; i < fields.length; i++) {
+      var value = ownValue(object, fields[i]);
+      if (isName(value)) return value;
+    }
+    return null;
+  }
+
+  // The first of `fields` that is present and not null, else null.
+  function firstPresent(object, fields) {
+    for (var i = 0; i < fields.length; i++) {
+      var value = ownValue(object, fields[i]);
+      if (value !== undefined && value !== null) return value;
+    }
+    return null;
+  }
+
+  function isHighSurrogate(code) { return code >= 0xd800 && code <= 0xdbff; }
+  function isLowSurrogate(code) { return code >= 0xdc00 && code <= 0xdfff; }
+
+  // String order by Unicode code point (UTF-16 unit order puts U+10000.. below U+E000..U+FFFF).
+  function compareCodePoints(a, b) {
+    if (a === b) return 0;
+    var shared = Math.min(a.length, b.length);
+    var i = 0;
+    while (i < shared && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    if (i === shared) return a.length < b.length ? -1 : 1;
+    // When the difference is inside a surrogate pair, compare the whole code points.
+    var splitsPair = i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) &&
+      (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)));
+    var at = splitsPair ? i - 1 : i;
+    return a.codePointAt(at) < b.codePointAt(at) ? -1 : 1;
+  }
+
+  // JS's own JSON.stringify is the contract's compact JSON; guard only against absurd nesting.
+  function compactJson(value) {
+    try {
+      var text = JSON.stringify(value);
+      return typeof text === 'string' ? text : '';
+    } catch (error) {
+      return '';
+    }
+  }
+
+  var TEXT_FIELDS = ['content', 'text', 'message', 'thought', 'action', 'result'];
+
+  // A value shown as text: a string as it is; a list of strings and objects as their strings
+  // (objects by their string `text`) joined with \n; anything else as compact JSON.
+  function textOfValue(value) {
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value)) {
+      var parts = [];
+      for (var i = 0; i < value.length; i++) {
+        var item = value[i];
+        if (typeof item === 'string') {
+          parts.push(item);
+        } else if (isPlainObject(item)) {
+          var text = ownValue(item, 'text');
+          if (typeof text === 'string') parts.push(text);
+        } else {
+          return compactJson(value);
+        }
+      }
+      return parts.join('\n');
+    }
+    return compactJson(value);
+  }
+
+  // An object step shows its first non-null text field; any other step is its own text.
+  function textOfStep(step) {
+    if (step === null || step === undefined) return '';
+    if (!isPlainObject(step)) return textOfValue(step);
+    var value = firstPresent(step, TEXT_FIELDS);
+    return value === null ? '' : textOfValue(value);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Steps: agent, qualifier, addressee, explicit handoff events
+  // ---------------------------------------------------------------------------------------------
+
+  // ^([\s\S]*\S)\s+\(([^()]*)\)$ with \s the explicit class; `$` without /m is end of string.
+  var QUALIFIER_RE = new RegExp(
+    '^([\\s\\S]*[^' + WHITESPACE + '])[' + WHITESPACE + ']+\\(([^()]*)\\)$');
+  var ADDRESSEE_FIELDS = ['receiver', 'recipient', 'to', 'target', 'addressee'];
+  var HANDOFF_TARGET_FIELDS = ['to_agent', 'target', 'to'];
+
+  // `Orchestrator (-> WebSurfer)` -> {agent: "Orchestrator", qualifier: "-> WebSurfer",
+  // target: "WebSurfer"}; null when the name carries no qualifier.
+  function splitQualifier(name) {
+    if (typeof name !== 'string') return null;
+    var match = QUALIFIER_RE.exec(name);
+    if (match === null) return null;
+    var qualifier = match[2];
+    var body = stripLeading(qualifier);
+    var target = null;
+    if (body.slice(0, 2) === '->') target = stripWhitespace(body.slice(2));
+    else if (body.charAt(0) === '\u2192') target = stripWhitespace(body.slice(1));
+    return { agent: match[1], qualifier: qualifier, target: isName(target) ? target : null };
+  }
+
+  function stripLeading(text) {
+    var start = 0;
+    while (start < text.length && isWhitespaceCode(text.charCodeAt(start))) start++;
+    return text.slice(start);
+  }
+
+  // Lower-case ASCII letters only ("HANDOFF" matches; no Unicode case folding).
+  function asciiLower(text) {
+    return text.replace(/[A-Z]+/g, function (letters) { return letters.toLowerCase(); });
+  }
+
+  // An explicit handoff event with a distinct source and target, or null.
+  function readHandoffEvent(step, options) {
+    var type = ownValue(step, 'type');
+    var typed = typeof type === 'string' &&
+      (asciiLower(type) === 'handoff' || asciiLower(type) === 'handoffmessage');
+    if (!typed && nameOf(ownValue(step, 'to_agent')) === null) return null;
+    var source = firstName(step, options.handoffSourceFields);
+    var target = firstName(step, HANDOFF_TARGET_FIELDS);
+    if (source === null || target === null || source === target) return null;
+    return { from: source, to: target };
+  }
+
+  // One output step {index, agent, qualifier, to, kind, text}.
+  function readStep(raw, index, options) {
+    var step = { index: index, agent: null, qualifier: null, to: null, kind: 'turn',
+      text: textOfStep(raw) };
+    if (!isPlainObject(raw)) return step;
+
+    var handoff = readHandoffEvent(raw, options);
+    if (handoff !== null) {
+      step.agent = handoff.from;
+      step.to = handoff.to;
+      step.kind = 'handoff';
+      return step;
+    }
+
+    var qualifierTarget = null;
+    var speaker = firstName(raw, options.agentFields);
+    var split = speaker !== null && options.qualifiers ? splitQualifier(speaker) : null;
+    if (split !== null) {
+      step.agent = split.agent;
+      step.qualifier = split.qualifier;
+      qualifierTarget = split.target;
+    } else {
+      step.agent = speaker;
+    }
+
+    var addressee = firstName(raw, ADDRESSEE_FIELDS);
+    if (addressee === null) addressee = qualifierTarget;
+    // Addressing oneself is dropped, with no fall-through to the next field.
+    step.to = addressee !== null && addressee === step.agent ? null : addressee;
+    return step;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Flow: edges and handoffs (one pass over the steps that have an agent)
+  // ---------------------------------------------------------------------------------------------
+
+  function deriveFlow(steps) {
+    var edges = [];
+    var edgesByPair = new Map(); // from -> Map(to -> edge); names may hold any character
+    var handoffs = [];
+
+    function addEdge(from, to, stepIndex) {
+      var byTarget = edgesByPair.get(from);
+      if (byTarget === undefined) {
+        byTarget = new Map();
+        edgesByPair.set(from, byTarget);
+      }
+      var edge = byTarget.get(to);
+      if (edge === undefined) {
+        edge = { from: from, to: to, count: 0, steps: [] };
+        byTarget.set(to, edge);
+        edges.push(edge);
+      }
+      // A step adds a given edge at most once.
+      if (edge.steps.length === 0 || edge.steps[edge.steps.length - 1] !== stepIndex) {
+        edge.steps.push(stepIndex);
+        edge.count += 1;
+      }
+    }
+
+    function addHandoff(from, to, step, fromStep, explicit) {
+      handoffs.push({ index: handoffs.length, step: step, from_step: fromStep, from: from, to: to,
+        explicit: explicit });
+    }
+
+    var previous = null; // {agent, addressed, index} of the previous agent-bearing step
+    for (var i = 0; i < steps.length; i++) {
+      var step = steps[i];
+      var agent = step.agent;
+      if (agent === null) continue; // agentless steps are transparent
+      if (previous !== null && previous.agent !== agent) {
+        if (!previous.addressed) addEdge(previous.agent, agent, i);
+        addHandoff(previous.agent, agent, i, previous.index, false);
+      }
+      if (step.to !== null) addEdge(agent, step.to, i);
+      if (step.kind === 'handoff') {
+        addHandoff(agent, step.to, i, i, true);
+        // Control is with the target: the next step reads as following an unaddressed turn by it.
+        previous = { agent: step.to, addressed: false, index: i };
+      } else {
+        previous = { agent: agent, addressed: step.to !== null, index: i };
+      }
+    }
+    return { edges: edges, handoffs: handoffs };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Tool calls
+  // ---------------------------------------------------------------------------------------------
+
+  var TOOL_NAME_FIELDS = ['name', 'tool'];
+  var CALL_ID_FIELDS = ['id', 'call_id'];
+  var ARGUMENT_FIELDS = ['arguments', 'args', 'input', 'tool_input'];
+  var ACTION_CALL_RE = new RegExp(
+    '^[' + WHITESPACE + ']*([A-Za-z_][A-Za-z0-9_.\\-]*)[' + WHITESPACE + ']*[(\\[]([\\s\\S]*)[)\\]][' +
+    WHITESPACE + ']*$');
+  var BARE_TOOL_RE = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+
+  // Strict JSON parse; numbers that overflow to +-Infinity make the text invalid.
+  // Returns {ok: true, value} or {ok: false}.
+  function parseStrictJson(text) {
+    var overflow = false;
+    var value;
+    try {
+      value = JSON.parse(text, function (key, item) {
+        if (typeof item === 'number' && !isFinite(item)) overflow = true;
+        return item;
+      });
+    } catch (error) {
+      return { ok: false };
+    }
+    return overflow ? { ok: false } : { ok: true, value: value };
+  }
+
+  // A string argument becomes its parse when that is an object or a list; a string that looks
+  // like one ({ or [ first) but does not parse stays, flagged invalid. All else is kept.
+  function interpretArguments(value) {
+    if (typeof value !== 'string') return { value: value, invalid: false };
+    var parsed = parseStrictJson(value);
+    if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') {
+      return { value: parsed.value, invalid: false };
+    }
+    var looksLikeJson = value.charAt(0) === '{' || value.charAt(0) === '[';
+    return { value: value, invalid: !parsed.ok && looksLikeJson };
+  }
+
+  function ToolCallCollector(agent, stepIndex, calls, problems) {
+    this.agent = agent;
+    this.stepIndex = stepIndex;
+    this.calls = calls;
+    this.problems = problems;
+  }
+
+  // Record one call; problems in the contract's order (name first, then arguments).
+  ToolCallCollector.prototype.add = function (path, id, tool, rawArguments) {
+    var args = interpretArguments(rawArguments);
+    this.calls.push({ index: this.calls.length, step: this.stepIndex, id: id, agent: this.agent,
+      tool: tool, arguments: args.value, arguments_invalid: args.invalid });
+    if (tool === null) {
+      this.problems.push(problem(path, 'tool_name_missing', path + ' has no tool name (name/tool)'));
+    }
+    if (args.invalid) {
+      this.problems.push(problem(path, 'arguments_invalid', path + ' arguments are not valid JSON'));
+    }
+  };
+
+  // An object call: the OpenAI shape reads name and arguments from `function`; id from the call.
+  ToolCallCollector.prototype.addObject = function (path, call) {
+    if (!isPlainObject(call)) {
+      this.add(path, null, null, null); // keeps positions stable
+      return;
+    }
+    var fn = ownValue(call, 'function');
+    var source = isPlainObject(fn) ? fn : call;
+    this.add(path, firstName(call, CALL_ID_FIELDS), firstStringName(source, TOOL_NAME_FIELDS),
+      firstPresent(source, ARGUMENT_FIELDS));
+  };
+
+  // `search("x")` or `search[...]` is a call; a bare identifier is a call without arguments.
+  ToolCallCollector.prototype.addActionString = function (path, action) {
+    var match = ACTION_CALL_RE.exec(action);
+    if (match !== null) {
+      this.add(path, null, match[1], match[2] === '' ? null : match[2]);
+    } else if (BARE_TOOL_RE.test(action)) {
+      this.add(path, null, action, null);
+    }
+  };
+
+  // All four shapes, in the contract's order: tool_calls, tool_call, content blocks, action.
+  function collectToolCalls(raw, step, calls, problems) {
+    if (!isPlainObject(raw)) return;
+    var prefix = 'steps[' + step.index + ']';
+    var collector = new ToolCallCollector(step.agent, step.index, calls, problems);
+
+    var toolCalls = ownValue(raw, 'tool_calls');
+    if (Array.isArray(toolCalls)) {
+      for (var k = 0; k < toolCalls.length; k++) {
+        collector.addObject(prefix + '.tool_calls[' + k + ']', toolCalls[k]);
+      }
+    }
+    var toolCall = ownValue(raw, 'tool_call');
+    if (isPlainObject(toolCall)) collector.addObject(prefix + '.tool_call', toolCall);
+
+    var content = ownValue(raw, 'content');
+    if (Array.isArray(content)) {
+      for (var c = 0; c < content.length; c++) {
+        var block = content[c];
+        if (isPlainObject(block) && ownValue(block, 'type') === 'tool_use') {
+          collector.addObject(prefix + '.content[' + c + ']', block);
+        }
+      }
+    }
+    var action = ownValue(raw, 'action');
+    if (isPlainObject(action)) collector.addObject(prefix + '.action', action);
+    else if (typeof action === 'string') collector.addActionString(prefix + '.action', action);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Times: JSON numbers, or ISO strings parsed by our own calendar arithmetic (Date.parse reads
+  // zone-less times as local time and Date.UTC maps years 0-99 to 19xx).
+  // ---------------------------------------------------------------------------------------------
+
+  var ISO_RE = new RegExp(
+    '^([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2})' +
+    '(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?' +
+    '(?:([Zz])|([+-])([0-9]{2}):?([0-9]{2}))?$');
+  var MAX_SAFE = 9007199254740991; // 2^53 - 1
+
+  function isLeapYear(year) {
+    return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  }
+
+  function daysInMonth(year, month) {
+    if (month === 2) return isLeapYear(year) ? 29 : 28;
+    return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  }
+
+  // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+  function daysFromCivil(year, month, day) {
+    var y = month <= 2 ? year - 1 : year;
+    var era = Math.floor(y / 400);
+    var yearOfEra = y - era * 400;
+    var dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+    var dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) +
+      dayOfYear;
+    return era * 146097 + dayOfEra - 719468;
+  }
+
+  // Integer microseconds since the epoch of an ISO string, or null when outside the grammar.
+  function isoMicroseconds(text) {
+    var m = ISO_RE.exec(text);
+    if (m === null) return null;
+    var year = +m[1], month = +m[2], day = +m[3];
+    var hour = +m[4], minute = +m[5], second = m[6] === undefined ? 0 : +m[6];
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+    if (hour > 23 || minute > 59 || second > 59) return null;
+    var offsetSeconds = 0;
+    if (m[9] !== undefined) {
+      var offsetHours = +m[10], offsetMinutes = +m[11];
+      if (offsetHours > 23 || offsetMinutes > 59) return null;
+      offsetSeconds = (m[9] === '-' ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60);
+    }
+    // Truncate the fraction to microseconds (".1234567" -> 123456).
+    var micros = m[7] === undefined ? 0 : +(m[7] + '00000').slice(0, 6);
+    var seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
+      offsetSeconds;
+    // |seconds| < 3.2e11, so seconds * 1e6 is a multiple of 64 below 2^59: exact. Adding
+    // micros rounds only past 2^53, and rounding is monotone, so the range check stays exact.
+    var total = seconds * 1e6 + micros;
+    return Math.abs(total) > MAX_SAFE ? null : total;
+  }
+
+  // {seconds, kind: "number"|"iso"} or null when the value is not a time.
+  function parseTime(value) {
+    if (typeof value === 'number') return isFinite(value) ? { seconds: value, kind: 'number' } : null;
+    if (typeof value !== 'string') return null;
+    var micros = isoMicroseconds(value);
+    return micros === null ? null : { seconds: micros / 1e6, kind: 'iso' };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Timed calls and contention
+  // ---------------------------------------------------------------------------------------------
+
+  // A resource is a name, or an integral number within 2^53-1 as its decimal integer string.
+  function resourceOf(value) {
+    if (typeof value === 'number') {
+      return Number.isInteger(value) && Math.abs(value) <= MAX_SAFE ? String(value) : null;
+    }
+    return nameOf(value);
+  }
+
+  // Read the time at `field`; returns {time} or {problem}.
+  function readCallTime(call, field, path) {
+    var value = ownValue(call, field);
+    if (value === undefined || value === null) {
+      return { problem: problem(path + '.' + field, 'time_missing', path + '.' + field + ' is missing') };
+    }
+    var time = parseTime(value);
+    if (time === null) {
+      return { problem: problem(path + '.' + field, 'time_unparseable',
+        path + '.' + field + ' is not a number or an ISO time') };
+    }
+    return { time: time };
+  }
+
+  // Check one call in the contract's order; returns {call} or {problem}. listKind is the kind
+  // set by the first accepted call (null before it).
+  function readTimedCall(raw, k, listKind, options) {
+    var path = 'calls[' + k + ']';
+    if (!isPlainObject(raw)) return { problem: problem(path, 'call_not_object', path + ' is not an object') };
+    var agent = firstName(raw, [options.agentKey, 'agent']);
+    if (agent === null) {
+      return { problem: problem(path + '.agent', 'call_agent_missing', path + ' has no agent name') };
+    }
+    var resource = resourceOf(ownValue(raw, options.resourceKey));
+    if (resource === null) {
+      return { problem: problem(path + '.resource', 'call_resource_missing', path + ' has no resource') };
+    }
+    var start = readCallTime(raw, 'start', path);
+    if (start.problem) return start;
+    var end = readCallTime(raw, 'end', path);
+    if (end.problem) return end;
+    if (start.time.kind !== end.time.kind) {
+      return { problem: problem(path, 'time_kind_mixed', path + ' mixes a number and an ISO time') };
+    }
+    if (end.time.seconds < start.time.seconds) {
+      return { problem: problem(path, 'time_reversed', path + ' ends before it starts') };
+    }
+    if (listKind !== null && start.time.kind !== listKind) {
+      return { problem: problem(path, 'time_kind_mixed', path + ' uses ' + start.time.kind +
+        ' times but the calls use ' + listKind + ' times') };
+    }
+    return { call: { index: k, agent: agent, tool: firstName(raw, ['tool', 'name']), resource: resource,
+      start: start.time.seconds, end: end.time.seconds, kind: start.time.kind } };
+  }
+
+  function readTimedCalls(record, options) {
+    var calls = [];
+    var problems = [];
+    var value = followPath(record, options.callsPath);
+    if (value === undefined || value === null) return { calls: calls, problems: problems };
+    if (!Array.isArray(value)) {
+      problems.push(problem('calls', 'calls_not_list', 'calls_key does not lead to a list'));
+      return { calls: calls, problems: problems };
+    }
+    var listKind = null;
+    for (var k = 0; k < value.length; k++) {
+      var result = readTimedCall(value[k], k, listKind, options);
+      if (result.problem) {
+        problems.push(result.problem);
+      } else {
+        calls.push(result.call);
+        if (listKind === null) listKind = result.call.kind;
+      }
+    }
+    return { calls: calls, problems: problems };
+  }
+
+  function byStartThenIndex(a, b) {
+    return a.start - b.start || a.index - b.index;
+  }
+
+  // Per resource, a sweep over calls sorted by (start, index) groups the transitively
+  // overlapping half-open intervals; clusters with two or more agents are regions.
+  function findContentions(calls) {
+    var byResource = new Map();
+    for (var i = 0; i < calls.length; i++) {
+      var call = calls[i];
+      if (!(call.end > call.start)) continue; // an empty interval overlaps nothing
+      var group = byResource.get(call.resource);
+      if (group === undefined) byResource.set(call.resource, group = []);
+      group.push(call);
+    }
+
+    var regions = [];
+    byResource.forEach(function (group, resource) {
+      group.sort(byStartThenIndex);
+      var cluster = [group[0]];
+      var clusterEnd = group[0].end;
+      for (var j = 1; j < group.length; j++) {
+        if (group[j].start < clusterEnd) {
+          cluster.push(group[j]);
+          if (group[j].end > clusterEnd) clusterEnd = group[j].end;
+        } else {
+          addRegion(regions, resource, cluster, clusterEnd);
+          cluster = [group[j]];
+          clusterEnd = group[j].end;
+        }
+      }
+      addRegion(regions, resource, cluster, clusterEnd);
+    });
+
+    regions.sort(function (a, b) {
+      return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
+    });
+    for (var r = 0; r < regions.length; r++) regions[r].index = r;
+    return regions;
+  }
+
+  // The cluster is in (start, index) order, so first sightings give the agents' order.
+  function addRegion(regions, resource, cluster, clusterEnd) {
+    var agents = [];
+    var seen = new Set();
+    var indices = [];
+    for (var i = 0; i < cluster.length; i++) {
+      indices.push(cluster[i].index);
+      if (!seen.has(cluster[i].agent)) {
+        seen.add(cluster[i].agent);
+        agents.push(cluster[i].agent);
+      }
+    }
+    if (agents.length < 2) return;
+    indices.sort(function (a, b) { return a - b; });
+    regions.push({ index: 0, resource: resource, start: cluster[0].start, end: clusterEnd,
+      calls: indices, agents: agents });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Agents, problems, derive
+  // ---------------------------------------------------------------------------------------------
+
+  // Roster first, then step agents and addressees by first appearance, then call agents.
+  function listAgents(roster, steps, calls) {
+    var agents = [];
+    var seen = new Set();
+    function add(name) {
+      if (name !== null && !seen.has(name)) {
+        seen.add(name);
+        agents.push(name);
+      }
+    }
+    if (Array.isArray(roster)) {
+      for (var r = 0; r < roster.length; r++) add(nameOf(roster[r]));
+    }
+    for (var i = 0; i < steps.length; i++) {
+      add(steps[i].agent);
+      add(steps[i].to);
+    }
+    for (var c = 0; c < calls.length; c++) add(calls[c].agent);
+    return agents;
+  }
+
+  function problem(path, code, message) {
+    return { path: path, code: code, message: message };
+  }
+
+  function derive(record, options) {
+    var opts = readOptions(options);
+    var problems = [];
+
+    var rawSteps = followPath(record, opts.stepsPath);
+    if (!Array.isArray(rawSteps)) {
+      problems.push(problem('steps', 'steps_not_list', 'steps_key does not lead to a list of steps'));
+      rawSteps = [];
+    }
+
+    var steps = [];
+    var toolCalls = [];
+    for (var i = 0; i < rawSteps.length; i++) {
+      var step = readStep(rawSteps[i], i, opts);
+      steps.push(step);
+      collectToolCalls(rawSteps[i], step, toolCalls, problems);
+    }
+
+    var flow = deriveFlow(steps);
+    var timed = readTimedCalls(record, opts);
+    return {
+      steps: steps,
+      agents: listAgents(opts.roster, steps, timed.calls),
+      edges: flow.edges,
+      handoffs: flow.handoffs,
+      tool_calls: toolCalls,
+      calls: timed.calls,
+      contentions: findContentions(timed.calls),
+      problems: problems.concat(timed.problems)
+    };
+  }
+
+  return {
+    derive: derive,
+    isName: isName,
+    nameOf: nameOf,
+    splitQualifier: splitQualifier,
+    textOf: textOfValue,
+    parseTime: parseTime,
+    compareCodePoints: compareCodePoints,
+    WHITESPACE_CLASS: '[' + WHITESPACE + ']'
+  };
+}));
