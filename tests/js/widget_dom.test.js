@@ -1,0 +1,235 @@
+'use strict';
+// Pure helpers of the widget runtime (static/widget.js) and of the failure_attribution widget,
+// run by `node --test tests/js/` with no DOM library. The real DOM behaviour is proven by the
+// Playwright suite in tests/e2e/.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
+const runtime = require(path.join(STATIC, 'widget.js'));
+const fa = require(path.join(STATIC, 'failure_attribution.js'));
+const { derive } = require(path.join(STATIC, 'derive.js'));
+
+function stored(raw) {
+  return Object.assign({ raw }, runtime.parseStored(raw));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runtime helpers
+// ---------------------------------------------------------------------------------------------
+
+test('notInTrace uses the same wording as Python not_in_trace', () => {
+  assert.equal(runtime.notInTrace('responsible_agent', 'Agent "Smith"'),
+    "responsible_agent: 'Agent \"Smith\"' is not in this trace");
+  assert.equal(runtime.notInTrace('decisive_step', 7), "decisive_step: '7' is not in this trace");
+});
+
+test('snippet: first non-blank line, whitespace collapsed, cut with an ellipsis', () => {
+  assert.equal(runtime.snippet('\n \t\n  hello   world  \nsecond line', 80), 'hello world');
+  assert.equal(runtime.snippet('a\r\nb', 80), 'a');
+  assert.equal(runtime.snippet('', 80), '');
+  assert.equal(runtime.snippet(' \n\u00a0\u2028 ', 80), '');
+  assert.equal(runtime.snippet(null, 80), '');
+  const long = runtime.snippet('x'.repeat(200), 80);
+  assert.equal(Array.from(long).length, 80);
+  assert.ok(long.endsWith('\u2026'));
+  assert.equal(runtime.snippet('x'.repeat(80), 80), 'x'.repeat(80));
+});
+
+test('snippet never splits a surrogate pair and counts code points', () => {
+  const emoji = '\u{1F600}';
+  assert.equal(runtime.snippet(emoji.repeat(80), 80), emoji.repeat(80));
+  const cut = runtime.snippet(emoji.repeat(100), 80);
+  assert.equal(cut, emoji.repeat(79) + '\u2026');
+  assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(cut));
+});
+
+test('snippet of a huge line costs no more than a short one', () => {
+  const huge = 'word '.repeat(400000);
+  const start = process.hrtime.bigint();
+  const result = runtime.snippet(huge, 80);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  assert.ok(result.endsWith('\u2026'));
+  assert.ok(ms < 50, `took ${ms} ms`);
+});
+
+test('parseStored: "" is nothing stored, bad JSON is a readable error', () => {
+  assert.deepEqual(runtime.parseStored(''), { value: null, error: null });
+  assert.deepEqual(runtime.parseStored('{"a":1}'), { value: { a: 1 }, error: null });
+  const bad = runtime.parseStored('{"a":');
+  assert.equal(bad.value, null);
+  assert.match(bad.error, /^not valid JSON \(/);
+});
+
+test('deriveOptions keeps only derivation keys, in a fixed order', () => {
+  const a = runtime.deriveOptions({ agents: ['A'], steps_key: 's', labels: ['x'], agent_key: 'who' });
+  const b = runtime.deriveOptions({ agent_key: 'who', steps_key: 's', agents: ['A'] });
+  assert.deepEqual(Object.keys(a), ['steps_key', 'agent_key', 'agents']);
+  assert.equal(JSON.stringify(a), JSON.stringify(b));
+});
+
+test('debounce runs once after the last call; flush runs now; cancel drops', async () => {
+  let runs = 0;
+  const d = runtime.debounce(() => { runs += 1; }, 20);
+  d(); d(); d();
+  assert.equal(d.pending(), true);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(runs, 1);
+  d();
+  d.flush();
+  assert.equal(runs, 2);
+  assert.equal(d.pending(), false);
+  d.flush();
+  assert.equal(runs, 2, 'flush with nothing pending does nothing');
+  d();
+  d.cancel();
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  assert.equal(runs, 2);
+});
+
+test('h() builds with setAttribute/textContent only and refuses handler attributes', () => {
+  const made = [];
+  const fakeDocument = {
+    createElement(tag) {
+      const node = {
+        tag, attributes: {}, children: [], listeners: {}, textContent: '',
+        setAttribute(name, value) { this.attributes[name] = value; },
+        appendChild(child) { this.children.push(child); return child; },
+        addEventListener(type, fn) { this.listeners[type] = fn; },
+      };
+      made.push(node);
+      return node;
+    },
+    createTextNode(text) { return { text }; },
+  };
+  const saved = global.document;
+  global.document = fakeDocument;
+  try {
+    const onClick = () => {};
+    const node = runtime.h('li', { class: 'x', 'aria-hidden': true, hidden: false, title: null,
+      text: '<img src=x onerror=alert(1)>', on: { click: onClick } }, ['a', null, [runtime.h('span')]]);
+    assert.deepEqual(node.attributes, { class: 'x', 'aria-hidden': '' });
+    assert.equal(node.textContent, '<img src=x onerror=alert(1)>');
+    assert.equal(node.listeners.click, onClick);
+    assert.equal(node.children.length, 2);
+    assert.deepEqual(node.children[0], { text: 'a' });
+    assert.throws(() => runtime.h('div', { onclick: 'alert(1)' }), /refused/);
+    assert.throws(() => runtime.h('div', { OnError: 'alert(1)' }), /refused/);
+  } finally {
+    global.document = saved;
+  }
+});
+
+test('static widget files never parse HTML or run strings as code', () => {
+  for (const name of fs.readdirSync(STATIC).filter((file) => file.endsWith('.js'))) {
+    const source = fs.readFileSync(path.join(STATIC, name), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const banned of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(',
+      'new Function', 'javascript:']) {
+      assert.ok(!source.includes(banned), `${name} uses ${banned}`);
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// failure_attribution
+// ---------------------------------------------------------------------------------------------
+
+const record = {
+  steps: [
+    { agent: 'Planner', content: 'Plan the trip\nthen book it' },
+    { agent: 'Agent "Smith"', content: '  \n  Searching   flights  ' },
+    { agent: '<img src=x onerror=alert(1)>', action: { tool: 'book', args: { id: 3 } } },
+    { content: '' },
+    null,
+  ],
+};
+const derivation = derive(record, { agents: ['{{ 7*7 }}'] });
+
+test('step labels: #N · AGENT · snippet, never [object Object]', () => {
+  const labels = derivation.steps.map(fa.stepLabel);
+  assert.deepEqual(labels, [
+    '#1 \u00B7 Planner \u00B7 Plan the trip',
+    '#2 \u00B7 Agent "Smith" \u00B7 Searching flights',
+    '#3 \u00B7 <img src=x onerror=alert(1)> \u00B7 {"tool":"book","args":{"id":3}}',
+    '#4 \u00B7 no agent \u00B7 (no text)',
+    '#5 \u00B7 no agent \u00B7 (no text)',
+  ]);
+});
+
+test('readValue accepts exactly the stored shape', () => {
+  const value = { responsible_agent: '{{ 7*7 }}', decisive_step: 0, reason: '' };
+  assert.deepEqual(fa.readValue(stored(JSON.stringify(value))), { value, unreadable: null });
+  assert.deepEqual(fa.readValue(stored('')), { value: null, unreadable: null });
+  const nulls = { responsible_agent: null, decisive_step: null, reason: 'why' };
+  assert.deepEqual(fa.readValue(stored(JSON.stringify(nulls))).value, nulls);
+});
+
+test('readValue reports unreadable values in words', () => {
+  const cases = {
+    '{"responsible_agent":"P","decisive_st': /not valid JSON/,
+    'null': /expected an object/,
+    '[]': /got a list/,
+    '{"responsible_agent":"P","decisive_step":1}': /'reason' is missing/,
+    '{"responsible_agent":"P","decisive_step":1,"reason":"","extra":1}': /unexpected key 'extra'/,
+    '{"responsible_agent":5,"decisive_step":1,"reason":""}': /responsible_agent should be a name or null/,
+    '{"responsible_agent":"P","decisive_step":-1,"reason":""}': /decisive_step should be a step index/,
+    '{"responsible_agent":"P","decisive_step":1.5,"reason":""}': /decisive_step should be a step index/,
+    '{"responsible_agent":"P","decisive_step":"1","reason":""}': /decisive_step should be a step index/,
+    '{"responsible_agent":"P","decisive_step":1,"reason":null}': /reason should be text/,
+  };
+  for (const [raw, pattern] of Object.entries(cases)) {
+    const result = fa.readValue(stored(raw));
+    assert.equal(result.value, null, raw);
+    assert.match(result.unreadable, /^The saved value could not be read: /, raw);
+    assert.match(result.unreadable, pattern, raw);
+  }
+});
+
+test('composeValue: all empty stores nothing, otherwise exactly as chosen', () => {
+  assert.equal(fa.composeValue(null, null, ''), null);
+  assert.deepEqual(fa.composeValue(null, null, ' '), { responsible_agent: null, decisive_step: null, reason: ' ' });
+  assert.deepEqual(fa.composeValue('Agent "Smith"', 2, ''),
+    { responsible_agent: 'Agent "Smith"', decisive_step: 2, reason: '' });
+});
+
+test('incompleteReason names what is missing', () => {
+  assert.equal(fa.incompleteReason(null, null), 'Choose the responsible agent and the decisive step');
+  assert.equal(fa.incompleteReason({ responsible_agent: 'P', decisive_step: null, reason: '' }, null),
+    'Choose the decisive step');
+  assert.equal(fa.incompleteReason({ responsible_agent: null, decisive_step: 0, reason: 'r' }, null),
+    'Choose the responsible agent');
+  assert.equal(fa.incompleteReason({ responsible_agent: 'P', decisive_step: 0, reason: '' }, null), null);
+  assert.match(fa.incompleteReason(null, 'The saved value could not be read: x'), /could not be read/);
+});
+
+test('summaryText states the marks in words', () => {
+  assert.equal(fa.summaryText(null, derivation, null), 'Nothing chosen yet.');
+  assert.equal(fa.summaryText({ responsible_agent: 'Planner', decisive_step: 1, reason: 'x' }, derivation, null),
+    'Responsible agent: Planner. Decisive step: #2 (Agent "Smith"). Reason given.');
+  assert.equal(fa.summaryText({ responsible_agent: null, decisive_step: 3, reason: ' ' }, derivation, null),
+    'No responsible agent chosen. Decisive step: #4 (no agent). No reason given.');
+  assert.equal(fa.summaryText({ responsible_agent: 'Ghost', decisive_step: 9, reason: '' }, derivation, null),
+    'Responsible agent: Ghost (not in this trace). Decisive step: #10 (not in this trace). No reason given.');
+});
+
+test('marks the trace lacks are kept and reported like Python validate', () => {
+  const value = { responsible_agent: 'Ghost', decisive_step: 5, reason: '' };
+  assert.deepEqual(fa.staleMarks(value, derivation), { agent: true, step: true });
+  assert.deepEqual(fa.noticesFor(value, derivation, null).map((n) => n.text), [
+    "responsible_agent: 'Ghost' is not in this trace",
+    "decisive_step: '5' is not in this trace",
+  ]);
+  assert.deepEqual(fa.staleMarks({ responsible_agent: '{{ 7*7 }}', decisive_step: 4, reason: '' }, derivation),
+    { agent: false, step: false });
+  assert.deepEqual(fa.noticesFor(null, derivation, null), []);
+});
+
+test('a trace without a step list says so', () => {
+  const none = derive({ nothing: true }, {});
+  const notices = fa.noticesFor(null, none, null);
+  assert.equal(notices.length, 1);
+  assert.match(notices[0].text, /^This trace has no steps to choose from: /);
+});
