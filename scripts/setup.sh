@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Prepare a machine to run the example and the tests. Safe to run again: every step checks first.
+#
+#   .venv                  python3.11 (or python3) venv, created when missing or broken
+#   pip install -e .[test] skipped while pyproject.toml is unchanged since the last install
+#   /usr/bin/chromium      Debian's chromium from apt, only when missing (the e2e tests drive it;
+#                          `playwright install` is never used)
+#
+# Quiet when nothing needs doing; any failing step stops the script with a message naming it.
+set -Eeuo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO_ROOT="$(pwd)"
+VENV="$REPO_ROOT/.venv"
+STAMP="$VENV/.potato-multiagent-installed"
+
+say() { echo "setup: $*" >&2; }
+die() { echo "setup: ERROR: $*" >&2; exit 1; }
+trap 'echo "setup: ERROR: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+as_root() {
+    # apt needs root; use sudo only when we are not root already.
+    if [ "$(id -u)" -eq 0 ]; then
+        env DEBIAN_FRONTEND=noninteractive "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo env DEBIAN_FRONTEND=noninteractive "$@"
+    else
+        die "need root or sudo to run: $*"
+    fi
+}
+
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    as_root apt-get update -qq
+    as_root apt-get install -y -qq "$@" >/dev/null
+}
+
+venv_works() {
+    [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1
+}
+
+ensure_venv() {
+    venv_works && return 0
+    local python
+    python="$(command -v python3.11 || command -v python3 || true)"
+    [ -n "$python" ] || die "no python3.11 or python3 on PATH"
+    say "creating .venv with $python"
+    if ! "$python" -m venv --clear "$VENV" >/dev/null 2>&1; then
+        # Debian's python ships venv's ensurepip separately.
+        local version
+        version="$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+        say "python -m venv failed; installing python${version}-venv with apt"
+        apt_install "python${version}-venv" || die "cannot create a venv with $python"
+        "$python" -m venv --clear "$VENV"
+    fi
+    venv_works || die ".venv was created but has no working pip"
+}
+
+install_fingerprint() {
+    # Reinstall when the project's metadata (dependencies, entry points) or the interpreter changes.
+    { sha256sum pyproject.toml; "$VENV/bin/python" --version; } | sha256sum | cut -d' ' -f1
+}
+
+ensure_package() {
+    local wanted
+    wanted="$(install_fingerprint)"
+    if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$wanted" ] \
+        && "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("potato-multiagent")' 2>/dev/null; then
+        return 0
+    fi
+    say "pip install -e '.[test]'"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+    echo "$wanted" > "$STAMP"
+}
+
+ensure_chromium() {
+    [ -x /usr/bin/chromium ] && return 0
+    say "installing Debian chromium with apt"
+    if ! apt_install chromium; then
+        if [ "${CI:-}" = "true" ]; then
+            die "/usr/bin/chromium is missing and apt-get is not available"
+        fi
+        say "WARNING: apt-get is not available; browser tests will be skipped"
+        return 0
+    fi
+    [ -x /usr/bin/chromium ] || die "apt installed chromium but /usr/bin/chromium is missing"
+}
+
+ensure_venv
+ensure_package
+ensure_chromium

@@ -1,0 +1,365 @@
+"""Drive a real `potato start` and a headless Debian Chromium from pytest.
+
+What Potato 2.12.1 does that these helpers rely on (read from its installed source):
+
+- `potato start` treats its working directory as the project directory, so every server runs
+  from a private copy of the task folder.
+- With `require_password: false`, `/` shows a form with only `#login-email`; submitting it
+  registers the user and lands on `/annotate`.
+- The annotation page keeps the current instance in `<input type="hidden" id="instance_id">`
+  (templates/base_template_v2.html). `#main-content` stays hidden while `#loading-state` shows;
+  annotation.js dispatches `potato:instance-ready` once the instance and its saved answers are
+  on screen. Next/Prev and the Left/Right arrow keys POST `/annotate` and then load the page
+  again, and `setLoading(true)` disables `#next-btn` synchronously when a navigation starts.
+- Answers reach disk through autosave (~500 ms after a `change`) in
+  `annotation_output/<user>/user_state.json`, under `instance_id_to_label_to_value` as
+  `[{"schema": ..., "name": ...}, "<value string>"]` pairs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES_DIR = REPO_ROOT / "examples"
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+SERVER_START_TIMEOUT_S = 60
+SERVER_STOP_GRACE_S = 10
+OUTPUT_DIR_NAME = "annotation_output"
+
+# Records each `potato:instance-ready` in the page, so tests wait for Potato rather than for time.
+READY_PROBE = """
+window.__potatoReady = false;
+document.addEventListener('potato:instance-ready', () => { window.__potatoReady = true; });
+"""
+
+
+# --------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def potato_command() -> list[str]:
+    """`potato` from the interpreter running the tests, so the venv's plugin is the one loaded."""
+    script = Path(sys.executable).with_name("potato")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "potato"]
+
+
+def user_state_path(task_dir: Path, user: str) -> Path:
+    return task_dir / OUTPUT_DIR_NAME / user / "user_state.json"
+
+
+def annotation_pairs(annotations: Mapping[str, Mapping[str, str]]) -> dict[str, list]:
+    """`{instance: {schema: value}}` as Potato stores hidden-input widgets: the label name is the
+    schema name. (A radio is stored differently: see `radio_answer`.)"""
+    return {
+        instance_id: [[{"schema": schema, "name": schema}, value] for schema, value in by_schema.items()]
+        for instance_id, by_schema in annotations.items()
+    }
+
+
+def radio_answer(schema: str, label: str) -> list:
+    """One stored radio answer in Potato's shape: the chosen label is both name and value."""
+    return [{"schema": schema, "name": label}, label]
+
+
+def returning_user_state(user: str, instance_ids: list[str], label_pairs: Mapping[str, list]) -> dict[str, Any]:
+    """The smallest `user_state.json` of a user who is in the annotation phase on the first of
+    `instance_ids` and has saved `label_pairs` (Potato's shape; see `annotation_pairs`).
+
+    `user_id` and the annotations alone load, but logging in as that user then loops in
+    redirects: Potato also needs the phase and the assigned instances.
+    """
+    return {
+        "user_id": user,
+        "instance_id_ordering": list(instance_ids),
+        "current_instance_index": 0,
+        "current_phase_and_page": ["annotation", None],
+        "completed_phase_and_pages": [],
+        "max_assignments": len(instance_ids),
+        "instance_id_to_label_to_value": dict(label_pairs),
+    }
+
+
+def seed_user_state(task_dir: Path, user: str, state: Mapping[str, Any]) -> Path:
+    """Write `user_state.json` for `user` before the server starts (Potato loads it at boot).
+    `state` is the file's JSON, e.g. from `returning_user_state`."""
+    path = user_state_path(task_dir, user)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state), encoding="utf-8")
+    return path
+
+
+@dataclass
+class PotatoTask:
+    """One running `potato start`, serving a private copy of a task folder."""
+
+    task_dir: Path
+    port: int
+    log_path: Path
+    process: subprocess.Popen = field(repr=False)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def saved(self, user: str) -> dict[str, dict[str, str]]:
+        """`{instance_id: {schema_name: value_string}}` as Potato saved it for `user`
+        (empty when nothing is saved yet)."""
+        path = user_state_path(self.task_dir, user)
+        if not path.exists():
+            return {}
+        state = json.loads(path.read_text(encoding="utf-8"))
+        return {
+            instance_id: {label["schema"]: value for label, value in pairs}
+            for instance_id, pairs in state.get("instance_id_to_label_to_value", {}).items()
+        }
+
+    def saved_labels(self, user: str) -> dict[str, dict[str, dict[str, str]]]:
+        """Like `saved`, keeping label names: `{instance_id: {schema: {label: value}}}`.
+        Needed for built-in types whose label name is the chosen option (radio)."""
+        path = user_state_path(self.task_dir, user)
+        if not path.exists():
+            return {}
+        state = json.loads(path.read_text(encoding="utf-8"))
+        result: dict[str, dict[str, dict[str, str]]] = {}
+        for instance_id, pairs in state.get("instance_id_to_label_to_value", {}).items():
+            for label, value in pairs:
+                result.setdefault(instance_id, {}).setdefault(label["schema"], {})[label["name"]] = value
+        return result
+
+    def stop(self) -> None:
+        """SIGTERM the server's process group, SIGKILL it if still alive after the grace period."""
+        if self.process.poll() is not None:
+            return
+        _signal_group(self.process, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=SERVER_STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _signal_group(self.process, signal.SIGKILL)
+            self.process.wait(timeout=SERVER_STOP_GRACE_S)
+
+
+def _signal_group(process: subprocess.Popen, sig: int) -> None:
+    # The server was started in its own session, so its group id is its pid: this reaches
+    # only the processes we started.
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def prepare_task_dir(
+    source: Path,
+    destination: Path,
+    files: Mapping[str, str | Path] | None = None,
+    users: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
+    """Copy `source` to `destination` without earlier run output, then add `files`
+    (relative path -> text, or a file to copy) and seed `users` (name -> user_state JSON)."""
+    shutil.copytree(
+        source,
+        destination,
+        ignore=shutil.ignore_patterns(OUTPUT_DIR_NAME, "layouts", "project.sqlite*", "user_config.json"),
+    )
+    for relative, content in (files or {}).items():
+        target = destination / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Path):
+            shutil.copyfile(content, target)
+        else:
+            target.write_text(content, encoding="utf-8")
+    for user, state in (users or {}).items():
+        seed_user_state(destination, user, state)
+    return destination
+
+
+def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S) -> PotatoTask:
+    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`."""
+    port = free_port()
+    log_path = task_dir.parent / f"{task_dir.name}.potato.log"
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(
+            [*potato_command(), "start", config, "-p", str(port), "--host", "127.0.0.1"],
+            cwd=task_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    task = PotatoTask(task_dir=task_dir, port=port, log_path=log_path, process=process)
+    try:
+        _wait_healthy(task, timeout)
+    except BaseException:
+        task.stop()
+        raise
+    return task
+
+
+def _wait_healthy(task: PotatoTask, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if task.process.poll() is not None:
+            raise RuntimeError(
+                f"potato exited with code {task.process.returncode} before /health answered.\n"
+                f"--- server log ({task.log_path}) ---\n{task.log()}"
+            )
+        if _health_ok(task.base_url):
+            return
+        time.sleep(0.2)
+    raise TimeoutError(
+        f"potato did not answer {task.base_url}/health within {timeout:.0f} s.\n"
+        f"--- server log ({task.log_path}) ---\n{task.log()}"
+    )
+
+
+def _health_ok(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/health", timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+# --------------------------------------------------------------------------- saved values
+
+
+def wait_saved(
+    task: PotatoTask,
+    user: str,
+    instance_id: str,
+    schema: str,
+    predicate: Callable[[str | None], bool],
+    timeout: float = 10.0,
+) -> str | None:
+    """Poll `user_state.json` until the value saved for (instance, schema) satisfies
+    `predicate` (it receives the value string, or None while nothing is saved); return it."""
+    deadline = time.monotonic() + timeout
+    value: str | None = None
+    while True:
+        try:
+            value = task.saved(user).get(instance_id, {}).get(schema)
+        except json.JSONDecodeError:
+            value = None  # caught mid-write; read again
+        if predicate(value):
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(
+                f"{user}'s saved {schema!r} on {instance_id!r} did not reach the expected state "
+                f"within {timeout:.0f} s; last saved value: {value!r}"
+            )
+        time.sleep(0.1)
+
+
+def wait_saved_json(task: PotatoTask, user: str, instance_id: str, schema: str, expected: Any, timeout: float = 10.0) -> Any:
+    """Wait until the saved value string parses to `expected`; return the parsed value."""
+
+    def matches(value: str | None) -> bool:
+        return value is not None and _parse_or_none(value) == expected
+
+    return json.loads(wait_saved(task, user, instance_id, schema, matches, timeout))
+
+
+def _parse_or_none(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return None
+
+
+# --------------------------------------------------------------------------- browser
+
+
+def login(page, base_url: str, user: str) -> None:
+    """Log in through Potato's password-less form and wait until the first instance is ready."""
+    page.add_init_script(READY_PROBE)
+    page.goto(f"{base_url}/")
+    page.fill("#login-email", user)
+    page.click("#login-content button[type=submit]")
+    page.wait_for_url("**/annotate**")
+    wait_instance_ready(page)
+
+
+def wait_instance_ready(page, timeout_ms: float = 15_000) -> None:
+    """Wait until annotation.js has shown the instance and restored its answers."""
+    page.wait_for_function("window.__potatoReady === true", timeout=timeout_ms)
+    page.locator("#main-content").wait_for(state="visible", timeout=timeout_ms)
+
+
+def open_annotate(page, base_url: str) -> None:
+    """Load /annotate afresh (a new navigation, so the browser cannot restore form state
+    on its own: whatever the controls show comes from the server and the widgets)."""
+    page.goto(f"{base_url}/annotate")
+    wait_instance_ready(page)
+
+
+def current_instance_id(page) -> str:
+    """The instance on screen: Potato's hidden `#instance_id` input."""
+    return page.locator("#instance_id").input_value()
+
+
+def navigation_started(page) -> bool:
+    """True when Potato has begun moving to another instance: `setLoading(true)` runs
+    synchronously in the Next/Prev/arrow handlers, disabling `#next-btn` and hiding
+    `#main-content`."""
+    return page.evaluate(
+        """() => document.getElementById('next-btn').disabled
+                 || getComputedStyle(document.getElementById('main-content')).display === 'none'"""
+    )
+
+
+def go_next(page) -> str:
+    """Click Next and wait for a different instance to be ready; return its id."""
+    return _navigate(page, "#next-btn")
+
+
+def go_prev(page) -> str:
+    """Click Previous and wait for a different instance to be ready; return its id."""
+    return _navigate(page, "#prev-btn")
+
+
+def _navigate(page, button: str) -> str:
+    before = current_instance_id(page)
+    page.evaluate("window.__potatoReady = false")
+    page.click(button)
+    page.wait_for_function(
+        "(before) => window.__potatoReady === true"
+        " && document.getElementById('instance_id').value !== before",
+        arg=before,
+        timeout=15_000,
+    )
+    wait_instance_ready(page)
+    return current_instance_id(page)

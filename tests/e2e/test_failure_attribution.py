@@ -1,0 +1,332 @@
+"""End-to-end contract of `multiagent.failure_attribution` in a real Potato 2.12.1 page.
+
+The widget's DOM contract, as these tests read it:
+- `form.annotation-form[data-schema-name="attribution"]` with a `<legend>` (the description,
+  literally) and `data-ma-ready="true"` once rendered;
+- three native controls found by accessible name: "Responsible agent" (select), "Decisive step"
+  (select), "Reason" (textarea);
+- the hidden `input.annotation-input[name="attribution:::attribution"]` holding
+  `{"responsible_agent": str|null, "decisive_step": int|null, "reason": str}`, autosaved by Potato;
+- agent options: the roster, then the observed agents, by full name; step options `#N agent
+  snippet` (N = index + 1); a stored mark the trace lacks is a selected option saying
+  "not in this trace";
+- `data-incomplete-reason` on the form while agent or step is missing, absent once both are chosen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import uuid
+
+import pytest
+import yaml
+from playwright.sync_api import expect
+
+from potato_multiagent import derive, validate_value
+
+from .harness import (
+    CONFIGS_DIR,
+    EXAMPLES_DIR,
+    annotation_pairs,
+    current_instance_id,
+    go_next,
+    go_prev,
+    login,
+    navigation_started,
+    open_annotate,
+    potato_command,
+    radio_answer,
+    returning_user_state,
+    wait_saved_json,
+)
+
+EXAMPLE = "failure-attribution"
+TEST_CONFIG_FILE = CONFIGS_DIR / "failure-attribution-hostile.yaml"
+TEST_CONFIG = "e2e-hostile.yaml"
+SCHEMA = "attribution"
+HOSTILE_DESCRIPTION = "Who {{ 7*7 }} failed {# not a comment"
+REASON = "It claimed <b>html</b> was safe and left {{ x }} as it was."
+
+GHOST_USER = f"ghost-{uuid.uuid4().hex[:8]}"
+GHOST_VALUE = {"responsible_agent": "Ghost", "decisive_step": 99, "reason": "seeded before the server started"}
+
+
+# --------------------------------------------------------------------------- the task under test
+
+
+def load_config() -> dict:
+    return yaml.safe_load(TEST_CONFIG_FILE.read_text(encoding="utf-8"))
+
+
+def attribution_config() -> dict:
+    return next(scheme for scheme in load_config()["annotation_schemes"] if scheme["name"] == SCHEMA)
+
+
+def load_records() -> list[dict]:
+    """The instances the test config serves, in order."""
+    records = []
+    for data_file in load_config()["data_files"]:
+        lines = (EXAMPLES_DIR / EXAMPLE / data_file).read_text(encoding="utf-8").splitlines()
+        records.extend(json.loads(line) for line in lines if line.strip())
+    return records
+
+
+RECORDS = load_records()
+FIRST = RECORDS[0]  # the run with hostile agent names
+
+
+def derivation_of(record: dict) -> dict:
+    scheme = attribution_config()
+    return derive(record, steps_key=scheme["steps_key"], agent_key=scheme["agent_key"],
+                  agents=scheme.get("agents")).to_dict()
+
+
+@pytest.fixture(scope="module")
+def task(potato_task):
+    ghost_answers = annotation_pairs({FIRST["id"]: {SCHEMA: json.dumps(GHOST_VALUE)}})
+    ghost_answers[FIRST["id"]].append(radio_answer("outcome", "failure"))
+    ghost = returning_user_state(GHOST_USER, [record["id"] for record in RECORDS], ghost_answers)
+    return potato_task(EXAMPLE, config=TEST_CONFIG, files={TEST_CONFIG: TEST_CONFIG_FILE},
+                       users={GHOST_USER: ghost})
+
+
+@pytest.fixture
+def user(task, page) -> str:
+    """A fresh annotator, logged in and looking at the first instance."""
+    name = f"fa-{uuid.uuid4().hex[:12]}"
+    login(page, task.base_url, name)
+    assert current_instance_id(page) == FIRST["id"]
+    return name
+
+
+# --------------------------------------------------------------------------- page helpers
+
+
+def attribution_form(page):
+    return page.locator(f'form.annotation-form[data-schema-name="{SCHEMA}"]')
+
+
+def agent_select(page):
+    return attribution_form(page).get_by_label("Responsible agent")
+
+
+def step_select(page):
+    return attribution_form(page).get_by_label("Decisive step")
+
+
+def reason_box(page):
+    return attribution_form(page).get_by_label("Reason")
+
+
+def hidden_value(page):
+    raw = page.locator(f'input.annotation-input[name="{SCHEMA}:::{SCHEMA}"]').input_value()
+    return json.loads(raw) if raw else None
+
+
+def choose_outcome(page, outcome: str) -> None:
+    page.locator(f'form[data-schema-name="outcome"] input[type="radio"][value="{outcome}"]').check()
+
+
+def open_attribution(page) -> None:
+    """Mark the run failed, which shows the attribution (display_logic), and wait for the widget."""
+    choose_outcome(page, "failure")
+    expect(attribution_form(page)).to_be_visible()
+    expect(attribution_form(page)).to_have_attribute("data-ma-ready", "true")
+
+
+def options(select) -> list[dict]:
+    return select.evaluate(
+        "s => [...s.options].map(o => ({value: o.value, label: o.label, selected: o.selected}))"
+    )
+
+
+def chosen_labels(select) -> list[str]:
+    """Labels of the options that stand for a choice (the empty placeholder left out)."""
+    return [option["label"] for option in options(select) if option["value"] != ""]
+
+
+def selected_label(select) -> str:
+    return next(option["label"] for option in options(select) if option["selected"])
+
+
+def step_option(select, index: int) -> dict:
+    """The option of step `index` (0-based), labelled `#index+1 ...`."""
+    pattern = re.compile(rf"#{index + 1}(?!\d)")
+    matches = [option for option in options(select) if pattern.match(option["label"])]
+    assert len(matches) == 1, f"expected one option for step #{index + 1}, got {options(select)}"
+    return matches[0]
+
+
+def choose_agent(page, agent: str) -> None:
+    agent_select(page).select_option(label=agent)
+
+
+def choose_step(page, index: int) -> None:
+    step_select(page).select_option(value=step_option(step_select(page), index)["value"])
+
+
+def expect_complete(page) -> None:
+    expect(attribution_form(page)).not_to_have_attribute("data-incomplete-reason", re.compile(".*"))
+
+
+def expect_incomplete(page) -> None:
+    expect(attribution_form(page)).to_have_attribute("data-incomplete-reason", re.compile(r"\S"))
+
+
+def expect_restored(page, agent: str, step: int, reason: str) -> None:
+    expect(attribution_form(page)).to_have_attribute("data-ma-ready", "true")
+    assert selected_label(agent_select(page)) == agent
+    assert selected_label(step_select(page)) == step_option(step_select(page), step)["label"]
+    expect(reason_box(page)).to_have_value(reason)
+
+
+# --------------------------------------------------------------------------- config
+
+
+def test_example_config_passes_strict_validation():
+    result = subprocess.run([*potato_command(), "validate", "--strict", "config.yaml"],
+                            cwd=EXAMPLES_DIR / EXAMPLE, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+@pytest.mark.e2e
+def test_description_shows_literally_and_page_survives(task, page, user):
+    expect(attribution_form(page).locator("legend")).to_have_text(HOSTILE_DESCRIPTION)
+    expect(page.locator("#next-btn")).to_be_visible()  # `{#` did not swallow the rest of the page
+
+
+@pytest.mark.e2e
+def test_attribution_is_hidden_until_the_run_is_marked_failed(task, page, user):
+    expect(attribution_form(page)).to_be_hidden()
+    open_attribution(page)
+    expect(agent_select(page)).to_be_visible()
+    expect(step_select(page)).to_be_visible()
+    expect(reason_box(page)).to_be_visible()
+
+
+@pytest.mark.e2e
+def test_agent_options_are_full_names_roster_first(task, page, user):
+    open_attribution(page)
+    expected = derivation_of(FIRST)["agents"]
+    assert expected[0] == "Auditor" and 'Agent "Smith"' in expected and "{{ 7*7 }}" in expected
+    assert chosen_labels(agent_select(page)) == expected
+    # Markup in names and step text stays text: no element made from it.
+    assert attribution_form(page).locator("b", has_text="Bold").count() == 0
+    assert attribution_form(page).locator("i", has_text="the database").count() == 0
+
+
+@pytest.mark.e2e
+def test_step_options_read_number_agent_and_snippet(task, page, user):
+    open_attribution(page)
+    steps = derivation_of(FIRST)["steps"]
+    assert len(chosen_labels(step_select(page))) == len(steps)
+    for step in steps:
+        label = step_option(step_select(page), step["index"])["label"]
+        assert step["agent"] in label
+        assert step["text"][:10] in label  # the start of the step's one-line snippet
+        assert "[object Object]" not in label
+
+
+# --------------------------------------------------------------------------- value
+
+
+@pytest.mark.e2e
+def test_incomplete_until_agent_and_step_are_chosen(task, page, user):
+    open_attribution(page)
+    expect_incomplete(page)
+    choose_agent(page, 'Agent "Smith"')
+    expect_incomplete(page)
+    choose_step(page, 2)
+    expect_complete(page)
+
+
+@pytest.mark.e2e
+def test_choice_is_saved_exactly_and_restored(task, page, user):
+    open_attribution(page)
+    choose_agent(page, 'Agent "Smith"')
+    choose_step(page, 2)
+    reason_box(page).fill(REASON)
+    expected = {"responsible_agent": 'Agent "Smith"', "decisive_step": 2, "reason": REASON}
+
+    saved = wait_saved_json(task, user, FIRST["id"], SCHEMA, expected)
+    assert validate_value("multiagent.failure_attribution", attribution_config(), saved, FIRST) == []
+
+    open_annotate(page, task.base_url)
+    expect_restored(page, 'Agent "Smith"', 2, REASON)
+
+    go_next(page)
+    assert go_prev(page) == FIRST["id"]
+    expect_restored(page, 'Agent "Smith"', 2, REASON)
+    assert hidden_value(page) == expected
+
+
+@pytest.mark.e2e
+def test_stored_marks_missing_from_the_trace_are_shown_and_kept(task, page):
+    login(page, task.base_url, GHOST_USER)
+    open_attribution(page)
+    agent_label = selected_label(agent_select(page))
+    assert "Ghost" in agent_label and "not in this trace" in agent_label
+    assert "not in this trace" in selected_label(step_select(page))
+    assert hidden_value(page) == GHOST_VALUE
+
+
+# --------------------------------------------------------------------------- Potato's navigation
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("control", [agent_select, step_select, reason_box], ids=["agent", "step", "reason"])
+def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user, control):
+    open_attribution(page)
+    choose_agent(page, 'Agent "Smith"')
+    choose_step(page, 2)
+    expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
+
+    control(page).focus()
+    for key in ("ArrowRight", "ArrowLeft"):
+        control(page).press(key)
+        assert not navigation_started(page), f"{key} in the {control.__name__} started a navigation"
+        assert current_instance_id(page) == FIRST["id"]
+
+
+def click_next_expecting_block(page):
+    """Click Next, expect Potato's required-fields alert, and that the instance stays; return it."""
+    page.click("#next-btn")
+    message = page.locator("#required-fields-error")
+    expect(message).to_be_visible()
+    expect(message).to_have_attribute("role", "alert")
+    expect(message).to_contain_text("Please answer the required question")
+    expect(message).to_contain_text(HOSTILE_DESCRIPTION)
+    assert not navigation_started(page)
+    assert current_instance_id(page) == FIRST["id"]
+    return message
+
+
+@pytest.mark.e2e
+def test_untouched_required_attribution_blocks_next(task, page, user):
+    open_attribution(page)
+    click_next_expecting_block(page)
+
+
+@pytest.mark.e2e
+def test_attribution_without_agent_blocks_next_and_says_what_is_missing(task, page, user):
+    """Potato adds the widget's `data-incomplete-reason` to its message only once the hidden
+    input holds a value, so a step is chosen here and the agent is not."""
+    open_attribution(page)
+    choose_step(page, 2)
+    expect_incomplete(page)
+    shortfall = attribution_form(page).get_attribute("data-incomplete-reason").strip()
+
+    message = click_next_expecting_block(page)
+    expect(message).to_contain_text(f"({shortfall})")
+
+
+@pytest.mark.e2e
+def test_success_hides_the_attribution_and_does_not_block_next(task, page, user):
+    choose_outcome(page, "success")
+    expect(attribution_form(page)).to_be_hidden()
+    assert go_next(page) == RECORDS[1]["id"]
