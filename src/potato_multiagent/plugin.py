@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .schemes import SCHEMES
 
-SHARED_SCRIPTS = ["derive.js", "widget.js"]
+SHARED_SCRIPTS = ["derive.js", "value_shape.js", "widget.js"]
 STYLES = ["multiagent.css"]
 
 

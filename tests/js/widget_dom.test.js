@@ -159,29 +159,42 @@ test('step labels: #N · AGENT · snippet, never [object Object]', () => {
   ]);
 });
 
+// The JSON Schema pydantic emits for FailureAttributionValue (the server sends it as
+// config.value_schema); tests/unit/test_value_shape.py checks the real one against pydantic.
+const CONFIG = {
+  value_schema: {
+    type: 'object', additionalProperties: false, required: ['responsible_agent', 'decisive_step', 'reason'],
+    properties: {
+      responsible_agent: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      decisive_step: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }] },
+      reason: { type: 'string' },
+    },
+  },
+};
+
 test('readValue accepts exactly the stored shape', () => {
   const value = { responsible_agent: '{{ 7*7 }}', decisive_step: 0, reason: '' };
-  assert.deepEqual(fa.readValue(stored(JSON.stringify(value))), { value, unreadable: null });
-  assert.deepEqual(fa.readValue(stored('')), { value: null, unreadable: null });
+  assert.deepEqual(fa.readValue(stored(JSON.stringify(value)), CONFIG), { value, unreadable: null });
+  assert.deepEqual(fa.readValue(stored(''), CONFIG), { value: null, unreadable: null });
   const nulls = { responsible_agent: null, decisive_step: null, reason: 'why' };
-  assert.deepEqual(fa.readValue(stored(JSON.stringify(nulls))).value, nulls);
+  assert.deepEqual(fa.readValue(stored(JSON.stringify(nulls)), CONFIG).value, nulls);
 });
 
 test('readValue reports unreadable values in words', () => {
   const cases = {
     '{"responsible_agent":"P","decisive_st': /not valid JSON/,
-    'null': /expected an object/,
-    '[]': /got a list/,
-    '{"responsible_agent":"P","decisive_step":1}': /'reason' is missing/,
-    '{"responsible_agent":"P","decisive_step":1,"reason":"","extra":1}': /unexpected key 'extra'/,
-    '{"responsible_agent":5,"decisive_step":1,"reason":""}': /responsible_agent should be a name or null/,
-    '{"responsible_agent":"P","decisive_step":-1,"reason":""}': /decisive_step should be a step index/,
-    '{"responsible_agent":"P","decisive_step":1.5,"reason":""}': /decisive_step should be a step index/,
-    '{"responsible_agent":"P","decisive_step":"1","reason":""}': /decisive_step should be a step index/,
-    '{"responsible_agent":"P","decisive_step":1,"reason":null}': /reason should be text/,
+    'null': /value: should be an object, got null/,
+    '[]': /value: should be an object, got a list/,
+    '{"responsible_agent":"P","decisive_step":1}': /reason: is missing/,
+    '{"responsible_agent":"P","decisive_step":1,"reason":"","extra":1}': /extra: is not a field of this value/,
+    '{"responsible_agent":5,"decisive_step":1,"reason":""}': /responsible_agent: should be a text or null, got 5/,
+    '{"responsible_agent":"P","decisive_step":-1,"reason":""}': /decisive_step: should be an integer \u2265 0 or null, got -1/,
+    '{"responsible_agent":"P","decisive_step":1.5,"reason":""}': /decisive_step: should be an integer/,
+    '{"responsible_agent":"P","decisive_step":"1","reason":""}': /decisive_step: should be an integer/,
+    '{"responsible_agent":"P","decisive_step":1,"reason":null}': /reason: should be a text, got null/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = fa.readValue(stored(raw));
+    const result = fa.readValue(stored(raw), CONFIG);
     assert.equal(result.value, null, raw);
     assert.match(result.unreadable, /^The saved value could not be read: /, raw);
     assert.match(result.unreadable, pattern, raw);

@@ -24,7 +24,8 @@ def test_registered_under_the_namespaced_name():
 
 @pytest.mark.parametrize("stored", [
     value(), value('Agent "Smith"', 0, "<b>html</b> {{ x }}"), value("Coder", 2), value(None, None, "only a reason"),
-    "", None, {"responsible_agent": "Planner", "decisive_step": 0, "reason": ""}])
+    "", None, {"responsible_agent": "Planner", "decisive_step": 0, "reason": ""},
+    '{"responsible_agent": "Planner", "decisive_step": 1.0, "reason": ""}'])  # JSON: 1.0 is the number 1
 def test_accepts_every_value_built_from_the_record(stored):
     assert validate_value(TYPE, CONFIG, stored, RECORD) == []
 

@@ -7,14 +7,29 @@ are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shap
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, List, Optional, Tuple, Type
+from typing import Annotated, Any, ClassVar, List, Optional, Tuple, Type
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StrictStr, ValidationError,
+                      field_validator)
 from markupsafe import Markup
 
 from ..rendering import escape_braces, render_template
 from ..trace import derive, is_name
 from ..trace.jsjson import StrictJSONError, strict_loads
+
+
+def _integral_float_to_int(value: Any) -> Any:
+    """JSON has one number type: ``1.0`` and ``1`` are the same number (JS writes both as ``1``)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+JsonInt = Annotated[int, Strict(), BeforeValidator(_integral_float_to_int)]
+"""An integer as JSON means it: ``1`` or ``1.0``, never ``true`` or ``"1"``."""
+
+StepIndex = Annotated[int, Strict(), Field(ge=0), BeforeValidator(_integral_float_to_int)]
+"""A 0-based index into the trace's steps (shown to annotators as ``#N`` = index + 1)."""
 
 
 class SchemeConfig(BaseModel):
@@ -119,10 +134,19 @@ class Scheme:
             generate_layout_attributes, generate_validation_attribute)
 
         return {"name": config.name, "description": config.description, "widget": cls.widget,
-                "annotation_type": cls.type_name(), "widget_config": config.widget_config(),
+                "annotation_type": cls.type_name(), "widget_config": cls.widget_config(config),
                 "validation": generate_validation_attribute(scheme),
                 "layout_attributes": escape_braces(Markup(generate_layout_attributes(scheme))),
                 "config": config}
+
+    @classmethod
+    def widget_config(cls, config: SchemeConfig) -> dict:
+        """The one JSON the widget receives: its config keys and the JSON Schema of its value.
+
+        The schema comes from the pydantic ``Value`` model, so the browser checks stored values
+        against the same definition as :meth:`validate`, never a hand-written copy.
+        """
+        return {**config.widget_config(), "value_schema": cls.Value.model_json_schema()}
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:

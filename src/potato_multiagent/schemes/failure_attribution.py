@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ..trace import Derivation
-from .base import Scheme, SchemeConfig, not_in_trace
+from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
 
 
 class FailureAttributionConfig(SchemeConfig):
@@ -24,7 +24,7 @@ class FailureAttributionValue(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     responsible_agent: Optional[StrictStr] = Field(description="The agent held responsible, by its full name.")
-    decisive_step: Optional[StrictInt] = Field(ge=0, description="0-based index of the decisive step.")
+    decisive_step: Optional[StepIndex] = Field(description="0-based index of the decisive step.")
     reason: StrictStr = Field(description="Free text; may be empty.")
 
 

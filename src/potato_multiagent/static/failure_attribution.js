@@ -28,7 +28,6 @@
   'use strict';
 
   var WIDGET = 'failure_attribution';
-  var KEYS = ['responsible_agent', 'decisive_step', 'reason'];
   var SNIPPET_LENGTH = 80;
   var TYPING_DELAY_MS = 300;
   var NOT_IN_TRACE = ' (not in this trace)';
@@ -37,57 +36,14 @@
   // The value: read, check, compose (pure)
   // ---------------------------------------------------------------------------------------------
 
-  function isPlainObject(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
-  }
-
-  function isStepIndex(value) {
-    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-  }
-
-  /** What is wrong with a parsed value's shape, as readable phrases (mirrors the Python model). */
-  function shapeProblems(value) {
-    if (!isPlainObject(value)) {
-      return ['expected an object with responsible_agent, decisive_step and reason, got ' + describe(value)];
-    }
-    var problems = [];
-    Object.keys(value).forEach(function (key) {
-      if (KEYS.indexOf(key) < 0) { problems.push("unexpected key '" + key + "'"); }
-    });
-    KEYS.forEach(function (key) {
-      if (!Object.prototype.hasOwnProperty.call(value, key)) { problems.push("'" + key + "' is missing"); }
-    });
-    if (has(value, 'responsible_agent') && value.responsible_agent !== null &&
-        typeof value.responsible_agent !== 'string') {
-      problems.push('responsible_agent should be a name or null, got ' + describe(value.responsible_agent));
-    }
-    if (has(value, 'decisive_step') && value.decisive_step !== null && !isStepIndex(value.decisive_step)) {
-      problems.push('decisive_step should be a step index (a whole number from 0) or null, got ' +
-        describe(value.decisive_step));
-    }
-    if (has(value, 'reason') && typeof value.reason !== 'string') {
-      problems.push('reason should be text, got ' + describe(value.reason));
-    }
-    return problems;
-  }
-
-  function has(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
-
-  function describe(value) {
-    if (value === null) { return 'null'; }
-    if (Array.isArray(value)) { return 'a list'; }
-    if (typeof value === 'string') { return 'text'; }
-    if (typeof value === 'number') { return String(value); }
-    return typeof value === 'object' ? 'an object' : typeof value;
-  }
-
   /**
    * The stored value from model.get(): {value, unreadable}. value is the checked object or null
-   * (nothing stored); unreadable is a sentence when the stored string is not a valid value.
+   * (nothing stored); unreadable is a sentence when the stored string is not a valid value. The
+   * shape is checked against config.value_schema, the JSON Schema of the Python Value model.
    */
-  function readValue(got) {
+  function readValue(got, config) {
     if (got.raw === '' || got.raw === null || got.raw === undefined) { return {value: null, unreadable: null}; }
-    var problems = got.error ? [got.error] : shapeProblems(got.value);
+    var problems = got.error ? [got.error] : runtime.checkValue(got.value, config);
     if (problems.length) {
       return {value: null, unreadable: 'The saved value could not be read: ' + problems.join('; ') +
         '. It is kept until you change one of the controls.'};
@@ -311,7 +267,7 @@
     if (ui.ctx) { ui.typing.flush(); }   // text typed just before this re-render is stored first
     ui.ctx = ctx;
     if (ui.derivation !== ctx.derivation) { fillOptions(ui, ctx.derivation); }
-    var stored = readValue(ctx.model.get());
+    var stored = readValue(ctx.model.get(), ctx.config);
     ui.unreadable = stored.unreadable;
     showValue(ui, stored.value);
     describeState(ui, stored.value);
@@ -321,7 +277,6 @@
     WIDGET: WIDGET,
     render: render,
     readValue: readValue,
-    shapeProblems: shapeProblems,
     composeValue: composeValue,
     stepLabel: stepLabel,
     incompleteReason: incompleteReason,

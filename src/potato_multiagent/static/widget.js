@@ -189,6 +189,17 @@
     return options;
   }
 
+  /**
+   * Problems of a parsed stored value against the scheme's JSON Schema (config.value_schema, made
+   * from the pydantic Value model on the server), as "field: what is wrong" lines.
+   */
+  function checkValue(value, config) {
+    var shape = typeof module === 'object' && module !== null && module.exports
+      ? require('./value_shape.js') : root.PotatoMultiagentShape;
+    if (!shape) { throw new Error('value_shape.js did not load (window.PotatoMultiagentShape is missing)'); }
+    return shape.checkShape(value, config && config.value_schema);
+  }
+
   function errorText(error) {
     if (error && typeof error.message === 'string' && error.message) { return error.message; }
     return String(error);
@@ -520,7 +531,7 @@
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
-   *   parseStored(raw), debounce(fn, ms), deriveOptions(config)
+   *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config)
    */
   return {
     version: '1',
@@ -534,6 +545,7 @@
     notInTrace: notInTrace,
     parseStored: parseStored,
     debounce: debounce,
-    deriveOptions: deriveOptions
+    deriveOptions: deriveOptions,
+    checkValue: checkValue
   };
 }));
