@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .schemes import SCHEMES
 
+STATIC = Path(__file__).parent / "static"
 SHARED_SCRIPTS = ["derive.js", "value_shape.js", "widget.js"]
-STYLES = ["multiagent.css"]
+SHARED_STYLES = ["multiagent.css"]
 
 
 def register(api) -> None:
-    """Register every type with its declared config keys, and the widget scripts and styles."""
+    """Register every type with its declared config keys, and the scripts and styles of the widgets."""
     for type_name, scheme in SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
-    widget_scripts = [f"{scheme.widget}.js" for scheme in SCHEMES.values()]
-    api.add_assets("static", scripts=SHARED_SCRIPTS + widget_scripts, styles=STYLES)
+    widgets = [scheme.widget for scheme in SCHEMES.values()]
+    own_styles = [f"{widget}.css" for widget in widgets if (STATIC / f"{widget}.css").is_file()]
+    api.add_assets("static", scripts=SHARED_SCRIPTS + [f"{widget}.js" for widget in widgets],
+                   styles=SHARED_STYLES + own_styles)

@@ -1,13 +1,32 @@
-"""Layer 4: one class per annotation type, and ``validate_value`` over all of them."""
+"""Layer 4: one class per annotation type, and ``validate_value`` over all of them.
+
+Every module in this package that defines a :class:`Scheme` subclass with a ``widget`` is a type;
+adding a module is all it takes to register one (see docs/writing-a-scheme.md).
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Dict, List, Type
 
 from .base import Scheme, SchemeConfig
-from .failure_attribution import FailureAttribution
 
-SCHEMES: Dict[str, Type[Scheme]] = {scheme.type_name(): scheme for scheme in (FailureAttribution,)}
+
+def _discover() -> Dict[str, Type[Scheme]]:
+    for module in pkgutil.iter_modules(__path__):
+        if module.name != "base":
+            importlib.import_module(f"{__name__}.{module.name}")
+    found = [cls for cls in _subclasses(Scheme) if "widget" in vars(cls)]
+    return {cls.type_name(): cls for cls in sorted(found, key=lambda cls: cls.widget)}
+
+
+def _subclasses(cls) -> List[type]:
+    direct = cls.__subclasses__()
+    return direct + [sub for child in direct for sub in _subclasses(child)]
+
+
+SCHEMES: Dict[str, Type[Scheme]] = _discover()
 """Every registered type by its Potato name (``multiagent.failure_attribution``)."""
 
 
