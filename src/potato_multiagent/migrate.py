@@ -1,0 +1,111 @@
+"""``potato-multiagent migrate-config``: move a config from Potato's built-in multi-agent types to ours.
+
+The rewrite is line-based on purpose: YAML libraries drop comments and reflow lines, and a
+researcher's config is full of both. Only three kinds of line change; everything else is kept
+byte for byte, and running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import List
+
+PLUGIN = "multiagent"
+BUILT_IN_TYPES = ("agent_interaction_graph", "failure_attribution", "handoff_review", "agent_scorecard",
+                  "tool_contention", "emergent_behavior", "tool_call_review")
+
+_TYPE_LINE = re.compile(r"""^(?P<head>\s*(?:-\s+)?annotation_type:\s*)(?P<quote>["']?)(?P<type>[A-Za-z_.]+)(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
+_PLUGINS_LINE = re.compile(r"^plugins:\s*(?P<rest>.*?)\s*(?P<comment>#.*)?$")
+_FLOW_LIST = re.compile(r"^\[(?P<items>.*)\]$")
+_TURN_NUMBERS = re.compile(r"\bshow_turn_numbers\b")
+_TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+
+
+@dataclass
+class Migration:
+    """The rewritten text and what changed, in words."""
+
+    text: str
+    changes: List[str] = field(default_factory=list)
+
+
+def migrate_config_text(text: str) -> Migration:
+    """Rewrite built-in multi-agent types to ours, turn the plugin on, fix ``show_turn_numbers``.
+
+    >>> m = migrate_config_text("annotation_schemes:\\n  - annotation_type: handoff_review  # cards\\n")
+    >>> print(m.text)
+    annotation_schemes:
+      - annotation_type: multiagent.handoff_review  # cards
+    plugins:
+      - multiagent
+    <BLANKLINE>
+    """
+    lines = text.splitlines(keepends=True)
+    changes: List[str] = []
+    renamed = False
+    for number, line in enumerate(lines):
+        body, newline = _split_newline(line)
+        match = _TYPE_LINE.match(body)
+        if match and match["type"] in BUILT_IN_TYPES:
+            new_type = f"{PLUGIN}.{match['type']}"
+            lines[number] = f"{match['head']}{match['quote']}{new_type}{match['quote']}{match['tail']}{newline}"
+            changes.append(f"line {number + 1}: annotation_type {match['type']} -> {new_type}")
+            renamed = True
+        elif _TURN_NUMBERS.search(body) and not body.lstrip().startswith("#"):
+            lines[number] = _TURN_NUMBERS.sub("show_step_numbers", body) + newline
+            changes.append(f"line {number + 1}: show_turn_numbers -> show_step_numbers (the agent_trace option "
+                           "Potato 2.12 accepts)")
+    if renamed or any(f"{PLUGIN}." in line for line in lines):
+        changes.extend(_enable_plugin(lines))
+    return Migration("".join(lines), changes)
+
+
+def _split_newline(line: str) -> tuple[str, str]:
+    stripped = line.rstrip("\r\n")
+    return stripped, line[len(stripped):]
+
+
+def _enable_plugin(lines: List[str]) -> List[str]:
+    """Add ``multiagent`` to the top-level ``plugins`` list (creating it if needed), in place."""
+    for number, line in enumerate(lines):
+        body, newline = _split_newline(line)
+        match = _PLUGINS_LINE.match(body)
+        if not match:
+            continue
+        rest, comment = match["rest"], match["comment"] or ""
+        flow = _FLOW_LIST.match(rest)
+        if flow:
+            items = [item.strip().strip("'\"") for item in flow["items"].split(",") if item.strip()]
+            if PLUGIN in items:
+                return []
+            joined = ", ".join([item.strip() for item in flow["items"].split(",") if item.strip()] + [PLUGIN])
+            lines[number] = f"plugins: [{joined}]" + (f"  {comment}" if comment else "") + newline
+            return [f"line {number + 1}: added {PLUGIN} to plugins"]
+        if rest == "":
+            block = _block_items(lines, number + 1)
+            if PLUGIN in [item for _, item, _ in block]:
+                return []
+            indent = block[0][2] if block else "  "
+            position = block[-1][0] + 1 if block else number + 1
+            lines.insert(position, f"{indent}- {PLUGIN}{newline or chr(10)}")
+            return [f"line {position + 1}: added {PLUGIN} to plugins"]
+    ending = "" if not lines or lines[-1].endswith("\n") else "\n"
+    lines.append(f"{ending}plugins:\n  - {PLUGIN}\n")
+    return [f"line {len(lines)}: added plugins: [{PLUGIN}]"]
+
+
+def _block_items(lines: List[str], start: int) -> List[tuple]:
+    """``(line number, item, indent)`` of the block list that starts at ``start``."""
+    items = []
+    for number in range(start, len(lines)):
+        body, _ = _split_newline(lines[number])
+        if not body.strip() or body.lstrip().startswith("#"):
+            continue
+        if _TOP_LEVEL_KEY.match(body):
+            break
+        item = re.match(r"^(\s*)-\s*(['\"]?)([^'\"#\s]+)\2", body)
+        if not item:
+            break
+        items.append((number, item.group(3), item.group(1)))
+    return items

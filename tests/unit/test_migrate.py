@@ -1,0 +1,92 @@
+"""migrate-config: built-in multi-agent types to ours, every other line and comment kept."""
+
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from potato_multiagent.migrate import BUILT_IN_TYPES, migrate_config_text
+
+# Shaped like Potato's own examples/agent-traces configs (written here, not copied).
+BUILT_IN_CONFIG = """\
+# Agent interaction graph, as Potato's examples write it
+annotation_task_name: "Built-in {kind}"
+data_files:
+  - data/traces.json
+item_properties:
+  id_key: id
+  text_key: task
+task_dir: .
+output_annotation_dir: annotation_output
+instance_display:
+  fields:
+    - key: steps
+      type: agent_trace
+      label: "Agent Interactions"
+      display_options: {{show_turn_numbers: true, speaker_key: agent, text_key: content}}
+annotation_schemes:
+  - annotation_type: {kind}   # the built-in
+    name: review
+    description: "Review the run."
+    steps_key: steps
+"""
+
+
+def built_in(kind="handoff_review"):
+    return BUILT_IN_CONFIG.format(kind=kind)
+
+
+def test_renames_the_type_and_keeps_every_other_line():
+    before = built_in()
+    after = migrate_config_text(before).text
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+    assert changed == [
+        ('      display_options: {show_turn_numbers: true, speaker_key: agent, text_key: content}',
+         '      display_options: {show_step_numbers: true, speaker_key: agent, text_key: content}'),
+        ("  - annotation_type: handoff_review   # the built-in",
+         "  - annotation_type: multiagent.handoff_review   # the built-in"),
+    ]
+    assert after.endswith("    steps_key: steps\nplugins:\n  - multiagent\n")
+
+
+@pytest.mark.parametrize("kind", BUILT_IN_TYPES)
+def test_every_built_in_type_is_renamed(kind):
+    assert f"annotation_type: multiagent.{kind}" in migrate_config_text(built_in(kind)).text
+
+
+def test_is_idempotent():
+    once = migrate_config_text(built_in()).text
+    twice = migrate_config_text(once)
+    assert twice.text == once and twice.changes == []
+
+
+@pytest.mark.parametrize("plugins, expected", [
+    ("plugins: [other]\n", "plugins: [other, multiagent]\n"),
+    ("plugins: []  # none yet\n", "plugins: [multiagent]  # none yet\n"),
+    ("plugins:\n    - other\n", "plugins:\n    - other\n    - multiagent\n"),
+    ("plugins: [multiagent]\n", "plugins: [multiagent]\n"),
+])
+def test_joins_an_existing_plugins_list(plugins, expected):
+    after = migrate_config_text(plugins + built_in()).text
+    assert after.startswith(expected)
+    assert yaml.safe_load(after)["plugins"].count("multiagent") == 1
+
+
+def test_leaves_configs_without_multi_agent_types_alone():
+    text = "annotation_schemes:\n  - annotation_type: radio  # agent_scorecard in a comment\n"
+    assert migrate_config_text(text).text == text
+
+
+def test_quoted_types_and_windows_newlines():
+    after = migrate_config_text("annotation_schemes:\r\n  - annotation_type: 'tool_call_review'\r\n").text
+    assert "annotation_type: 'multiagent.tool_call_review'\r\n" in after
+
+
+def test_a_migrated_config_passes_potato_validate_strict(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "traces.json").write_text('[{"id": "t1", "task": "x", "steps": [{"agent": "A"}]}]')
+    (tmp_path / "config.yaml").write_text(migrate_config_text(built_in("failure_attribution")).text)
+    potato = [sys.executable, "-m", "potato", "validate", "--strict", "config.yaml"]
+    result = subprocess.run(potato, cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
