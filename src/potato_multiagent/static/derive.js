@@ -353,6 +353,9 @@
     '^[' + WHITESPACE + ']*([A-Za-z_][A-Za-z0-9_.\\-]*)[' + WHITESPACE + ']*[(\\[]([\\s\\S]*)[)\\]][' +
     WHITESPACE + ']*$');
   var BARE_TOOL_RE = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+  var RESULT_ID_FIELDS = ['tool_call_id', 'call_id'];
+  var RESULT_ROLES = ['tool', 'function'];
+  var RESULT_AGENTS = ['tool', 'function', 'Computer_terminal'];
 
   // Strict JSON parse; numbers that overflow to +-Infinity make the text invalid.
   // Returns {ok: true, value} or {ok: false}.
@@ -393,7 +396,7 @@
   ToolCallCollector.prototype.add = function (path, id, tool, rawArguments) {
     var args = interpretArguments(rawArguments);
     this.calls.push({ index: this.calls.length, step: this.stepIndex, id: id, agent: this.agent,
-      tool: tool, arguments: args.value, arguments_invalid: args.invalid });
+      tool: tool, arguments: args.value, arguments_invalid: args.invalid, result_step: null });
     if (tool === null) {
       this.problems.push(problem(path, 'tool_name_missing', path + ' has no tool name (name/tool)'));
     }
@@ -451,6 +454,69 @@
     var action = ownValue(raw, 'action');
     if (isPlainObject(action)) collector.addObject(prefix + '.action', action);
     else if (typeof action === 'string') collector.addActionString(prefix + '.action', action);
+  }
+
+  // The call ids a step says it answers: its tool_call_id and call_id, and the tool_use_id of
+  // each tool_result block in its content (string names only).
+  function namedCallIds(raw) {
+    if (!isPlainObject(raw)) return [];
+    var ids = [];
+    for (var f = 0; f < RESULT_ID_FIELDS.length; f++) {
+      var id = ownValue(raw, RESULT_ID_FIELDS[f]);
+      if (isName(id)) ids.push(id);
+    }
+    var content = ownValue(raw, 'content');
+    if (Array.isArray(content)) {
+      for (var c = 0; c < content.length; c++) {
+        var block = content[c];
+        if (isPlainObject(block) && ownValue(block, 'type') === 'tool_result') {
+          var useId = ownValue(block, 'tool_use_id');
+          if (isName(useId)) ids.push(useId);
+        }
+      }
+    }
+    return ids;
+  }
+
+  // A step that answers the call before it: role tool/function, or a tool-like agent.
+  function isResultStep(raw, agent) {
+    if (!isPlainObject(raw)) return false;
+    return RESULT_ROLES.indexOf(ownValue(raw, 'role')) >= 0 || RESULT_AGENTS.indexOf(agent) >= 0;
+  }
+
+  // The first entry of an ascending list greater than `step`, or null (binary search).
+  function firstAfter(ascending, step) {
+    var low = 0;
+    var high = ascending.length;
+    while (low < high) {
+      var middle = (low + high) >>> 1;
+      if (ascending[middle] <= step) low = middle + 1;
+      else high = middle;
+    }
+    return low < ascending.length ? ascending[low] : null;
+  }
+
+  // Each call's result_step: the first later step naming its id, else the next step when that
+  // is a result step naming no id (docs/derivation.md#call-results).
+  function linkResults(calls, rawSteps, steps) {
+    var naming = new Map();
+    for (var i = 0; i < rawSteps.length; i++) {
+      var ids = namedCallIds(rawSteps[i]);
+      for (var k = 0; k < ids.length; k++) {
+        if (!naming.has(ids[k])) naming.set(ids[k], []);
+        naming.get(ids[k]).push(i);
+      }
+    }
+    for (var c = 0; c < calls.length; c++) {
+      var call = calls[c];
+      var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : [];
+      call.result_step = firstAfter(named, call.step);
+      var next = call.step + 1;
+      if (call.result_step === null && next < rawSteps.length && namedCallIds(rawSteps[next]).length === 0 &&
+          isResultStep(rawSteps[next], steps[next].agent)) {
+        call.result_step = next;
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -700,6 +766,7 @@
       steps.push(step);
       collectToolCalls(rawSteps[i], step, toolCalls, problems);
     }
+    linkResults(toolCalls, rawSteps, steps);
 
     var flow = deriveFlow(steps);
     var timed = readTimedCalls(record, opts);

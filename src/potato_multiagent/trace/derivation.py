@@ -10,7 +10,7 @@ from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .problems import problem
 from .steps import Step, read_step
-from .tools import tool_calls as step_tool_calls
+from .tools import link_results, tool_calls as step_tool_calls
 
 
 @dataclass
@@ -68,6 +68,7 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
         result.steps.append(step)
         result.tool_calls.extend(
             step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
+    link_results(result.tool_calls, raw_steps, [step.agent for step in result.steps])
     result.edges, result.handoffs = edges_and_handoffs(result.steps)
 
     found, raw_calls = lookup_path(record, calls_key)

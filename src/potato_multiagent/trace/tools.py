@@ -1,10 +1,12 @@
 """Tool calls in every shape a framework writes them: OpenAI ``tool_calls``, a flat ``tool_call``,
-Anthropic ``tool_use`` content blocks and ReAct ``action`` objects or strings."""
+Anthropic ``tool_use`` content blocks and ReAct ``action`` objects or strings; and the step that
+holds each call's result."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, List, Optional, Tuple
+from bisect import bisect_right
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .jsjson import StrictJSONError, strict_loads
 from .names import WS, first_name, is_name
@@ -13,6 +15,9 @@ from .problems import problem
 ID_FIELDS = ("id", "call_id")
 TOOL_FIELDS = ("name", "tool")
 ARGUMENT_FIELDS = ("arguments", "args", "input", "tool_input")
+RESULT_ID_FIELDS = ("tool_call_id", "call_id")
+RESULT_ROLES = ("tool", "function")
+RESULT_AGENTS = ("tool", "function", "Computer_terminal")
 
 _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -95,5 +100,46 @@ def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: in
         if invalid:
             problems.append(problem(path, "arguments_invalid", "the arguments look like JSON but do not parse"))
         calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
-                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid})
+                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None})
     return calls
+
+
+def named_call_ids(step: Any) -> List[str]:
+    """The call ids a step says it answers: its ``tool_call_id`` and ``call_id``, and the
+    ``tool_use_id`` of each ``tool_result`` block in its ``content`` (string names only)."""
+    if not isinstance(step, dict):
+        return []
+    ids = [step[key] for key in RESULT_ID_FIELDS if is_name(step.get(key))]
+    content = step.get("content")
+    if isinstance(content, list):
+        ids.extend(block["tool_use_id"] for block in content
+                   if isinstance(block, dict) and block.get("type") == "tool_result"
+                   and is_name(block.get("tool_use_id")))
+    return ids
+
+
+def is_result_step(step: Any, agent: Optional[str]) -> bool:
+    """A step that answers the call before it: role ``tool``/``function``, or a tool-like agent."""
+    if not isinstance(step, dict):
+        return False
+    return step.get("role") in RESULT_ROLES or agent in RESULT_AGENTS
+
+
+def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[Optional[str]]) -> None:
+    """Set each call's ``result_step``: the first later step naming its id, else the next step
+    when that is a result step naming no id (docs/derivation.md#call-results)."""
+    naming: Dict[str, List[int]] = {}
+    for index, step in enumerate(raw_steps):
+        for call_id in named_call_ids(step):
+            naming.setdefault(call_id, []).append(index)
+    for call in calls:
+        call["result_step"] = _first_after(naming.get(call["id"], []), call["step"])
+        following = call["step"] + 1
+        if call["result_step"] is None and following < len(raw_steps) \
+                and not named_call_ids(raw_steps[following]) and is_result_step(raw_steps[following], agents[following]):
+            call["result_step"] = following
+
+
+def _first_after(ascending: List[int], step: int) -> Optional[int]:
+    position = bisect_right(ascending, step)
+    return ascending[position] if position < len(ascending) else None
