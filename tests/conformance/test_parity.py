@@ -28,7 +28,9 @@ ALPHABET = st.sampled_from(list("AB ab_.-()[]{}\"':>→,01") + ["\t", "\n", "\u0
                                                                   "\u200b", "\x1c", "\u2028", "é", "😀", "\u202e"])
 text = st.text(ALPHABET, max_size=12)
 names = st.sampled_from(["A", "B", "C", " A", "A ", "Orchestrator (thought)", "Orchestrator (-> B)",
-                         "B (→ C)", "X(y)", "A (x) (y)", "\ufeff", "", "user", "A->B"]) | text
+                         "B (→ C)", "X(y)", "A (x) (y)", "\ufeff", "", "user", "A->B", "tool", "function",
+                         "Computer_terminal"]) | text
+call_ids = st.sampled_from(["c1", "c2", "c3", "", " "])
 json_scalar = st.none() | st.booleans() | st.integers(-2**53 + 1, 2**53 - 1) | \
     st.floats(allow_nan=False, allow_infinity=False, width=64) | text
 json_value = st.recursive(json_scalar, lambda inner: st.lists(inner, max_size=3) |
@@ -38,10 +40,13 @@ agentish = names | st.fixed_dictionaries({}, optional={"name": names, "id": name
 arguments = json_value | st.sampled_from(['{"q": 1}', "[1, 2]", "{bad", "[", "42", '"s"', "null", " {\"a\":1}",
                                            '{"a": NaN}', '{"a": 1e999}'])
 call_object = st.fixed_dictionaries({}, optional={
-    "id": names, "call_id": names, "name": names, "tool": names, "arguments": arguments, "args": arguments,
+    "id": call_ids | names, "call_id": call_ids, "name": names, "tool": names, "arguments": arguments, "args": arguments,
     "input": arguments, "function": st.fixed_dictionaries({}, optional={"name": names, "arguments": arguments})})
 action = call_object | st.sampled_from(["search(x)", "Search[q]", "finish()", "finish", "  f ( a )  ", "free text",
                                         'lookup({"q": 1})', "f(x]", "f({bad)"]) | text
+content_block = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "image"])}, optional={
+    "text": text | json_scalar, "id": call_ids, "name": names, "input": arguments, "tool_use_id": call_ids,
+    "content": text | st.lists(st.fixed_dictionaries({"type": st.just("text")}, optional={"text": text}), max_size=2)})
 time_value = st.integers(-5, 20) | st.floats(-5, 20, allow_nan=False) | st.booleans() | st.none() | st.sampled_from([
     "2024-01-01T00:00:00Z", "2024-01-01T00:00:05Z", "2024-01-01 00:00:03", "2024-01-01T00:00:02.1234567+00:00",
     "2024-02-30T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00,5Z", "5", "0001-01-01T00:00:00Z"])
@@ -53,7 +58,9 @@ step = st.one_of(
         "type": st.sampled_from(["handoff", "HandoffMessage", "HANDOFF", "message"]), "to_agent": agentish,
         "from_agent": agentish, "from": agentish, "content": json_value, "text": json_value, "thought": json_value,
         "action": action, "tool_calls": st.lists(call_object | json_scalar, max_size=3), "tool_call": call_object,
-    }))
+        "tool_call_id": call_ids, "call_id": call_ids,
+    }) | st.fixed_dictionaries({"content": st.lists(content_block, max_size=3)},
+                               optional={"role": st.sampled_from(["tool", "function", "user"]), "agent": agentish}))
 call = json_scalar | st.fixed_dictionaries({}, optional={
     "agent": agentish, "name": names, "tool": names, "resource": names | st.integers(0, 3) | st.floats(0, 3),
     "start": time_value, "end": time_value})

@@ -190,8 +190,8 @@
         if (typeof item === 'string') {
           parts.push(item);
         } else if (isPlainObject(item)) {
-          var text = ownValue(item, 'text');
-          if (typeof text === 'string') parts.push(text);
+          var text = blockText(item);
+          if (text !== null) parts.push(text);
         } else {
           return compactJson(value);
         }
@@ -199,6 +199,22 @@
       return parts.join('\n');
     }
     return compactJson(value);
+  }
+
+  // A content block's text; an Anthropic tool_result block lends its content's text.
+  function blockText(block) {
+    var text = ownValue(block, 'text');
+    if (typeof text === 'string') return text;
+    if (ownValue(block, 'type') !== 'tool_result') return null;
+    var content = ownValue(block, 'content');
+    if (typeof content === 'string') return content;
+    if (!Array.isArray(content)) return null;
+    var texts = [];
+    for (var i = 0; i < content.length; i++) {
+      var inner = isPlainObject(content[i]) ? ownValue(content[i], 'text') : undefined;
+      if (typeof inner === 'string') texts.push(inner);
+    }
+    return texts.length ? texts.join('\n') : null;
   }
 
   // An object step shows its first non-null text field; any other step is its own text.

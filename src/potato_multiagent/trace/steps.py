@@ -78,9 +78,24 @@ def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(item, (str, dict)) for item in value):
-        parts = [item if isinstance(item, str) else item.get("text") for item in value]
+        parts = [item if isinstance(item, str) else _block_text(item) for item in value]
         return "\n".join(part for part in parts if isinstance(part, str))
     return js_stringify(value)
+
+
+def _block_text(block: dict) -> Optional[str]:
+    """A content block's text; an Anthropic ``tool_result`` block lends its content's text."""
+    if isinstance(block.get("text"), str):
+        return block["text"]
+    if block.get("type") != "tool_result":
+        return None
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [inner["text"] for inner in content if isinstance(inner, dict) and isinstance(inner.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    return None
 
 
 def _is_handoff_event(step: dict) -> bool:
