@@ -112,13 +112,13 @@ def test_edges_map_agrees_with_edge_marks_and_nothing_repeats(stored, expected):
     ('{"critical_nodes": ["A"]', "value"),
     ("[]", "value"),
     ({"critical_nodes": "A"}, "critical_nodes"),
-    ({"critical_nodes": [1]}, "critical_nodes.0"),
+    ({"critical_nodes": [1]}, "critical_nodes[0]"),
     ({"edges": {"C->A": "banana"}}, "edges.C->A"),
     ({"edges": ["C->A"]}, "edges"),
     ({"edge_marks": None}, "edge_marks"),
-    ({"edge_marks": [{"from": "C", "to": "A", "status": "normal"}]}, "edge_marks.0.status"),
-    ({"edge_marks": [{"from": "C", "to": "A"}]}, "edge_marks.0.status"),
-    ({"edge_marks": [{"source": "C", "from": "C", "to": "A", "status": "critical"}]}, "edge_marks.0.source"),
+    ({"edge_marks": [{"from": "C", "to": "A", "status": "normal"}]}, "edge_marks[0].status"),
+    ({"edge_marks": [{"from": "C", "to": "A"}]}, "edge_marks[0].status"),
+    ({"edge_marks": [{"source": "C", "from": "C", "to": "A", "status": "critical"}]}, "edge_marks[0].source"),
     ({"critical_nodes": [], "extra": 1}, "extra"),
 ])
 def test_rejects_malformed_values_naming_the_field(stored, field):

@@ -54,7 +54,7 @@ def test_declares_every_config_key_to_potato():
     ({"behaviors": ["groupthink", " "]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
     ({"behaviors": ["groupthink", ""]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
     ({"behaviors": ["groupthink", "groupthink"]}, "config: behaviors: Value error, names must be unique"),
-    ({"behaviors": ["groupthink", 3]}, "config: behaviors.1: Input should be a valid string"),
+    ({"behaviors": ["groupthink", 3]}, "config: behaviors[1]: Input should be a valid string"),
     ({"allow_note": "yes"}, "config: allow_note: Input should be a valid boolean"),
 ])
 def test_a_bad_config_is_reported_by_key(bad, message):
@@ -121,10 +121,10 @@ def test_reports_values_whose_parts_disagree(value, expected):
     ("[1, 2]", "value"),
     ('"groupthink"', "value"),
     ({"groupthink": True}, "groupthink"),
-    ({"groupthink": {"turns": [-1], "note": ""}}, "groupthink.turns.0"),
-    ({"groupthink": {"turns": [1.5], "note": ""}}, "groupthink.turns.0"),
-    ({"groupthink": {"turns": ["1"], "note": ""}}, "groupthink.turns.0"),
-    ({"groupthink": {"turns": [True], "note": ""}}, "groupthink.turns.0"),
+    ({"groupthink": {"turns": [-1], "note": ""}}, "groupthink.turns[0]"),
+    ({"groupthink": {"turns": [1.5], "note": ""}}, "groupthink.turns[0]"),
+    ({"groupthink": {"turns": ["1"], "note": ""}}, "groupthink.turns[0]"),
+    ({"groupthink": {"turns": [True], "note": ""}}, "groupthink.turns[0]"),
     ({"groupthink": {"turns": [1, 1], "note": ""}}, "groupthink.turns"),
     ({"groupthink": {"turns": [1], "note": None}}, "groupthink.note"),
     ({"groupthink": {"turns": [1]}}, "groupthink.note"),
@@ -132,8 +132,8 @@ def test_reports_values_whose_parts_disagree(value, expected):
     ({"groupthink": {"turns": [1], "note": "", "instances": []}}, "groupthink.instances"),
     ({"groupthink": {"turns": [1], "note": "", "instances": None}}, "groupthink.instances"),
     ({"groupthink": {"turns": [1], "note": "", "instances": [{"turns": [1, 1], "note": ""}]}},
-     "groupthink.instances.0.turns"),
-    ({"groupthink": {"turns": [1], "note": "", "instances": [{"turns": [1]}]}}, "groupthink.instances.0.note"),
+     "groupthink.instances[0].turns"),
+    ({"groupthink": {"turns": [1], "note": "", "instances": [{"turns": [1]}]}}, "groupthink.instances[0].note"),
     ('{"groupthink": {"turns": [NaN], "note": ""}}', "value"),
 ])
 def test_rejects_malformed_values_naming_the_field(value, field):

@@ -73,7 +73,7 @@ def test_declares_every_config_key_to_potato():
     ({"flags": ["a", " "]}, "flags: Value error, entry 1 is empty or only whitespace"),
     ({"flags": ["a", "a"]}, "flags: Value error, 'a' is listed twice"),
     ({"flags": ["info_loss", "info loss"]}, "flags: Value error, 'info_loss' and 'info loss' would both read 'info loss'"),
-    ({"flags": ["a", 3]}, "flags.1: Input should be a valid string"),
+    ({"flags": ["a", 3]}, "flags[1]: Input should be a valid string"),
     ({"quality_scale": 1}, "quality_scale: Input should be greater than or equal to 2"),
     ({"quality_scale": 11}, "quality_scale: Input should be less than or equal to 10"),
     ({"quality_scale": "five"}, "quality_scale: Input should be a valid integer"),

@@ -71,7 +71,7 @@ def test_config_defaults():
     ({"verdict_options": "correct"}, "config: verdict_options: Input should be a valid list"),
     ({"verdict_options": ["ok", "ok"]}, "config: verdict_options: Value error, verdicts must be unique"),
     ({"verdict_options": ["ok", " "]}, "config: verdict_options: Value error, entry 1 is empty or only whitespace"),
-    ({"verdict_options": ["ok", 3]}, "config: verdict_options.1: Input should be a valid string"),
+    ({"verdict_options": ["ok", 3]}, "config: verdict_options[1]: Input should be a valid string"),
     ({"multi_verdict": "yes"}, "config: multi_verdict: Input should be a valid boolean"),
     ({"allow_notes": 1}, "config: allow_notes: Input should be a valid boolean"),
 ])
@@ -152,15 +152,15 @@ def test_reports_verdicts_and_notes_the_config_does_not_allow(value, config, exp
 @pytest.mark.parametrize("value, field", [
     ('[{"index": 0', "value"),
     ('{"index": 0}', "value"),
-    ('[{"index": 0, "step": 0, "tool": "f", "verdict": "correct", "notes": "", "extra": 1}]', "0.extra"),
-    (json.dumps([{**OPENAI, "index": -1}]), "0.index"),
-    (json.dumps([{**OPENAI, "step": "0"}]), "0.step"),
-    (json.dumps([{**OPENAI, "position": 0.5}]), "0.position"),
-    (json.dumps([{**OPENAI, "id": 5}]), "0.id"),
-    (json.dumps([{**OPENAI, "verdict": True}]), "0.verdict"),
-    (json.dumps([{**OPENAI, "verdicts": "correct"}]), "0.verdicts"),
-    (json.dumps([{**OPENAI, "notes": None}]), "0.notes"),
-    (json.dumps([{k: v for k, v in OPENAI.items() if k != "tool"}]), "0.tool"),
+    ('[{"index": 0, "step": 0, "tool": "f", "verdict": "correct", "notes": "", "extra": 1}]', "[0].extra"),
+    (json.dumps([{**OPENAI, "index": -1}]), "[0].index"),
+    (json.dumps([{**OPENAI, "step": "0"}]), "[0].step"),
+    (json.dumps([{**OPENAI, "position": 0.5}]), "[0].position"),
+    (json.dumps([{**OPENAI, "id": 5}]), "[0].id"),
+    (json.dumps([{**OPENAI, "verdict": True}]), "[0].verdict"),
+    (json.dumps([{**OPENAI, "verdicts": "correct"}]), "[0].verdicts"),
+    (json.dumps([{**OPENAI, "notes": None}]), "[0].notes"),
+    (json.dumps([{k: v for k, v in OPENAI.items() if k != "tool"}]), "[0].tool"),
     ('[{"index": NaN, "step": 0, "tool": "f", "verdict": null, "notes": ""}]', "value"),
 ])
 def test_rejects_malformed_values_naming_the_field(value, field):

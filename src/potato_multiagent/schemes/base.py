@@ -25,11 +25,22 @@ def _integral_float_to_int(value: Any) -> Any:
     return value
 
 
-JsonInt = Annotated[int, Strict(), BeforeValidator(_integral_float_to_int)]
-"""An integer as JSON means it: ``1`` or ``1.0``, never ``true`` or ``"1"``."""
+def json_int(**bounds: int) -> Any:
+    """An integer as JSON means it (``1`` or ``1.0``, never ``true`` or ``"1"``), with optional
+    bounds (``ge``, ``le``, ``gt``, ``lt``).
 
-StepIndex = Annotated[int, Strict(), Field(ge=0), BeforeValidator(_integral_float_to_int)]
+    The bounds sit before the float converter so that pydantic writes them into the JSON Schema as
+    ``minimum``/``maximum``: the widget checks stored values against that schema.
+    """
+    constraints = [Field(**bounds)] if bounds else []
+    return Annotated[(int, Strict(), *constraints, BeforeValidator(_integral_float_to_int))]
+
+
+JsonInt = json_int()
+StepIndex = json_int(ge=0)
 """A 0-based index into the trace's steps (shown to annotators as ``#N`` = index + 1)."""
+NonNegativeJsonInt = json_int(ge=0)
+"""A 0-based position of anything else (a call, a region, a place within a step)."""
 
 
 class SchemeConfig(BaseModel):
@@ -69,13 +80,21 @@ class SchemeConfig(BaseModel):
         return self.model_dump(exclude={"name", "description"})
 
 
+def field_path(loc: tuple) -> str:
+    """A pydantic location as the widget writes it: ``[0].flags``, ``groupthink.instances[1].turns``.
+
+    >>> field_path((0, "flags")), field_path(("groupthink", "instances", 1, "turns")), field_path(())
+    ('[0].flags', 'groupthink.instances[1].turns', 'value')
+    """
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "value"
+
+
 def format_validation_error(error: ValidationError, prefix: str = "") -> List[str]:
     """One readable line per pydantic error, naming the field: ``decisive_step: Input should be ...``."""
-    lines = []
-    for item in error.errors():
-        field = ".".join(str(part) for part in item["loc"]) or "value"
-        lines.append(f"{prefix}{field}: {item['msg']}")
-    return lines
+    return [f"{prefix}{field_path(item['loc'])}: {item['msg']}" for item in error.errors()]
 
 
 def not_in_trace(field: str, value: Any) -> str:

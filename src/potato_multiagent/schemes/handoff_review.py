@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Annotated, Dict, List, Optional, Tuple
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, RootModel, Strict, StrictBool,
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool,
                       StrictInt, StrictStr, field_validator)
 
 from ..trace import Derivation, is_name
-from .base import Scheme, SchemeConfig, StepIndex, _integral_float_to_int, not_in_trace
+from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 
@@ -58,10 +58,8 @@ class HandoffReviewConfig(SchemeConfig):
         return flags
 
 
-# Spelt out rather than built on base.JsonInt: a Field constraint stacked on that alias reaches the
-# JSON Schema as "ge" instead of "minimum", which the browser's check would not enforce.
-Position = Annotated[int, Strict(), Field(ge=0), BeforeValidator(_integral_float_to_int)]
-Quality = Annotated[int, Strict(), Field(ge=1), BeforeValidator(_integral_float_to_int)]
+Position = NonNegativeJsonInt
+Quality = json_int(ge=1)
 FlagList = Annotated[List[StrictStr], AfterValidator(_distinct), Field(json_schema_extra={"uniqueItems": True})]
 
 

@@ -15,12 +15,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr, field_validator
 
 from ..trace import Derivation, is_name
-from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
+from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
-CallNumber = StepIndex
-"""A 0-based count (a call's index, or its place in its step), with StepIndex's JSON integer rule."""
+CallNumber = NonNegativeJsonInt
+"""A 0-based count: a call's index, or its place in its step."""
 
 
 class ToolCallReviewConfig(SchemeConfig):

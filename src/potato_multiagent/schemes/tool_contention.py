@@ -17,15 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 
 from ..trace import Derivation, is_name
 from ..trace.jsjson import js_number
-from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
+from .base import NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
 Seconds = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 """A time as the derivation gives it: seconds (for ISO times, since 1970-01-01T00:00:00Z)."""
 
-Index = StepIndex
-"""A non-negative JSON integer (StepIndex is that shape; here it indexes calls and regions)."""
+Index = NonNegativeJsonInt
+"""The position of a call in the calls list, or of a region in the derivation."""
 
 
 class ToolContentionConfig(SchemeConfig):
