@@ -46,7 +46,72 @@ def _check_command(args: argparse.Namespace) -> int:
     return code
 
 
+def _convert_command(args: argparse.Namespace) -> int:
+    from .convert import ConvertError, convert_inputs, write_conversion
+
+    try:
+        conversion = convert_inputs(args.format, [Path(name) for name in args.inputs])
+        write_conversion(conversion, Path(args.output), Path(args.gold) if args.gold else None)
+    except (ConvertError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {len(conversion.records)} record(s) to {args.output}")
+    if args.gold:
+        print(f"wrote {len(conversion.gold)} gold line(s) to {args.gold}")
+    elif conversion.gold:
+        print(f"note: {len(conversion.gold)} record(s) have ground truth; pass --gold FILE to keep it "
+              f"(it never goes into the records)", file=sys.stderr)
+    return 0
+
+
+def _export_command(args: argparse.Namespace) -> int:
+    from .analysis import ExportError, collect, export_collection
+    from .analysis.agreement import left_out_lines
+    from .task import Task, TaskError
+
+    try:
+        collection = collect(Task(args.config))
+        report = export_collection(collection, Path(args.out), args.format)
+    except (TaskError, ExportError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for table in report["tables"]:
+        print(f"{table['scheme']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
+    print("\n".join(left_out_lines(collection) + [f"report: {Path(args.out) / 'report.json'}"]))
+    return 0
+
+
+def _agreement_command(args: argparse.Namespace) -> int:
+    from .analysis import GoldError, agreement_frame, collect, read_gold
+    from .analysis.agreement import agreement_lines
+    from .task import Task, TaskError
+
+    try:
+        gold = read_gold(Path(args.gold)) if args.gold else None
+        collection = collect(Task(args.config))
+    except (TaskError, GoldError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    frame = agreement_frame(collection, gold, args.within)
+    if args.json:
+        figures = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        json.dump(figures, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print("\n".join(agreement_lines(frame, collection)))
+    return 0
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .convert import FORMATS
+
     parser = argparse.ArgumentParser(prog="potato-multiagent", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -67,6 +132,28 @@ def build_parser() -> argparse.ArgumentParser:
     c = commands.add_parser("check", help="validate our schemes' config keys and every saved value of a task")
     c.add_argument("config")
     c.set_defaults(run=_check_command)
+
+    formats = "\n".join(f"  {name:14} {module.SUMMARY}" for name, module in FORMATS.items())
+    v = commands.add_parser("convert", help="convert framework traces into records (and gold) for a task",
+                            epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    v.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
+    v.add_argument("-o", "--output", required=True, help="records file to write (JSON Lines)")
+    v.add_argument("--gold", help="where to write the ground truth ({id, gold} lines), never into the records")
+    v.set_defaults(run=_convert_command)
+
+    e = commands.add_parser("export", help="one tidy table per scheme, joined with the derived context")
+    e.add_argument("config")
+    e.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
+    e.add_argument("--out", required=True, help="folder for the tables and report.json")
+    e.set_defaults(run=_export_command)
+
+    a = commands.add_parser("agreement", help="inter-annotator agreement per scheme (and accuracy against gold)")
+    a.add_argument("config")
+    a.add_argument("--gold", metavar="FILE", help="gold lines ({id, gold}) as convert --gold writes them")
+    a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1)")
+    a.add_argument("--json", action="store_true", help="print the figures as JSON")
+    a.set_defaults(run=_agreement_command)
     return parser
 
 

@@ -16,6 +16,8 @@ import yaml
 
 from .schemes import SCHEMES
 
+HISTORY_FILE = "annotation_history.jsonl"
+
 
 class TaskError(Exception):
     """A task cannot be read; the message names the file and the field."""
@@ -31,6 +33,9 @@ class SavedValue:
     value: Any
     hidden: bool
     """True when the scheme's ``display_logic`` hid it, given the user's other answers."""
+    saved_at: Optional[str] = None
+    """When Potato last stored it: the ``timestamp`` of the last matching entry of the user's
+    ``annotation_history.jsonl`` (the server's local time, as Potato writes it), if any."""
 
 
 def read_records(path: Path) -> List[Any]:
@@ -49,6 +54,26 @@ def read_records(path: Path) -> List[Any]:
             except ValueError as error:
                 raise TaskError(f"{path}:{number}: not a JSON line ({error})") from None
     return records
+
+
+def last_saved_times(history_path: Path) -> Dict[tuple, str]:
+    """``{(instance_id, scheme): timestamp}`` of the last label action Potato logged for each.
+
+    A missing file gives ``{}``; a torn last line (the server writing) is skipped.
+    """
+    times: Dict[tuple, str] = {}
+    try:
+        lines = history_path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return times
+    for line in lines:
+        try:
+            action = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(action, dict) and str(action.get("action_type", "")).endswith("_label"):
+            times[(str(action.get("instance_id")), action.get("schema_name"))] = action.get("timestamp")
+    return times
 
 
 class Task:
@@ -118,13 +143,15 @@ class Task:
             except (OSError, ValueError) as error:
                 raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
             user = str(state.get("user_id") or state_path.parent.name)
+            saved_at = last_saved_times(state_path.parent / HISTORY_FILE)
             per_instance = state.get("instance_id_to_label_to_value") or {}
             for instance_id, pairs in per_instance.items():
                 hidden = self._hidden_schemes(instance_id, pairs)
                 for label, value in pairs:
                     scheme = label.get("schema") if isinstance(label, dict) else None
                     if scheme in ours:
-                        yield SavedValue(user, instance_id, scheme, value, scheme in hidden)
+                        yield SavedValue(user, instance_id, scheme, value, scheme in hidden,
+                                         saved_at.get((instance_id, scheme)))
 
     def _hidden_schemes(self, instance_id: str, pairs: list) -> set:
         """Schemes hidden by ``display_logic`` given these answers (Potato's own evaluator)."""

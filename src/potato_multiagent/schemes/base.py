@@ -14,7 +14,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, Str
 from markupsafe import Markup
 
 from ..rendering import escape_braces, render_template
-from ..trace import derive, is_name
+from ..trace import Derivation, derive, is_name
 from ..trace.jsjson import StrictJSONError, strict_loads
 
 
@@ -174,11 +174,13 @@ class Scheme:
 
     # -- values -------------------------------------------------------------------------------
     @classmethod
-    def validate(cls, value: Any, record: Any, config: SchemeConfig) -> List[str]:
+    def validate(cls, value: Any, record: Any, config: SchemeConfig,
+                 derivation: Optional[Derivation] = None) -> List[str]:
         """Problems of a stored value against its record; an empty list means valid.
 
         ``value`` is the stored JSON string (or already parsed data). An empty string or None is
-        "nothing stored" and valid.
+        "nothing stored" and valid. Pass ``derivation`` when the caller already derived the
+        record with this config's options (export validates many values per record).
         """
         if value is None or value == "":
             return []
@@ -191,5 +193,6 @@ class Scheme:
             parsed = cls.Value.model_validate(value)
         except ValidationError as error:
             return format_validation_error(error)
-        derivation = derive(record, **config.derive_options())
+        if derivation is None:
+            derivation = derive(record, **config.derive_options())
         return cls.trace_problems(parsed, derivation, config)

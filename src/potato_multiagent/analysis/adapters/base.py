@@ -1,0 +1,90 @@
+"""What each annotation type tells export and agreement: its rows and its figures.
+
+An adapter turns one valid stored value into tidy rows (one per judged item, joined with the
+derived context the item refers to) and computes the type's agreement figures from the table of
+every annotator's rows. Export adds ``instance_id``, ``user`` and ``timestamp`` to each row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+
+import pandas as pd
+from pydantic import BaseModel
+
+from ...schemes import SchemeConfig
+from ...trace import Derivation
+from ..statistics import USER, Figure
+
+INSTANCE = "instance_id"
+
+
+@dataclass(frozen=True)
+class Judgements:
+    """What agreement reads: the scheme's table, and who saved a valid value for which instance.
+
+    ``judges`` matters where an empty judgement is a judgement: an annotator who saved a value
+    that marks nothing (no turn of a behaviour) has no row for it, yet disagrees with one who did.
+    """
+
+    rows: pd.DataFrame
+    judges: pd.DataFrame
+    """One row per (``instance_id``, ``user``) with a valid saved value."""
+
+
+class Adapter:
+    """One annotation type's export and agreement; subclasses set ``widget`` and define the rest."""
+
+    widget: ClassVar[str]
+    """The scheme's widget name (``failure_attribution``)."""
+    item_key: ClassVar[Tuple[str, ...]] = ()
+    """Columns that identify a judged item within an instance (empty: the instance is the item)."""
+    float_columns: ClassVar[Tuple[str, ...]] = ()
+    """Columns that stay floating point even when every value is integral (times in seconds)."""
+
+    @classmethod
+    def unit(cls) -> Tuple[str, ...]:
+        """What two annotators' rows must share to be judgements of the same item."""
+        return (INSTANCE,) + cls.item_key
+
+    @classmethod
+    def columns(cls, config: SchemeConfig) -> Tuple[str, ...]:
+        """The adapter's own columns, in order (export puts ``instance_id, user, timestamp`` first)."""
+        raise NotImplementedError
+
+    @classmethod
+    def rows(cls, value: BaseModel, derivation: Derivation, config: SchemeConfig) -> List[Dict[str, Any]]:
+        """One row per judged item of one stored value, with the derived context it refers to."""
+        raise NotImplementedError
+
+    @classmethod
+    def agreement(cls, judgements: Judgements, config: SchemeConfig, gold: Optional[Mapping[str, dict]],
+                  within: int) -> List[Figure]:
+        """Figures between annotators; against ``gold`` (instance id -> gold object) when the type has any."""
+        raise NotImplementedError
+
+
+def per_judge(judgements: Judgements, column: str, values: Callable[[dict], Iterable[Any]]) -> pd.DataFrame:
+    """One row per judge (``instance_id``, ``user``) with, in ``column``, the set of ``values(row)``
+    over their rows; a judge whose rows give nothing (or who has no row) gets the empty set."""
+    sets: Dict[tuple, set] = {}
+    for row in judgements.rows.to_dict("records"):
+        sets.setdefault((row[INSTANCE], row[USER]), set()).update(values(row))
+    judges = judgements.judges
+    return pd.DataFrame({INSTANCE: judges[INSTANCE], USER: judges[USER],
+                         column: [frozenset(sets.get(key, ())) for key in zip(judges[INSTANCE], judges[USER])]})
+
+
+def step_text(derivation: Derivation, index: Optional[int]) -> Optional[str]:
+    """The text of step ``index`` (None for no step, or one past the trace)."""
+    if index is None or not 0 <= index < len(derivation.steps):
+        return None
+    return derivation.steps[index].text
+
+
+def step_agent(derivation: Derivation, index: Optional[int]) -> Optional[str]:
+    """The agent of step ``index`` (None for no step, one past the trace, or a step without agent)."""
+    if index is None or not 0 <= index < len(derivation.steps):
+        return None
+    return derivation.steps[index].agent

@@ -1,0 +1,107 @@
+"""Converters: traces from real frameworks into records our schemes read natively (SPEC §3).
+
+``potato-multiagent convert --from FORMAT INPUT... -o records.jsonl [--gold gold.jsonl]``. Each
+format is one module with ``convert_file(path, items)``; step k of the source is step k of the
+record, so step indices in gold labels stay valid. Ground truth never enters a record (every record
+field reaches the annotator's page source): it goes to the gold file as ``{"id", "gold"}`` lines.
+Nothing is written unless every input converts, and each output appears whole (temp file, rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Dict, Iterable, List, Optional, Sequence
+
+from . import autogen, dpbench, mast, openai_agents, otel_genai, who_and_when
+from .sources import Converted, ConvertError, Item, input_files, read_items
+
+FORMATS: Dict[str, ModuleType] = {
+    "who-and-when": who_and_when,
+    "autogen": autogen,
+    "openai-agents": openai_agents,
+    "otel-genai": otel_genai,
+    "dpbench": dpbench,
+    "mast": mast,
+}
+"""Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
+
+
+@dataclass(frozen=True)
+class Conversion:
+    records: List[dict]
+    gold: List[dict]
+    """``{"id": ..., "gold": {...}}`` for every record whose source carries ground truth."""
+
+
+def convert_inputs(format_name: str, inputs: Sequence[Path]) -> Conversion:
+    """Convert every input file (a folder stands for its JSON files); raise on the first problem."""
+    module = FORMATS.get(format_name)
+    if module is None:
+        raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
+    converted: List[Converted] = []
+    for path in input_files(inputs):
+        converted.extend(module.convert_file(path, read_items(path)))
+    _check_records(converted)
+    return Conversion(records=[entry.record for entry in converted],
+                      gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
+                            if entry.gold is not None])
+
+
+def write_conversion(conversion: Conversion, records_path: Path, gold_path: Optional[Path]) -> None:
+    """Write the records (and the gold lines) so that each file appears complete or not at all."""
+    outputs = [(records_path, conversion.records)]
+    if gold_path is not None:
+        outputs.append((gold_path, conversion.gold))
+    staged: List[tuple] = []
+    try:
+        for path, rows in outputs:
+            staged.append((_stage_jsonl(path, rows), path))
+    except BaseException:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for temporary, final in staged:
+        os.replace(temporary, final)
+
+
+def _stage_jsonl(path: Path, rows: Iterable[dict]) -> Path:
+    """Write ``rows`` to a new hidden file beside ``path`` (created as any new file, umask applies)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(staged, "x", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    return staged
+
+
+def _check_records(converted: List[Converted]) -> None:
+    """Ids are unique across every input, and every record is strict JSON."""
+    first_seen: Dict[str, Item] = {}
+    for entry in converted:
+        record_id = entry.record["id"]
+        if record_id in first_seen:
+            earlier = first_seen[record_id]
+            raise entry.item.error("id", f"{record_id!r} is already the id of the record from "
+                                         f"{earlier.path}:{earlier.line}")
+        first_seen[record_id] = entry.item
+        _check_strict_json(entry)
+
+
+def _check_strict_json(entry: Converted) -> None:
+    """Records (and gold) are strict JSON (SPEC §3): NaN and Infinity, which Python's json reads, are refused."""
+    try:
+        json.dumps([entry.record, entry.gold], allow_nan=False)
+    except ValueError:
+        raise entry.item.error("item", "holds NaN or Infinity, which JSON does not allow") from None
+
+
+__all__ = ["FORMATS", "Conversion", "ConvertError", "Converted", "Item", "convert_inputs", "write_conversion"]

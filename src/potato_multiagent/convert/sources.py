@@ -1,0 +1,163 @@
+"""Reading converter inputs: JSON documents, JSON arrays and JSON Lines, each item with its line.
+
+Every message a converter gives names the file, the line and the field, so each item keeps where
+it came from: the line of a JSON Lines record, the line where an element of a top-level JSON array
+starts, or line 1 for a file holding one JSON document.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, List, Optional
+
+INPUT_SUFFIXES = (".json", ".jsonl")
+_WHITESPACE = " \t\r\n"
+_DECODER = json.JSONDecoder()
+
+
+class ConvertError(Exception):
+    """An input that cannot be converted: the message names file, line and field."""
+
+    def __init__(self, path: Path, line: Optional[int], field: str, message: str):
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {field}: {message}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One JSON value of an input file and where it starts."""
+
+    value: Any
+    path: Path
+    line: int
+
+    def error(self, field: str, message: str) -> ConvertError:
+        return ConvertError(self.path, self.line, field, message)
+
+    def require(self, field: str, kind: type, described: str) -> Any:
+        """``value[field]`` when the item is an object and the field has type ``kind``."""
+        if not isinstance(self.value, dict):
+            raise self.error("item", f"expected a JSON object, found {json_kind(self.value)}")
+        found = self.value.get(field)
+        if not isinstance(found, kind) or isinstance(found, bool) and kind is not bool:
+            shown = "nothing" if field not in self.value else json_kind(found)
+            raise self.error(field, f"expected {described}, found {shown}")
+        return found
+
+
+@dataclass(frozen=True)
+class Converted:
+    """One record, its ground truth if the source has any, and the item it came from."""
+
+    record: dict
+    gold: Optional[dict]
+    item: Item
+
+
+def json_kind(value: Any) -> str:
+    """The JSON kind of a value with its article, for messages: ``a string``, ``an array``, ``null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def input_files(paths: Iterable[Path]) -> List[Path]:
+    """The files named, with a folder standing for its ``.json``/``.jsonl`` files (recursively, sorted)."""
+    files: List[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in INPUT_SUFFIXES)
+            if not found:
+                raise ConvertError(path, None, "input", "the folder holds no .json or .jsonl file")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ConvertError(path, None, "input", "no such file or folder")
+    return files
+
+
+def read_items(path: Path) -> List[Item]:
+    """The items of one file: a JSON array's elements, one JSON document, or JSON Lines records."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConvertError(path, None, "input", f"cannot read the file ({error})") from None
+    start = _skip_whitespace(text, 0)
+    if start == len(text):
+        raise ConvertError(path, None, "input", "the file is empty")
+    if text[start] == "[":
+        return list(_array_items(text, start, path))
+    try:
+        return [Item(json.loads(text), path, _line_of(text, start))]
+    except json.JSONDecodeError as whole_error:
+        if whole_error.msg != "Extra data":
+            raise ConvertError(path, whole_error.lineno, "input", f"not valid JSON ({whole_error.msg})") from None
+    return list(_json_lines(text, path))
+
+
+def _array_items(text: str, start: int, path: Path) -> Iterator[Item]:
+    line_of = _LineCounter(text)
+    position = _skip_whitespace(text, start + 1)
+    if position < len(text) and text[position] == "]":
+        _expect_end(text, position + 1, path)
+        return
+    while True:
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            raise ConvertError(path, error.lineno, "input", f"not valid JSON ({error.msg})") from None
+        yield Item(value, path, line_of(position))
+        position = _skip_whitespace(text, end)
+        separator = text[position] if position < len(text) else ""
+        if separator == "]":
+            _expect_end(text, position + 1, path)
+            return
+        if separator != ",":
+            raise ConvertError(path, line_of(position), "input", "not valid JSON (expected ',' or ']')")
+        position = _skip_whitespace(text, position + 1)
+
+
+def _json_lines(text: str, path: Path) -> Iterator[Item]:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip(_WHITESPACE):
+            try:
+                yield Item(json.loads(line), path, number)
+            except json.JSONDecodeError as error:
+                raise ConvertError(path, number, "input", f"not a JSON line ({error.msg})") from None
+
+
+def _expect_end(text: str, position: int, path: Path) -> None:
+    rest = _skip_whitespace(text, position)
+    if rest != len(text):
+        raise ConvertError(path, _line_of(text, rest), "input", "not valid JSON (text after the closing ']')")
+
+
+def _skip_whitespace(text: str, position: int) -> int:
+    while position < len(text) and text[position] in _WHITESPACE:
+        position += 1
+    return position
+
+
+def _line_of(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+class _LineCounter:
+    """Line numbers of increasing positions in one text, counting each newline once."""
+
+    def __init__(self, text: str):
+        self.text, self.position, self.line = text, 0, 1
+
+    def __call__(self, position: int) -> int:
+        self.line += self.text.count("\n", self.position, position)
+        self.position = position
+        return self.line

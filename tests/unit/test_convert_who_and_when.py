@@ -1,0 +1,101 @@
+"""`convert --from who-and-when`: runs written here in Who&When's shape (both subsets)."""
+
+import json
+
+import pytest
+
+from potato_multiagent import derive
+from potato_multiagent.convert import ConvertError, convert_inputs
+
+AG2_RUN = {
+    "is_correct": False, "question": "How many even street numbers are in the sheet?", "question_ID": "q-1",
+    "level": "2", "ground_truth": "8",
+    "history": [
+        {"content": "Plan: load the sheet, count even numbers.", "role": "assistant", "name": "Planner"},
+        {"content": "print(count_even(df))", "role": "user", "name": "Excel_Expert"},
+        {"content": "exitcode: 0\n4", "role": "user", "name": "Computer_terminal"},
+        {"content": "The answer is 4. TERMINATE", "role": "user", "name": "Verifier"},
+    ],
+    "mistake_agent": "Excel_Expert", "mistake_step": "1",
+    "mistake_reason": "It ignored addresses written as words.",
+    "system_prompt": {"Excel_Expert": "You analyse spreadsheets."},
+}
+
+MAGENTIC_RUN = {
+    "question": "Which gym near the exchange is open at 7 pm?", "ground_truth": "Renzo Gracie",
+    "is_corrected": False, "question_ID": "q-2",
+    "history": [
+        {"content": "Which gym near the exchange is open at 7 pm?", "role": "human"},
+        {"content": "Plan: search the web.", "role": "Orchestrator (thought)"},
+        {"content": "Search for gyms near the exchange.", "role": "Orchestrator (-> WebSurfer)"},
+        {"content": "I clicked an unrelated page.", "role": "WebSurfer"},
+    ],
+    "mistake_agent": "WebSurfer", "mistake_step": "3", "mistake_reason": "It clicked an irrelevant site.",
+}
+
+
+def write_subsets(root):
+    for subset, run in (("Algorithm-Generated", AG2_RUN), ("Hand-Crafted", MAGENTIC_RUN)):
+        (root / subset).mkdir(parents=True)
+        (root / subset / "1.json").write_text(json.dumps(run), encoding="utf-8")
+    return root
+
+
+def test_both_subsets_convert_with_ids_from_their_folders_and_steps_unchanged(tmp_path):
+    conversion = convert_inputs("who-and-when", [write_subsets(tmp_path / "who_and_when")])
+    records = {record["id"]: record for record in conversion.records}
+    assert list(records) == ["Algorithm-Generated-1", "Hand-Crafted-1"]
+    assert records["Algorithm-Generated-1"]["steps"] == AG2_RUN["history"]
+    assert records["Hand-Crafted-1"]["steps"] == MAGENTIC_RUN["history"]
+    assert records["Algorithm-Generated-1"]["question"] == AG2_RUN["question"]
+    assert records["Algorithm-Generated-1"]["system_prompt"] == AG2_RUN["system_prompt"]
+
+
+def test_gold_holds_the_attribution_and_the_answer_and_never_enters_a_record(tmp_path):
+    conversion = convert_inputs("who-and-when", [write_subsets(tmp_path / "who_and_when")])
+    assert conversion.gold == [
+        {"id": "Algorithm-Generated-1", "gold": {"mistake_agent": "Excel_Expert", "mistake_step": 1,
+                                                  "mistake_reason": "It ignored addresses written as words.",
+                                                  "ground_truth": "8"}},
+        {"id": "Hand-Crafted-1", "gold": {"mistake_agent": "WebSurfer", "mistake_step": 3,
+                                           "mistake_reason": "It clicked an irrelevant site.",
+                                           "ground_truth": "Renzo Gracie"}},
+    ]
+    served = json.dumps(conversion.records)
+    for field in ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth", "is_correct", "is_corrected"):
+        assert field not in served
+    assert "irrelevant site" not in served and "written as words" not in served and "Renzo" not in served
+
+
+def test_the_gold_step_indexes_the_same_step_in_the_derivation(tmp_path):
+    conversion = convert_inputs("who-and-when", [write_subsets(tmp_path / "who_and_when")])
+    for record, gold in zip(conversion.records, conversion.gold):
+        derivation = derive(record)
+        step = derivation.steps[gold["gold"]["mistake_step"]]
+        assert step.agent == gold["gold"]["mistake_agent"]
+        assert gold["gold"]["mistake_agent"] in derivation.agents
+    magentic = derive(conversion.records[1])
+    assert ("Orchestrator", "WebSurfer") in {(edge["from"], edge["to"]) for edge in magentic.edges}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"mistake_step": "7"}, "mistake_step: 7 is not a step of this run (history has 4 steps)"),
+    ({"mistake_step": "one"}, "mistake_step: expected a step index, found 'one'"),
+    ({"mistake_step": -1}, "mistake_step: expected a step index, found -1"),
+    ({"mistake_agent": None}, "mistake_agent: expected the responsible agent's name, found null"),
+    ({"history": "none"}, "history: expected the run's steps (a list), found a string"),
+])
+def test_a_bad_run_is_refused_naming_file_line_and_field(tmp_path, change, message):
+    path = tmp_path / "Hand-Crafted" / "9.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**AG2_RUN, **change}), encoding="utf-8")
+    with pytest.raises(ConvertError) as error:
+        convert_inputs("who-and-when", [path])
+    assert str(error.value) == f"{path}:1: {message}"
+
+
+def test_a_file_of_several_runs_numbers_them(tmp_path):
+    path = tmp_path / "runs" / "batch.jsonl"
+    path.parent.mkdir()
+    path.write_text(f"{json.dumps(AG2_RUN)}\n{json.dumps(MAGENTIC_RUN)}\n", encoding="utf-8")
+    assert [record["id"] for record in convert_inputs("who-and-when", [path]).records] == ["runs-batch-1", "runs-batch-2"]
