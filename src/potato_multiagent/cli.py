@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -102,6 +103,29 @@ def _agreement_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate_config_command(args: argparse.Namespace) -> int:
+    from .migrate import migrate_config_text
+
+    source = Path(args.config)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    migration = migrate_config_text(text)
+    for change in migration.changes:
+        print(f"{source}: {change}", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.write(migration.text)
+        return 0
+    target = Path(args.output)
+    staged = target.with_name(f".{target.name}.migrating")
+    staged.write_text(migration.text, encoding="utf-8")
+    os.replace(staged, target)  # the config is whole or untouched, never half-written
+    print(f"wrote {target} ({len(migration.changes)} change(s))", file=sys.stderr)
+    return 0
+
+
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -154,6 +178,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1)")
     a.add_argument("--json", action="store_true", help="print the figures as JSON")
     a.set_defaults(run=_agreement_command)
+
+    m = commands.add_parser("migrate-config", help="rewrite Potato's built-in multi-agent types to ours, "
+                                                   "keeping every other line and comment (idempotent)")
+    m.add_argument("config")
+    m.add_argument("-o", "--output", help="write here (may be the config itself); default: standard output")
+    m.set_defaults(run=_migrate_config_command)
     return parser
 
 

@@ -90,3 +90,16 @@ def test_a_migrated_config_passes_potato_validate_strict(tmp_path):
     potato = [sys.executable, "-m", "potato", "validate", "--strict", "config.yaml"]
     result = subprocess.run(potato, cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cli_rewrites_a_config_in_place_and_reports_each_change(tmp_path, capsys):
+    from potato_multiagent.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(built_in("agent_scorecard"))
+    assert main(["migrate-config", str(config), "-o", str(config)]) == 0
+    assert "annotation_type: multiagent.agent_scorecard" in config.read_text()
+    report = capsys.readouterr().err
+    assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(3 change(s))" in report
+    assert main(["migrate-config", str(config)]) == 0  # to stdout, nothing left to change
+    assert capsys.readouterr().out == config.read_text()
