@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Serve one of the examples with Potato: bash scripts/run-example.sh [EXAMPLE] [PORT]
-#   EXAMPLE  a folder under examples/ (default: failure-attribution)
+#   EXAMPLE  a folder under examples/ (default: team-evaluation, all seven types on one page)
 #   PORT     default 8000; the server listens on 127.0.0.1 only
 # Log in with any user name (the examples need no password). Stop with Ctrl-C.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO_ROOT="$(pwd)"
-EXAMPLE="${1:-failure-attribution}"
+EXAMPLE="${1:-team-evaluation}"
 PORT="${2:-8000}"
 EXAMPLE_DIR="$REPO_ROOT/examples/$EXAMPLE"
 
