@@ -126,6 +126,26 @@ def _migrate_config_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate_values_command(args: argparse.Namespace) -> int:
+    from .migrate_values import ValueMigration
+    from .task import TaskError
+
+    config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
+    try:
+        migration = ValueMigration(config)
+    except (TaskError, OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    lines = migration.lines()
+    if args.dry_run:
+        print("\n".join(lines + [f"dry run: {len(migration.states)} user_state.json file(s) would change"]))
+        return 0
+    written = migration.write()
+    print("\n".join(lines + [f"wrote {path}" for path in written]
+                    + [f"{len(written)} user_state.json file(s) changed"]))
+    return 0
+
+
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -184,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("config")
     m.add_argument("-o", "--output", help="write here (may be the config itself); default: standard output")
     m.set_defaults(run=_migrate_config_command)
+
+    w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved by "
+                                                   "Potato's built-in types (after migrate-config)")
+    w.add_argument("task_dir", metavar="TASK_DIR", help="the task folder (its config.yaml is read)")
+    w.add_argument("--config", help="the config file, when it is not TASK_DIR/config.yaml")
+    w.add_argument("--dry-run", action="store_true", help="print what would change and write nothing")
+    w.set_defaults(run=_migrate_values_command)
     return parser
 
 
