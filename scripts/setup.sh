@@ -5,6 +5,7 @@
 #   pip install -e .[test] skipped while pyproject.toml is unchanged since the last install
 #   /usr/bin/chromium      Debian's chromium from apt, only when missing (the e2e tests drive it;
 #                          `playwright install` is never used)
+#   node_modules/axe-core  npm ci, only when missing (the accessibility e2e test injects it)
 #
 # Quiet when nothing needs doing; any failing step stops the script with a message naming it.
 set -Eeuo pipefail
@@ -86,6 +87,18 @@ ensure_chromium() {
     [ -x /usr/bin/chromium ] || die "apt installed chromium but /usr/bin/chromium is missing"
 }
 
+ensure_node_modules() {
+    [ -f node_modules/axe-core/axe.min.js ] && return 0
+    if ! command -v npm >/dev/null 2>&1; then
+        [ "${CI:-}" = "true" ] && die "npm is missing: install Node.js (axe-core is needed by the accessibility tests)"
+        say "WARNING: npm is missing; tests/e2e/test_accessibility.py needs node_modules/axe-core"
+        return 0
+    fi
+    say "npm ci (axe-core for the accessibility tests)"
+    npm ci --silent --no-audit --no-fund >/dev/null
+}
+
 ensure_venv
 ensure_package
 ensure_chromium
+ensure_node_modules
