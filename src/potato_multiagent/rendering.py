@@ -8,12 +8,21 @@ as character references, which the browser shows literally and Jinja never sees 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
+
+
+def dom_id(name: str, role: str) -> str:
+    """A stable element id for ``role`` within the scheme ``name``, safe for id-list attributes.
+
+    ``aria-labelledby`` splits on whitespace, and scheme names may contain spaces or anything else.
+    """
+    return f"ma-{role}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:12]}"
 
 
 def escape_braces(markup: str) -> Markup:
@@ -31,6 +40,7 @@ def environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       finalize=_finalize, trim_blocks=True, lstrip_blocks=True)
     env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    env.filters["dom_id"] = dom_id
     return env
 
 
