@@ -63,6 +63,12 @@ test('flag labels read as words', () => {
   assert.equal(hr.flagLabel('late'), 'late');
 });
 
+test('a flag label that is not a snake_case name shows exactly as configured', () => {
+  assert.equal(hr.flagLabel('window.__pwned=1'), 'window.__pwned=1');
+  assert.equal(hr.flagLabel('_leading'), '_leading');
+  assert.equal(hr.flagLabel('two words_here'), 'two words_here');
+});
+
 test('identity is (from_step, step, from, to), the same for a handoff and its entry', () => {
   assert.equal(hr.identityKey(h1), hr.identityKey(entryOf(h1, { index: 9, quality: 3 })));
   assert.notEqual(hr.identityKey(h0), hr.identityKey(entryOf(h0, { from: 'Ghost' })));

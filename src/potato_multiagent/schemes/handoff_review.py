@@ -10,6 +10,7 @@ entries to handoffs by identity ``(from_step, step, from, to)``, never by positi
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Dict, List, Optional, Tuple
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool,
@@ -19,11 +20,13 @@ from ..trace import Derivation, is_name
 from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
+SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
 
 
 def flag_label(flag: str) -> str:
-    """What the annotator reads for a flag name: ``info_loss`` -> ``info loss`` (as the widget)."""
-    return flag.replace("_", " ")
+    """What the annotator reads for a flag name (as the widget): a snake_case identifier reads as
+    words (``info_loss`` -> ``info loss``); any other label is shown exactly as configured."""
+    return flag.replace("_", " ") if SNAKE_CASE.fullmatch(flag) else flag
 
 
 def _distinct(items: List[str]) -> List[str]:

@@ -50,9 +50,13 @@
     return JSON.stringify([item.from_step, item.step, item.from, item.to]);
   }
 
-  /** What the annotator reads for a flag name: "info_loss" -> "info loss" (as Python's flag_label). */
+  /**
+   * What the annotator reads for a flag name (as Python's flag_label): a snake_case identifier
+   * reads as words ("info_loss" -> "info loss"); any other label is shown exactly as configured.
+   */
   function flagLabel(flag) {
-    return String(flag).replace(/_/g, ' ');
+    flag = String(flag);
+    return /^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+$/.test(flag) ? flag.replace(/_/g, ' ') : flag;
   }
 
   /** "Handoff K: FROM to TO" (K = index + 1): the card's accessible name. */

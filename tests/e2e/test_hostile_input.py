@@ -1,0 +1,403 @@
+"""Hostile input against all seven types on one page (issue 8; SPEC §6).
+
+One record (`tests/e2e/hostile/record.json`) puts attribute-breaking strings, `<script>`,
+`<img onerror>`, `->`, quotes, right-to-left and zero-width characters, `{{ 7*7 }}`, `{#` and
+100 KB strings in every field the widgets show, and one config (`hostile/schemes.yaml`) does the
+same to every description and label. Every payload calls `__fire(MARKER)`, recorded by the page.
+
+Potato core runs some of these payloads on its own (docs/security.md): its `instance_data` script
+element is written without escaping `</script>`, so a `</script>` in any top-level string or list
+field ends the element and the rest of the record is parsed as HTML. The verdict on our widgets is
+therefore taken twice: on the page as Potato serves it (our types add no marker to those Potato
+runs without them), and on the same page with only that Potato leak escaped in the response
+(nothing runs at all).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from potato_multiagent import derive, validate_value
+
+from .harness import login, open_annotate, wait_saved
+from .hostile import (CONFIG_FILE, FIRE_PROBE, HERE, RECORD_ID, TRACE_DISPLAY, big, record, scheme, schemes,
+                      task_config, task_files)
+
+RECORD = record()
+DERIVATION = derive(RECORD).to_dict()
+AGENTS = DERIVATION["agents"]
+A_ATTR, A_IMG, A_SCRIPT, A_ARROW, A_BIDI, A_BIG = AGENTS
+TOOLS = [call["tool"] for call in DERIVATION["tool_calls"]]
+RESOURCES = [region["resource"] for region in DERIVATION["contentions"]]
+CALL_TOOLS = [call["tool"] for call in RECORD["calls"]]
+SEVEN = schemes()
+SCHEMA_NAMES = [item["name"] for item in SEVEN]
+FORMS = "form.multiagent-form"
+
+# What each widget must show verbatim: the names of the trace and the labels of its config.
+SHOWN = {
+    "attribution": AGENTS,
+    "graph": AGENTS,
+    "handoffs": AGENTS + scheme("handoffs")["flags"] + [RECORD["steps"][0]["content"]],
+    "scorecard": AGENTS + scheme("scorecard")["agent_dimensions"] + scheme("scorecard")["team_dimensions"]
+    + scheme("scorecard")["milestones"],
+    "contention": AGENTS + RESOURCES + CALL_TOOLS + scheme("contention")["contention_labels"],
+    "emergent": AGENTS + scheme("emergent")["behaviors"],
+    "review": TOOLS + [A_ATTR, A_IMG, A_SCRIPT, A_ARROW] + scheme("review")["verdict_options"]
+    + ["<img src=x onerror=window.__pwned=1,__fire('arg-img')>",
+       "<script>window.__pwned=1,__fire('arg-script')</script>"],
+}
+
+# Fires every inline handler an injected attribute could have added, without clicking anything.
+PROVOKE = """() => {
+    for (const element of document.querySelectorAll('*')) {
+        for (const type of ['mouseover', 'mouseenter', 'focus', 'pointerover', 'animationstart']) {
+            element.dispatchEvent(new Event(type));
+        }
+    }
+}"""
+
+# Everything of a form an annotator or a screen reader meets: text, accessible names, titles and
+# option labels, with the attribute values the widgets set.
+FORM_TEXT = """form => {
+    const parts = [form.textContent];
+    for (const element of form.querySelectorAll('*')) {
+        for (const name of ['aria-label', 'title', 'aria-description', 'label']) {
+            if (element.hasAttribute(name)) { parts.push(element.getAttribute(name)); }
+        }
+        if (element.tagName === 'OPTION') { parts.push(element.label); }
+    }
+    return parts.join('\\n');
+}"""
+
+# What a script could leave in our forms: elements and attributes that run code.
+ACTIVE_CONTENT = """() => [...document.querySelectorAll('form.multiagent-form, form.multiagent-form *')].flatMap(el => {
+    const found = [];
+    if (['SCRIPT', 'IMG', 'IFRAME', 'OBJECT', 'EMBED'].includes(el.tagName)) { found.push(el.tagName); }
+    for (const attribute of el.attributes) {
+        if (/^on/i.test(attribute.name)) { found.push(el.tagName + ' ' + attribute.name); }
+        if (/^\\s*javascript:/i.test(attribute.value)) { found.push(el.tagName + ' ' + attribute.name + '=js'); }
+    }
+    return found;
+})"""
+
+
+def escape_instance_data(route) -> None:
+    """Serve the page with Potato's one known leak escaped: `</` inside its `instance_data` JSON."""
+    response = route.fetch()
+    html = response.text()
+    start = html.find('<script id="instance_data"')
+    end = html.find('<script id="suggestions"', start)
+    if start < 0 or end < 0:
+        route.fulfill(response=response)
+        return
+    body_start = html.index(">", start) + 1
+    closing = html.rindex("</script>", body_start, end)
+    inner = html[body_start:closing].replace("</", "<\\/")
+    route.fulfill(response=response, body=html[:body_start] + inner + html[closing:])
+
+
+# --------------------------------------------------------------------------- servers and pages
+
+
+BUILT_IN_DESCRIPTION = "Run ok? <img src=x onerror=window.__pwned=1,__fire('desc-radio')>"
+
+
+def built_in_radio() -> dict:
+    """A plain built-in radio, required, whose description carries markup."""
+    return {"annotation_type": "radio", "name": "plain", "description": BUILT_IN_DESCRIPTION,
+            "labels": ["yes", "no"], "label_requirement": {"required": True}}
+
+
+def our_schemes() -> list[dict]:
+    """The seven schemes, the handoff review required, and the built-in radio: Next provokes
+    Potato's required banner with two legends that carry markup."""
+    return [dict(item, label_requirement={"required": True}) if item["name"] == "handoffs" else item
+            for item in SEVEN] + [built_in_radio()]
+
+
+@pytest.fixture(scope="module")
+def ours(potato_task):
+    return potato_task(HERE, config=CONFIG_FILE, files=task_files(task_config("seven types", our_schemes())))
+
+
+@pytest.fixture(scope="module")
+def baseline(potato_task):
+    """The same record on a page without our plugin: Potato's agent_trace display and a radio."""
+    return potato_task(HERE, config=CONFIG_FILE,
+                       files=task_files(task_config("baseline", [built_in_radio()], TRACE_DISPLAY, plugins=())))
+
+
+@pytest.fixture
+def dialogs(page) -> list[str]:
+    """Every alert/confirm/prompt the page opens (dismissed): none may open. Leaving the page
+    (Potato's beforeunload prompt) is allowed."""
+    opened: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        if dialog.type == "beforeunload":
+            dialog.accept()
+            return
+        opened.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.add_init_script(FIRE_PROBE)
+    return opened
+
+
+def log_in(page, task, prefix: str) -> str:
+    """A fresh annotator on the hostile record. The page is loaded again after login: the login
+    lands on /annotate by a redirect, which a Playwright route does not see."""
+    user = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    login(page, task.base_url, user)
+    open_annotate(page, task.base_url)
+    return user
+
+
+def wait_widgets(page) -> None:
+    for name in SCHEMA_NAMES:
+        expect(form(page, name)).to_have_attribute("data-ma-ready", "true", timeout=30_000)
+
+
+def form(page, name: str):
+    return page.locator(f'{FORMS}[data-schema-name="{name}"]')
+
+
+def fired(page) -> set[str]:
+    return set(page.evaluate("window.__fired"))
+
+
+def provoke(page) -> None:
+    page.evaluate(PROVOKE)
+    page.wait_for_timeout(300)
+
+
+def hidden(page, name: str) -> str:
+    return page.locator(f'input.annotation-input[name="{name}:::{name}"]').input_value()
+
+
+# --------------------------------------------------------------------------- no script runs
+
+
+@pytest.mark.e2e
+def test_no_script_runs_on_the_seven_types_once_potatos_own_leak_is_escaped(ours, page, dialogs):
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    log_in(page, ours, "quiet")
+    wait_widgets(page)
+    provoke(page)
+    assert page.evaluate("typeof window.__pwned") == "undefined", fired(page)
+    assert fired(page) == set() and dialogs == []
+    assert page.evaluate(ACTIVE_CONTENT) == []
+
+
+@pytest.mark.e2e
+def test_our_types_add_no_payload_to_what_potato_runs_without_them(ours, baseline, page, dialogs):
+    log_in(page, baseline, "baseline")
+    provoke(page)
+    potato_alone = fired(page)
+    assert {"agent-script", "tool-img", "call-tool"} <= potato_alone, (
+        "Potato's instance_data leak (docs/security.md) no longer runs these: update the doc", potato_alone)
+
+    log_in(page, ours, "with-ours")
+    wait_widgets(page)
+    provoke(page)
+    assert fired(page) <= potato_alone
+    assert page.evaluate(ACTIVE_CONTENT) == [] and dialogs == []
+
+
+def press_next_while_incomplete(page) -> None:
+    page.click("#next-btn")
+    expect(page.locator("#required-fields-error")).to_be_visible()
+    page.wait_for_timeout(500)
+
+
+@pytest.mark.e2e
+def test_potatos_required_banner_runs_markup_from_a_built_in_description(baseline, page, dialogs):
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    log_in(page, baseline, "banner")
+    assert fired(page) == set()
+    press_next_while_incomplete(page)
+    assert fired(page) == {"desc-radio"}, "Potato inserts the legend text with innerHTML (docs/security.md)"
+
+
+@pytest.mark.e2e
+def test_with_our_plugin_the_required_banner_shows_every_legend_as_text(ours, page, dialogs):
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    log_in(page, ours, "banner-text")
+    wait_widgets(page)
+    press_next_while_incomplete(page)
+    banner = page.locator("#required-fields-error")
+    expect(banner).to_contain_text(scheme("handoffs")["description"])
+    expect(banner).to_contain_text(BUILT_IN_DESCRIPTION)
+    expect(banner.locator("strong")).to_have_count(2)
+    assert banner.locator("img, script").count() == 0
+    assert fired(page) == set() and dialogs == []
+
+
+# --------------------------------------------------------------------------- shown verbatim
+
+
+@pytest.fixture(scope="module")
+def shown_page(ours, browser):
+    """One logged-in page on the seven types, Potato's leak escaped (read-only checks share it)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.add_init_script(FIRE_PROBE)
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    log_in(page, ours, "reader")
+    wait_widgets(page)
+    yield page
+    context.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_every_name_and_label_shows_verbatim(shown_page, name):
+    text = form(shown_page, name).evaluate(FORM_TEXT)
+    missing = [value[:60] for value in SHOWN[name] if shown_part(value) not in text]
+    assert missing == [], f"{name} does not show these verbatim"
+
+
+def shown_part(value: str) -> str:
+    """What must appear verbatim: the whole value, or the start of a 100 KB one (widgets may cut
+    a name that long in labels and accessible names; the stored value keeps it whole)."""
+    return value if len(value) < 1000 else value[:40]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_description_is_the_legend_and_braces_are_never_evaluated(shown_page, name):
+    expect(form(shown_page, name).locator("legend.ma-legend")).to_have_text(scheme(name)["description"])
+    text = form(shown_page, name).evaluate(FORM_TEXT)
+    assert "{{ 7*7 }}" in text and "49" not in text
+    assert "{#" in text
+
+
+@pytest.mark.e2e
+def test_accessible_names_carry_hostile_names_whole(shown_page):
+    graph = form(shown_page, "graph")
+    for agent in (A_ATTR, A_IMG, A_SCRIPT, A_ARROW, A_BIDI):
+        expect(graph.get_by_role("button", name=f"Agent {agent}", exact=True)).to_have_count(1)
+    scorecard = form(shown_page, "scorecard")
+    dimension = scheme("scorecard")["agent_dimensions"][0]
+    expect(scorecard.get_by_role("radiogroup", name=f"{A_IMG}: {dimension}", exact=True)).to_have_count(1)
+    review = form(shown_page, "review")
+    verdict = scheme("review")["verdict_options"][1]
+    expect(review.get_by_role("radio", name=verdict, exact=True)).not_to_have_count(0)
+    expect(form(shown_page, "attribution").get_by_label("Responsible agent")
+           .locator("option", has_text=A_BIDI)).to_have_count(1)
+
+
+# --------------------------------------------------------------------------- values round-trip
+
+
+def handoff_card(page, handoff: dict):
+    return form(page, "handoffs").get_by_role(
+        "group", name=f"Handoff {handoff['index'] + 1}: {handoff['from']} to {handoff['to']}", exact=True)
+
+
+def act_attribution(page) -> None:
+    form(page, "attribution").get_by_label("Responsible agent").select_option(label=A_IMG)
+
+
+def act_graph(page) -> None:
+    form(page, "graph").get_by_role("button", name=f"Agent {A_ARROW}", exact=True).click()
+
+
+def act_handoffs(page) -> None:
+    explicit = DERIVATION["handoffs"][2]
+    handoff_card(page, explicit).get_by_role("button", name=scheme("handoffs")["flags"][0], exact=True).click()
+
+
+def act_scorecard(page) -> None:
+    dimension = scheme("scorecard")["agent_dimensions"][0]
+    form(page, "scorecard").get_by_role("radiogroup", name=f"{A_BIDI}: {dimension}", exact=True) \
+        .locator('input[type="radio"][value="2"]').click()
+
+
+def act_contention(page) -> None:
+    label = scheme("contention")["contention_labels"][1]
+    form(page, "contention").locator(".ma-tc-region").first.get_by_role("radiogroup", name="Label") \
+        .get_by_role("radio", name=label, exact=True).check()
+
+
+def act_emergent(page) -> None:
+    form(page, "emergent").get_by_role("button", name=f"Turn 2 ({A_IMG})", exact=True).click()
+
+
+def act_review(page) -> None:
+    call = DERIVATION["tool_calls"][0]
+    title = f"Call 1: {call['tool']} by {call['agent']} (step 1)"
+    form(page, "review").get_by_role("group", name=title, exact=True).get_by_role("radiogroup", name="Verdict") \
+        .get_by_role("radio", name=scheme("review")["verdict_options"][1], exact=True).check()
+
+
+def names_in_attribution(value) -> list:
+    return [value["responsible_agent"]]
+
+
+def names_in_graph(value) -> list:
+    return value["critical_nodes"]
+
+
+def names_in_handoffs(value) -> list:
+    return [(entry["from"], entry["to"], entry["flags"]) for entry in value]
+
+
+def names_in_scorecard(value) -> list:
+    return [(agent, sorted(scores.items())) for agent, scores in value["agents"].items()]
+
+
+def names_in_contention(value) -> list:
+    return [(mark["resource"], sorted(mark["agents"]), mark["label"]) for mark in value["regions"]]
+
+
+def names_in_emergent(value) -> list:
+    return [(behavior, entry["turns"]) for behavior, entry in value.items()]
+
+
+def names_in_review(value) -> list:
+    return [(entry["tool"], entry["verdict"]) for entry in value]
+
+
+ROUND_TRIPS = {
+    "attribution": (act_attribution, names_in_attribution, [A_IMG]),
+    "graph": (act_graph, names_in_graph, [A_ARROW]),
+    "handoffs": (act_handoffs, names_in_handoffs, [(A_SCRIPT, A_ARROW, [scheme("handoffs")["flags"][0]])]),
+    "scorecard": (act_scorecard, names_in_scorecard, [(A_BIDI, [(scheme("scorecard")["agent_dimensions"][0], 2)])]),
+    "contention": (act_contention, names_in_contention,
+                   [(RESOURCES[0], sorted([A_ATTR, A_IMG]), scheme("contention")["contention_labels"][1])]),
+    "emergent": (act_emergent, names_in_emergent, [(scheme("emergent")["behaviors"][0], [1])]),
+    "review": (act_review, names_in_review, [(TOOLS[0], scheme("review")["verdict_options"][1])]),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_one_action_per_widget_round_trips_every_name_exactly(ours, page, dialogs, name):
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    user = log_in(page, ours, f"rt-{name}")
+    wait_widgets(page)
+    act, names_in, expected_names = ROUND_TRIPS[name]
+    act(page)
+    raw = wait_saved(ours, user, RECORD_ID, name, lambda saved: bool(saved) and saved == hidden(page, name))
+    value = json.loads(raw)
+    assert names_in(value) == expected_names
+    assert validate_value(scheme(name)["annotation_type"], scheme(name), raw, RECORD) == []
+
+    open_annotate(page, ours.base_url)
+    wait_widgets(page)
+    assert json.loads(hidden(page, name)) == value
+    assert ours.saved(user)[RECORD_ID][name] == raw, "a reload writes nothing new"
+    assert fired(page) == set() and dialogs == []
+
+
+def test_big_strings_are_100_kb_and_distinct():
+    assert len(big("agent")) == 100_000 and big("agent") != big("tool")
+    assert A_BIG == big("agent") and "49" not in A_BIG
