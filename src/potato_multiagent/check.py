@@ -6,10 +6,12 @@ value that names an agent the trace does not have. This report does, one line pe
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import List
 
 from .schemes import SCHEMES
+from .trace import derive
 from .task import Task, TaskError, scheme_type
 
 PLUGIN_NAME = "multiagent"
@@ -52,6 +54,7 @@ def check_task(task: Task) -> List[Finding]:
     """Every finding of the task: config first, then saved values by user and instance."""
     findings, configs = check_config(task)
     records = task.records()
+    derivations: dict = {}  # (instance, options) -> derivation: each record is derived once per options
     for saved in task.saved_values():
         where = f"{saved.instance_id} / {saved.user} / {saved.scheme}"
         if saved.scheme not in configs:
@@ -60,7 +63,12 @@ def check_task(task: Task) -> List[Finding]:
             findings.append(Finding(where, "the instance is not in the task's data files"))
             continue
         cls, config = configs[saved.scheme]
-        findings.extend(Finding(where, problem) for problem in cls.validate(saved.value, records[saved.instance_id], config))
+        options = config.derive_options()
+        key = (saved.instance_id, json.dumps(options, sort_keys=True))
+        if key not in derivations:
+            derivations[key] = derive(records[saved.instance_id], **options)
+        problems = cls.validate(saved.value, records[saved.instance_id], config, derivations[key])
+        findings.extend(Finding(where, problem) for problem in problems)
         if saved.hidden and saved.value not in (None, ""):
             findings.append(Finding(where, "saved while display_logic hides this scheme; kept, but left "
                                            "out of export and agreement", level="warning"))

@@ -308,7 +308,7 @@ class Journey:
         # A key pressed while the page is still gliding to the last focus would cut that glide
         # short; an annotator's next key never comes that fast.
         try:
-            self.page.wait_for_function(FOCUS_SEEN_AND_UNCOVERED, timeout=3_000)
+            self.page.wait_for_function(FOCUS_SEEN_AND_UNCOVERED, timeout=10_000)  # slow glides under load
         except PlaywrightTimeoutError:
             seen = self.page.evaluate(FOCUS_SEEN)
             problem = "is covered by " + str(seen["hit"]) if seen["inside"] else "is outside the viewport"

@@ -128,15 +128,18 @@ def is_result_step(step: Any, agent: Optional[str]) -> bool:
 def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[Optional[str]]) -> None:
     """Set each call's ``result_step``: the first later step naming its id, else the next step
     when that is a result step naming no id (docs/derivation.md#call-results)."""
+    if not calls:
+        return
+    ids_by_step = [named_call_ids(step) for step in raw_steps]
     naming: Dict[str, List[int]] = {}
-    for index, step in enumerate(raw_steps):
-        for call_id in named_call_ids(step):
+    for index, ids in enumerate(ids_by_step):
+        for call_id in ids:
             naming.setdefault(call_id, []).append(index)
     for call in calls:
         call["result_step"] = _first_after(naming.get(call["id"], []), call["step"])
         following = call["step"] + 1
         if call["result_step"] is None and following < len(raw_steps) \
-                and not named_call_ids(raw_steps[following]) and is_result_step(raw_steps[following], agents[following]):
+                and not ids_by_step[following] and is_result_step(raw_steps[following], agents[following]):
             call["result_step"] = following
 
 
