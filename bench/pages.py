@@ -1,0 +1,158 @@
+"""Task folders and Potato servers for the measured pages.
+
+Every page is a task folder holding one record and one config; ours and the built-in differ only
+in `annotation_schemes`. Both load the plugin (so the same scripts reach both pages) and show the
+same `instance_display` (the record's one-line `task`; the 5,000-step trace itself is not drawn
+by a display, which would cost both sides the same and hide the widgets' difference).
+
+Servers are started with `tests/e2e/harness.py`, on ports from the bench's own range (9750-9799).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import yaml
+
+from tests.e2e import harness
+
+from .scenarios import Scenario
+
+PORTS = range(9750, 9800)
+TASK_NAME_PREFIX = "potato-ma-bench"
+CONFIG_FILE = "config.yaml"
+DATA_FILE = "data/records.jsonl"
+
+
+@dataclass
+class PageSpec:
+    """One measured page: its schemes and how to tell when it is ready."""
+
+    label: str                                  # "failure_attribution ours", "all built-in"
+    schemes: List[Dict[str, Any]]               # Potato scheme dicts
+    marks: List[str] = field(default_factory=list)               # our schemes' ready marks
+    builtin_items: List[Dict[str, Any]] = field(default_factory=list)  # [{selector, count}]
+
+    @property
+    def owners(self) -> List[str]:
+        """Who registers the page's widget listeners (probe.js's `owner`): our runtime, or each
+        built-in's inline script by its schema name."""
+        if self.marks:
+            return ["widget.js"]
+        return [f"schema:{scheme['name']}" for scheme in self.schemes]
+
+    @property
+    def slug(self) -> str:
+        return "-".join(self.label.split())
+
+
+def ours_scheme(entry: Scenario) -> Dict[str, Any]:
+    return {"annotation_type": entry.type_name, "name": entry.scheme_name,
+            "description": f"{entry.widget} (ours)", **entry.ours.keys}
+
+
+def builtin_scheme(entry: Scenario) -> Dict[str, Any]:
+    return {"annotation_type": entry.builtin.annotation_type, "name": entry.scheme_name,
+            "description": f"{entry.widget} (Potato built-in)", **entry.builtin.keys}
+
+
+def form_selector(entry: Scenario) -> str:
+    return f'form.annotation-form[data-schema-name="{entry.scheme_name}"]'
+
+
+def ours_page(label: str, entries: List[Scenario]) -> PageSpec:
+    return PageSpec(label, [ours_scheme(entry) for entry in entries],
+                    marks=[f"multiagent:ready:{entry.scheme_name}" for entry in entries])
+
+
+def builtin_page(label: str, entries: List[Scenario], record: Dict[str, Any]) -> PageSpec:
+    items = [{"selector": f"{form_selector(entry)} {entry.builtin.item}", "count": entry.builtin.items(record)}
+             for entry in entries]
+    return PageSpec(label, [builtin_scheme(entry) for entry in entries], builtin_items=items)
+
+
+def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix: str = TASK_NAME_PREFIX) -> Path:
+    """A task folder serving `record` with the page's schemes; returns the folder."""
+    (folder / DATA_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (folder / DATA_FILE).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    config = {
+        # Potato writes the generated page to a file named after the task: one name per page.
+        "annotation_task_name": f"{name_prefix} {spec.label}",
+        "task_dir": ".",
+        "data_files": [DATA_FILE],
+        "item_properties": {"id_key": "id", "text_key": "task"},
+        "output_annotation_dir": "annotation_output",
+        "plugins": ["multiagent"],
+        "require_password": False,
+        "instance_display": {"fields": [{"key": "task", "type": "text", "label": "Task"}]},
+        "annotation_schemes": spec.schemes,
+    }
+    (folder / CONFIG_FILE).write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+def start_server(folder: Path, attempts: int = 5) -> harness.PotatoTask:
+    """`potato start` on the task folder (the harness's start_potato), on a port of `PORTS`.
+
+    Other runs of the bench may be starting servers in the same range: a port free when chosen
+    can be taken before Potato binds it, and the harness's health check is then answered by the
+    other server. So the port is chosen at random, and a server that does not own its port is
+    stopped and started again elsewhere.
+    """
+    for _ in range(attempts):
+        with _ports_from(PORTS):
+            task = harness.start_potato(folder, CONFIG_FILE)
+        if _listens(task.process.pid, task.port):
+            return task
+        task.stop()
+    raise RuntimeError(f"no port in {PORTS.start}-{PORTS.stop - 1} stayed free for a bench server "
+                       f"({attempts} attempts)")
+
+
+@contextlib.contextmanager
+def _ports_from(ports: range) -> Iterator[None]:
+    # start_potato takes its port from harness.free_port; point that at the bench's range.
+    original = harness.free_port
+    harness.free_port = lambda: _free_port_in(ports)
+    try:
+        yield
+    finally:
+        harness.free_port = original
+
+
+def _free_port_in(ports: range) -> int:
+    for port in random.sample(list(ports), len(ports)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1} for a bench server")
+
+
+def _listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds the listening socket of `port` (Linux /proc; elsewhere the
+    health check is trusted)."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if not tables[0].exists():
+        return True
+    listening = set()
+    for table in tables:
+        for line in table.read_text(encoding="ascii").splitlines()[1:]:
+            fields = line.split()
+            local_port, state, inode = int(fields[1].rsplit(":", 1)[1], 16), fields[3], fields[9]
+            if local_port == port and state == "0A":  # 0A: LISTEN
+                listening.add(f"socket:[{inode}]")
+    try:
+        descriptors = Path(f"/proc/{pid}/fd").iterdir()
+        return any(os.readlink(descriptor) in listening for descriptor in descriptors)
+    except OSError:
+        return False

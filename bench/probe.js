@@ -1,0 +1,134 @@
+/*
+ * probe.js: added to every measured page before any of the page's own scripts run
+ * (Playwright's add_init_script), after a line that sets window.__benchConfig =
+ * {builtins: [{selector, count}]}.
+ *
+ * It records, in performance.now() milliseconds since navigation start:
+ *   builtinReadyAt  the first moment every built-in widget holds its expected number of items
+ *                   (a MutationObserver: its callback runs right after the script task that
+ *                   built them, so this is the end of the built-in's build);
+ *   shownAt         when Potato last showed `#main-content` before the item was ready (its
+ *                   `setLoading(false)`); from here the page is laid out and painted;
+ *   instanceReadyAt Potato's `potato:instance-ready` (the item is on screen; our widgets render
+ *                   again from the hidden input);
+ *   paintedAt       the first frame after that, once the page has been laid out and painted.
+ * Our widgets need no observer: each marks `multiagent:ready:<schema>` itself. Our derivation
+ * (derive.js, run once per page and shared by our widgets) is timed on its own in bench.deriveMs.
+ *
+ * Every widget, ours and the built-ins, renders from a DOMContentLoaded listener, and the page has
+ * other such listeners (Potato's own) that run before or after it. To tell a widget's own time
+ * from theirs, every DOMContentLoaded listener on the document is wrapped and logged in
+ * bench.listeners as {owner, start, end}: owner is the registering script's file name
+ * ("widget.js") or, for a built-in's inline script, "schema:<its SCHEMA>".
+ *
+ * window.__benchInteract(formSelector, actionBody) runs one interaction (a function body with
+ * `form` in scope) and resolves to {valueMs, frameMs, value}: milliseconds until the form's
+ * hidden input holds a different value, and until the next frame after it.
+ */
+(function () {
+  'use strict';
+  var config = window.__benchConfig || {builtins: []};
+  var bench = window.__bench = {builtinReadyAt: null, shownAt: null, instanceReadyAt: null, paintedAt: null,
+    listeners: [], deriveMs: []};
+
+  // derive.js assigns window.PotatoMultiagentDerive once; hand the widgets a timed derive instead.
+  var deriveApi;
+  Object.defineProperty(window, 'PotatoMultiagentDerive', {
+    configurable: true,
+    get: function () { return deriveApi; },
+    set: function (api) {
+      var derive = api && api.derive;
+      deriveApi = typeof derive !== 'function' ? api : Object.assign({}, api, {derive: function () {
+        var start = performance.now();
+        try { return derive.apply(this, arguments); } finally { bench.deriveMs.push(performance.now() - start); }
+      }});
+    }
+  });
+
+  function scriptOwner(script) {
+    if (!script) { return 'unknown'; }
+    if (script.src) { return script.src.split('?')[0].split('/').pop(); }
+    var schema = /var SCHEMA = '([^']*)'/.exec(script.textContent);
+    return schema ? 'schema:' + schema[1] : 'inline';
+  }
+
+  var addListener = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if (this !== document || type !== 'DOMContentLoaded' || typeof listener !== 'function') {
+      return addListener.call(this, type, listener, options);
+    }
+    var entry = {owner: scriptOwner(document.currentScript), start: null, end: null};
+    bench.listeners.push(entry);
+    return addListener.call(this, type, function (event) {
+      entry.start = performance.now();
+      try { return listener.call(this, event); } finally { entry.end = performance.now(); }
+    }, options);
+  };
+
+  function afterNextFrame(callback) {
+    requestAnimationFrame(function () { setTimeout(callback, 0); });
+  }
+
+  function builtinsBuilt() {
+    return config.builtins.every(function (item) {
+      return document.querySelectorAll(item.selector).length >= item.count;
+    });
+  }
+
+  if (config.builtins.length) {
+    var observer = new MutationObserver(function () {
+      if (builtinsBuilt()) {
+        bench.builtinReadyAt = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document, {childList: true, subtree: true});
+  }
+
+  // Registered before any of the page's own listeners, so #main-content is watched before
+  // Potato's first setLoading() call.
+  document.addEventListener('DOMContentLoaded', function () {
+    var main = document.getElementById('main-content');
+    if (!main) { return; }
+    new MutationObserver(function () {
+      if (bench.instanceReadyAt === null && main.style.display !== 'none') { bench.shownAt = performance.now(); }
+    }).observe(main, {attributes: true, attributeFilter: ['style']});
+  });
+
+  document.addEventListener('potato:instance-ready', function () {
+    if (bench.instanceReadyAt !== null) { return; }
+    bench.instanceReadyAt = performance.now();
+    afterNextFrame(function () { bench.paintedAt = performance.now(); });
+  });
+
+  window.__benchInteract = function (formSelector, actionBody) {
+    var form = document.querySelector(formSelector);
+    var hidden = form.querySelector('input.annotation-input');
+    var before = hidden.value;
+    var act = new Function('form', actionBody);
+    return new Promise(function (resolve, reject) {
+      var start = performance.now();
+      var valueAt = null;
+      function changed() {
+        if (valueAt === null && hidden.value !== before) { valueAt = performance.now(); }
+        return valueAt !== null;
+      }
+      hidden.addEventListener('change', changed);
+      act(form);
+      function settle(attempt) {
+        if (changed()) {
+          afterNextFrame(function () {
+            hidden.removeEventListener('change', changed);
+            resolve({valueMs: valueAt - start, frameMs: performance.now() - start, value: hidden.value});
+          });
+        } else if (attempt > 600) {
+          hidden.removeEventListener('change', changed);
+          reject(new Error('the hidden input did not change within ~10 s of the interaction'));
+        } else {
+          requestAnimationFrame(function () { settle(attempt + 1); });
+        }
+      }
+      settle(0);
+    });
+  };
+}());

@@ -1,0 +1,121 @@
+"""Where the time goes, before anything is explained or optimised.
+
+    .venv/bin/python -m bench.profile page failure_attribution          # our page, 5,000 steps
+    .venv/bin/python -m bench.profile page failure_attribution --builtin
+    .venv/bin/python -m bench.profile derive --steps 10000              # Python derive, cProfile
+
+`page` loads one bench page in headless Chromium under V8's sampling profiler (CDP `Profiler`,
+started on the server's origin so the same renderer then loads the page) until the page is
+painted, and prints self time by script and by function. `derive` runs Python's cProfile over
+`potato_multiagent.derive` of one synthetic record. Findings go to docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence
+
+from playwright.sync_api import sync_playwright
+
+from potato_multiagent import derive
+
+from . import browser, pages, synth
+from .scenarios import scenario
+
+SAMPLING_INTERVAL_US = 100
+TOP = 20
+
+
+def self_times(profile: Dict[str, Any]) -> Counter:
+    """Milliseconds of self time per (function, script, line) of a CDP `Profiler.Profile`."""
+    frames = {node["id"]: node["callFrame"] for node in profile["nodes"]}
+    times: Counter = Counter()
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"]):
+        frame = frames[node_id]
+        script = frame["url"].split("?")[0].rsplit("/", 1)[-1] or "(inline or native)"
+        times[(frame["functionName"] or "(anonymous)", script, frame["lineNumber"] + 1)] += delta / 1000
+    return times
+
+
+def print_times(title: str, times: Counter) -> None:
+    by_script: Counter = Counter()
+    for (_, script, _), milliseconds in times.items():
+        by_script[script] += milliseconds
+    print(f"\n{title}: {sum(times.values()):.0f} ms sampled\n\nself time by script:")
+    for script, milliseconds in by_script.most_common(TOP):
+        print(f"  {milliseconds:8.1f} ms  {script}")
+    print("\nself time by function:")
+    for (function, script, line), milliseconds in times.most_common(TOP):
+        print(f"  {milliseconds:8.1f} ms  {function}  ({script}:{line})")
+
+
+def profile_page(widget: str, builtin: bool, steps: int) -> Counter:
+    entry = scenario(widget)
+    record = synth.trace_record(steps)
+    label = f"{widget} {'built-in' if builtin else 'ours'} profile"
+    spec = pages.builtin_page(label, [entry], record) if builtin else pages.ours_page(label, [entry])
+    with tempfile.TemporaryDirectory(prefix="potato-ma-profile-") as scratch:
+        task = pages.start_server(pages.write_task(Path(scratch) / "task", spec, record))
+        try:
+            with sync_playwright() as playwright:
+                chromium = browser.launch(playwright)
+                try:
+                    context = chromium.new_context()
+                    browser.measure_load(context, task, spec)  # warm the HTTP cache, as the bench does
+                    return _profiled_load(context, task, spec)
+                finally:
+                    chromium.close()
+        finally:
+            task.stop()
+
+
+def _profiled_load(context, task, spec: pages.PageSpec) -> Counter:
+    page = context.new_page()
+    page.goto(f"{task.base_url}/health")  # the server's origin: this renderer then loads the page
+    session = context.new_cdp_session(page)
+    session.send("Profiler.enable")
+    session.send("Profiler.setSamplingInterval", {"interval": SAMPLING_INTERVAL_US})
+    session.send("Profiler.start")
+    page.add_init_script(browser.probe_script(spec))
+    browser.open_as_new_annotator(context, page, task.base_url)
+    browser.wait_ready(page, spec, [])
+    return self_times(session.send("Profiler.stop")["profile"])
+
+
+def profile_derive(steps: int) -> pstats.Stats:
+    record = synth.trace_record(steps)
+    derive(record)  # warm-up
+    profiler = cProfile.Profile()
+    profiler.runcall(derive, record)
+    return pstats.Stats(profiler)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    page = commands.add_parser("page", help="CPU profile of one page load in Chromium")
+    page.add_argument("widget")
+    page.add_argument("--builtin", action="store_true", help="the Potato built-in's page instead of ours")
+    page.add_argument("--steps", type=int, default=5_000)
+    python = commands.add_parser("derive", help="cProfile of Python's derive on one synthetic record")
+    python.add_argument("--steps", type=int, default=10_000)
+    args = parser.parse_args(argv)
+    if args.command == "page":
+        side = "built-in" if args.builtin else "ours"
+        print_times(f"{args.widget} ({side}), {args.steps:,} steps, page load until painted",
+                    profile_page(args.widget, args.builtin, args.steps))
+    else:
+        stats = profile_derive(args.steps)
+        stats.sort_stats("tottime").print_stats(TOP)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The benchmark cannot rot: its records are seeded and deterministic, its scenario data is valid,
+its built-in counts follow the built-ins' rules, and a tiny run works end to end (`--quick`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import builtins, synth
+from bench.scenarios import SCENARIOS
+from potato_multiagent import derive, validate_value
+from tests.e2e.harness import CHROMIUM
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+# --------------------------------------------------------------------------- records
+
+
+def test_records_are_the_same_on_every_run():
+    assert synth.trace_record(600) == synth.trace_record(600)
+    assert synth.calls_record(600) == synth.calls_record(600)
+
+
+def test_the_seed_changes_the_record():
+    assert synth.trace_record(600, seed=1) != synth.trace_record(600, seed=2)
+
+
+def test_a_record_of_n_steps_holds_what_the_bench_promises():
+    derivation = derive(synth.trace_record(2_000))
+    assert len(derivation.steps) == 2_000
+    assert len(derivation.agents) == 20
+    assert len(derivation.tool_calls) == 2_000
+    assert len(derivation.calls) == 2_000
+    assert 800 <= len(derivation.handoffs) <= 1_200  # about N/2
+    assert any(handoff["explicit"] for handoff in derivation.handoffs)
+    assert any(step.to is not None and step.kind == "turn" for step in derivation.steps)
+    assert len(derivation.contentions) > 100
+    assert derivation.problems == []
+
+
+def test_tool_calls_come_in_every_shape():
+    steps = synth.trace_record(600)["steps"]
+    shapes = {
+        "openai": any("function" in call for step in steps for call in step.get("tool_calls", [])),
+        "flat": any("name" in call for step in steps for call in step.get("tool_calls", [])),
+        "tool_call": any("tool_call" in step for step in steps),
+        "anthropic": any(isinstance(step.get("content"), list) for step in steps),
+        "action object": any(isinstance(step.get("action"), dict) for step in steps),
+        "action string": any(isinstance(step.get("action"), str) for step in steps),
+    }
+    assert all(shapes.values()), shapes
+
+
+# --------------------------------------------------------------------------- scenario data
+
+
+@pytest.mark.parametrize("entry", [entry for entry in SCENARIOS if entry.present], ids=lambda entry: entry.widget)
+def test_sample_values_are_valid_for_their_record(entry):
+    record = synth.trace_record(200)
+    derivation = derive(record).to_dict()
+    config = {"name": entry.scheme_name, "description": entry.widget, **entry.ours.keys}
+    rng = random.Random(0)
+    for _ in range(25):
+        value = entry.ours.sample_value(derivation, rng)
+        assert validate_value(entry.type_name, config, json.dumps(value), record) == []
+
+
+def test_builtin_counts_follow_the_builtins_rules():
+    record = {
+        "steps": [{"agent": "A"}, {"agent": "A"}, {"speaker": "B"},
+                  {"type": "handoff", "from_agent": "B", "to_agent": "C"},  # no agent key: "agent 4"
+                  {"role": "B", "tool_calls": [{"name": "x"}, {"name": "y"}]}, {"agent": "B", "tool_call": {"name": "z"}},
+                  {"agent": "C", "tool": "w"}, {"agent": "C", "action": "search(q)"}],
+        "calls": [{"agent": "A", "resource": "db", "start": 0, "end": 5},
+                  {"agent": "B", "resource": "db", "start": 1, "end": 2},
+                  {"agent": "C", "resource": "db", "start": 4, "end": 9},
+                  {"agent": "A", "resource": "db", "start": 4, "end": 6},      # same agent as the first
+                  {"agent": "B", "resource": "cache", "start": 0, "end": 9},   # alone on its resource
+                  {"agent": "C", "resource": "db", "start": 9, "end": 10},     # touches, no overlap
+                  {"agent": "B", "resource": "db", "start": "2024-01-01T00:00:00Z", "end": 1}],  # NaN: dropped
+    }
+    assert builtins.speaker_changes(record) == 4                 # A>B, B>agent 4, agent 4>B, B>C
+    assert builtins.distinct_agents(record) == 4                 # A, B, agent 4, C
+    assert builtins.distinct_agents(record, roster=["Z"]) == 5
+    assert builtins.tool_call_cards(record) == 4                 # x, y, z, w; `action` is not read
+    assert builtins.pairwise_contentions(record) == 3            # A-B, A-C, C and the second A
+
+
+# --------------------------------------------------------------------------- a tiny run
+
+
+def _missing_tools():
+    missing = [] if CHROMIUM.exists() else [str(CHROMIUM)]
+    return missing + ([] if shutil.which("node") else ["node"])
+
+
+@pytest.mark.e2e
+def test_quick_run_measures_one_type_end_to_end(tmp_path):
+    if _missing_tools():
+        message = f"the bench needs {', '.join(_missing_tools())} (bash scripts/setup.sh installs Chromium)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    out = tmp_path / "RESULTS.md"
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--only", "failure_attribution", "--out", str(out),
+         "--workdir", str(tmp_path / "work")],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+
+    results = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    sides = results["pages"]["types"]["failure_attribution"]
+    for side in (sides["ours"], sides["builtin"]):
+        assert "error" not in side, side
+        assert 0 < side["own"]["median"] <= side["ready"]["median"] <= side["painted"]["median"]
+        assert side["click_value_ms"]["median"] <= side["click_frame_ms"]["median"]
+        assert side["nodes"]["median"] > 300 and side["heap_mb"]["median"] > 0
+    assert results["derive"]["python"]["full"]["sizes"]["800"]["median"] > 0
+    assert results["derive"]["node"]["contention"]["sizes"]["800"]["median"] > 0
+    assert results["check"]["exit_code"] == 0
+    assert results["check"]["summary"] == "0 problem(s), 0 warning(s)"
+
+    report = out.read_text(encoding="utf-8")
+    assert "| failure_attribution: ready in under 300 ms |" in report
+    assert "| failure_attribution | " in report
