@@ -1,7 +1,7 @@
 """``potato-multiagent migrate-config``: move a config from Potato's built-in multi-agent types to ours.
 
 The rewrite is line-based on purpose: YAML libraries drop comments and reflow lines, and a
-researcher's config is full of both. Only three kinds of line change; everything else is kept
+researcher's config is full of both. Only four kinds of line change; everything else is kept
 byte for byte, and running it twice changes nothing the second time.
 """
 
@@ -20,6 +20,7 @@ _PLUGINS_LINE = re.compile(r"^plugins:\s*(?P<rest>.*?)\s*(?P<comment>#.*)?$")
 _FLOW_LIST = re.compile(r"^\[(?P<items>.*)\]$")
 _TURN_NUMBERS = re.compile(r"\bshow_turn_numbers\b")
 _TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+_OUTPUT_FORMAT = re.compile(r"""^output_annotation_format:\s*(?P<quote>["']?)(?P<format>[\w-]+)(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
 
 
 @dataclass
@@ -31,7 +32,8 @@ class Migration:
 
 
 def migrate_config_text(text: str) -> Migration:
-    """Rewrite built-in multi-agent types to ours, turn the plugin on, fix ``show_turn_numbers``.
+    """Rewrite built-in multi-agent types to ours, turn the plugin on, and fix the two keys of
+    Potato's own examples that 2.12.1's ``validate --strict`` rejects.
 
     >>> m = migrate_config_text("annotation_schemes:\\n  - annotation_type: handoff_review  # cards\\n")
     >>> print(m.text)
@@ -52,6 +54,13 @@ def migrate_config_text(text: str) -> Migration:
             lines[number] = f"{match['head']}{match['quote']}{new_type}{match['quote']}{match['tail']}{newline}"
             changes.append(f"line {number + 1}: annotation_type {match['type']} -> {new_type}")
             renamed = True
+        elif _OUTPUT_FORMAT.match(body):
+            old = _OUTPUT_FORMAT.match(body)
+            # Potato 2.12 reads the deprecated key as an export format and has no exporter "json"
+            new_format = "jsonl" if old["format"] == "json" else old["format"]
+            lines[number] = f"export_annotation_format: {new_format}{old['tail']}{newline}"
+            changes.append(f"line {number + 1}: output_annotation_format: {old['format']} -> "
+                           f"export_annotation_format: {new_format} (the key Potato 2.12 reads)")
         elif _TURN_NUMBERS.search(body) and not body.lstrip().startswith("#"):
             lines[number] = _TURN_NUMBERS.sub("show_step_numbers", body) + newline
             changes.append(f"line {number + 1}: show_turn_numbers -> show_step_numbers (the agent_trace option "

@@ -19,6 +19,7 @@ item_properties:
   text_key: task
 task_dir: .
 output_annotation_dir: annotation_output
+output_annotation_format: json
 instance_display:
   fields:
     - key: steps
@@ -42,6 +43,7 @@ def test_renames_the_type_and_keeps_every_other_line():
     after = migrate_config_text(before).text
     changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
     assert changed == [
+        ("output_annotation_format: json", "export_annotation_format: jsonl"),
         ('      display_options: {show_turn_numbers: true, speaker_key: agent, text_key: content}',
          '      display_options: {show_step_numbers: true, speaker_key: agent, text_key: content}'),
         ("  - annotation_type: handoff_review   # the built-in",
@@ -100,6 +102,6 @@ def test_cli_rewrites_a_config_in_place_and_reports_each_change(tmp_path, capsys
     assert main(["migrate-config", str(config), "-o", str(config)]) == 0
     assert "annotation_type: multiagent.agent_scorecard" in config.read_text()
     report = capsys.readouterr().err
-    assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(3 change(s))" in report
+    assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(4 change(s))" in report
     assert main(["migrate-config", str(config)]) == 0  # to stdout, nothing left to change
     assert capsys.readouterr().out == config.read_text()
