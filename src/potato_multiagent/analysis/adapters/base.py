@@ -8,14 +8,12 @@ every annotator's rows. Export adds ``instance_id``, ``user`` and ``timestamp`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Tuple
 
 import pandas as pd
-from pydantic import BaseModel
 
-from ...schemes import SchemeConfig
 from ...trace import Derivation
-from ..statistics import USER, Figure
+from ..statistics import USER
 
 INSTANCE = "instance_id"
 
@@ -34,7 +32,18 @@ class Judgements:
 
 
 class Adapter:
-    """One annotation type's export and agreement; subclasses set ``widget`` and define the rest."""
+    """One annotation type's export and agreement.
+
+    Subclasses set ``widget`` (and ``item_key``/``float_columns`` where needed) and define three
+    classmethods:
+
+    - ``columns(config) -> tuple[str, ...]``: the adapter's own columns, in order (export puts
+      ``instance_id, user, timestamp`` first);
+    - ``rows(value, derivation, config) -> list[dict]``: one row per judged item of one stored
+      value, with the derived context it refers to;
+    - ``agreement(judgements, config, gold, within) -> list[Figure]``: figures between annotators,
+      and against ``gold`` (instance id -> gold object) when the type has any.
+    """
 
     widget: ClassVar[str]
     """The scheme's widget name (``failure_attribution``)."""
@@ -47,22 +56,6 @@ class Adapter:
     def unit(cls) -> Tuple[str, ...]:
         """What two annotators' rows must share to be judgements of the same item."""
         return (INSTANCE,) + cls.item_key
-
-    @classmethod
-    def columns(cls, config: SchemeConfig) -> Tuple[str, ...]:
-        """The adapter's own columns, in order (export puts ``instance_id, user, timestamp`` first)."""
-        raise NotImplementedError
-
-    @classmethod
-    def rows(cls, value: BaseModel, derivation: Derivation, config: SchemeConfig) -> List[Dict[str, Any]]:
-        """One row per judged item of one stored value, with the derived context it refers to."""
-        raise NotImplementedError
-
-    @classmethod
-    def agreement(cls, judgements: Judgements, config: SchemeConfig, gold: Optional[Mapping[str, dict]],
-                  within: int) -> List[Figure]:
-        """Figures between annotators; against ``gold`` (instance id -> gold object) when the type has any."""
-        raise NotImplementedError
 
 
 def per_judge(judgements: Judgements, column: str, values: Callable[[dict], Iterable[Any]]) -> pd.DataFrame:
