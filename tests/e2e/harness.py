@@ -363,3 +363,27 @@ def _navigate(page, button: str) -> str:
     )
     wait_instance_ready(page)
     return current_instance_id(page)
+
+
+def restore_in_page(page, schema: str, value: Any) -> None:
+    """Do what Potato's in-page reload (annotation.js) does with a saved answer, then announce it.
+
+    Potato first clears the page's radios and checkboxes (`.checked = false`), then writes the
+    server's value into the hidden input's `value` attribute, marked `data-server-set` (no
+    `data-modified`, no `change`), and finally dispatches `potato:instance-ready`. The listeners run
+    synchronously inside dispatchEvent, so the widget has re-rendered when this returns. `value` is
+    stored as JSON unless it is already a string (a raw, possibly broken, stored value).
+    """
+    raw = value if isinstance(value, str) else json.dumps(value)
+    page.evaluate(
+        """([name, raw]) => {
+            document.querySelectorAll('input[type=radio], input[type=checkbox]').forEach((input) => { input.checked = false; });
+            const hidden = document.querySelector(`input.annotation-input[name="${CSS.escape(name)}"]`);
+            hidden.setAttribute('value', raw);
+            hidden.setAttribute('data-server-set', 'true');
+            hidden.removeAttribute('data-modified');
+            hidden.value = raw;
+            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
+        }""",
+        [f"{schema}:::{schema}", raw],
+    )

@@ -176,7 +176,11 @@ def form(page, schema: str):
 
 
 def run_axe(page) -> list[dict]:
-    """axe-core's violations on the whole page, each node with its CSS target and summary."""
+    """axe-core's violations on the whole page, each node with its CSS target and summary.
+
+    Waits for running animations first: Potato fades a question in when display_logic shows it,
+    and contrast measured mid-fade is the fade's, not the page's."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     return page.evaluate(
         """async () => {
             const result = await axe.run(document);
@@ -289,7 +293,11 @@ class Journey:
                 const stops = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
                     .filter(e => e.tabIndex >= 0 && !e.disabled && e.checkVisibility({visibilityProperty: true})
                                  && (form.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING));
-                stops[stops.length - 1].focus();
+                const start = stops[stops.length - 1];
+                start.focus({preventScroll: true});
+                // Setting up the journey, not part of it: a smooth scroll Potato starts late can
+                // cancel the scroll a focus() would do, so bring the start into view directly.
+                start.scrollIntoView({block: 'center', behavior: 'instant'});
             }""",
             self.schema,
         )

@@ -29,6 +29,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -457,27 +458,12 @@ def test_required_graph_blocks_next_until_an_agent_is_on_the_path(task, page, us
 # --------------------------------------------------------------------------- re-render (SPEC §6)
 
 
-def restore_in_page(page, stored) -> None:
-    """Do what Potato's in-page reload does with a saved answer (see test_failure_attribution)."""
-    page.evaluate(
-        """(raw) => {
-            const hidden = document.querySelector('input.annotation-input[name="graph:::graph"]');
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        json.dumps(stored),
-    )
-
-
 @pytest.mark.e2e
 def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
     node(page, "human").focus()
     marks = {("Orchestrator", "FileSurfer"): "critical"}
     stored = value(["FileSurfer", "human"], marks)
-    restore_in_page(page, stored)
+    restore_in_page(page, "graph", stored)
     expect_marks(page, ["FileSurfer", "human"], marks)
     assert focused_label(page) == "Agent human, on the critical path (2 of 2)"
     expect(summary(page)).to_have_text(

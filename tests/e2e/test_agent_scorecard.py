@@ -30,6 +30,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -453,25 +454,10 @@ def test_marks_missing_from_the_trace_are_shown_kept_and_removable(task, page):
     assert validate(saved) == ["milestone_steps.plan agreed: '99' is not in this trace"]   # kept until changed
 
 
-def restore_in_page(page, value) -> None:
-    """What Potato's in-page reload does with a saved answer (see test_failure_attribution)."""
-    page.evaluate(
-        """([name, raw]) => {
-            const hidden = document.querySelector(`input.annotation-input[name="${name}"]`);
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        [f"{SCHEMA}:::{SCHEMA}", json.dumps(value)],
-    )
-
-
 @pytest.mark.e2e
 def test_instance_ready_re_renders_from_the_hidden_input(task, page, user):
     assert checked_choice(page, SMITH, "contribution") is None
-    restore_in_page(page, COMPLETE)
+    restore_in_page(page, SCHEMA, COMPLETE)
     assert checked_choice(page, SMITH, "contribution") == 5
     assert checked_choice(page, "Team", PACE) == "na"
     expect(milestone_box(page, CHECKED)).to_be_checked()
@@ -487,11 +473,11 @@ def test_instance_ready_re_renders_from_the_hidden_input(task, page, user):
 def test_focus_survives_a_re_render_even_when_rows_are_rebuilt(task, page, user):
     option(page, SMITH, "contribution", 4).focus()
     page.keyboard.press("Space")
-    restore_in_page(page, hidden_value(page))   # same rows: the grid is updated in place
+    restore_in_page(page, SCHEMA, hidden_value(page))   # same rows: the grid is updated in place
     assert focused_cell(page) == (f"{SMITH}: contribution", "4")
 
     with_ghost = {**hidden_value(page), "agents": {**hidden_value(page)["agents"], "Ghost": {"contribution": 1}}}
-    restore_in_page(page, with_ghost)   # a new "not in this trace" row: the rows are rebuilt
+    restore_in_page(page, SCHEMA, with_ghost)   # a new "not in this trace" row: the rows are rebuilt
     assert row_names(page)[-1] == "Ghost"
     assert focused_cell(page) == (f"{SMITH}: contribution", "4")
     assert checked_choice(page, SMITH, "contribution") == 4

@@ -34,6 +34,7 @@ from potato_multiagent import derive, validate_value
 
 from ..realdata.conftest import corpus_location
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -471,28 +472,10 @@ def test_stored_marks_missing_from_the_trace_or_config_are_shown_and_kept(task, 
 @pytest.mark.e2e
 def test_a_stale_turn_goes_only_when_the_annotator_removes_it(task, page, user):
     value = {"groupthink": entry(([0, 40], "old"))}
-    restore_in_page(page, value)
+    restore_in_page(page, "emergent", value)
     pick_episode(page, "groupthink", 1).click()
     behavior_group(page, "groupthink").get_by_role("button", name="Remove #41").click()
     wait_saved_json(task, user, HOSTILE["id"], SCHEMA, {"groupthink": entry(([0], "old"))})
-
-
-def restore_in_page(page, value) -> None:
-    """Do what Potato's in-page reload does with a saved answer (annotation.js): the server's
-    value in the hidden input's `value` attribute, marked `data-server-set`, copied to `.value`,
-    no `data-modified` and no `change`; then announce `potato:instance-ready`. The listeners run
-    synchronously inside dispatchEvent, so the widget has re-rendered when this returns."""
-    page.evaluate(
-        """(raw) => {
-            const hidden = document.querySelector('input.annotation-input[name="emergent:::emergent"]');
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        json.dumps(value),
-    )
 
 
 @pytest.mark.e2e
@@ -500,7 +483,7 @@ def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, p
     turn(page, 3, "A->B").focus()
     value = {"role_drift": entry(([2, 6], "A->B starts acting as the summariser"))}
     assert_valid(value, HOSTILE)
-    restore_in_page(page, value)
+    restore_in_page(page, "emergent", value)
     assert focused_label(page) == "Turn 3 (A->B)"  # the same logical control keeps focus
     expect(summary(page)).to_contain_text("role_drift: episode 1, 2 turns across 2 agents")
     pick_episode(page, "role_drift", 1).click()
@@ -519,7 +502,7 @@ def test_without_notes_a_stored_note_is_shown_but_cannot_be_edited(task, page, u
             const config = JSON.parse(form.getAttribute('data-ma-config'));
             form.setAttribute('data-ma-config', JSON.stringify({...config, allow_note: false}));
         }""")
-    restore_in_page(page, value)
+    restore_in_page(page, "emergent", value)
     pick_episode(page, "groupthink", 1).click()
     expect(behavior_group(page, "groupthink").locator("textarea")).to_have_count(0)
     expect(behavior_group(page, "groupthink")).to_contain_text("Note: written while notes were on")

@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     CONFIGS_DIR,
     EXAMPLES_DIR,
     annotation_pairs,
@@ -335,24 +336,6 @@ def test_success_hides_the_attribution_and_does_not_block_next(task, page, user)
 # --------------------------------------------------------------------------- re-render (SPEC §6)
 
 
-def restore_in_page(page, value) -> None:
-    """Do what Potato's in-page reload does with a saved answer (annotation.js): the server's
-    value in the hidden input's `value` attribute, marked `data-server-set`, copied to `.value`,
-    no `data-modified` and no `change`; then announce `potato:instance-ready`. The listeners run
-    synchronously inside dispatchEvent, so the widget has re-rendered when this returns."""
-    page.evaluate(
-        """(raw) => {
-            const hidden = document.querySelector('input.annotation-input[name="attribution:::attribution"]');
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        json.dumps(value),
-    )
-
-
 def summary(page):
     return attribution_form(page).locator(".ma-summary")
 
@@ -366,7 +349,7 @@ def test_instance_ready_re_renders_from_the_hidden_input(task, page, user):
     step = derivation_of(FIRST)["steps"][2]
     value = {"responsible_agent": 'Agent "Smith"', "decisive_step": 2, "reason": REASON}
     assert validate_value("multiagent.failure_attribution", attribution_config(), value, FIRST) == []
-    restore_in_page(page, value)
+    restore_in_page(page, SCHEMA, value)
 
     expect_restored(page, 'Agent "Smith"', 2, REASON)
     expect(attribution_form(page)).not_to_have_attribute("data-ma-error", re.compile(".*"))
@@ -382,7 +365,7 @@ def test_instance_ready_re_renders_from_the_hidden_input(task, page, user):
 def test_instance_ready_shows_a_restored_agent_missing_from_the_trace(task, page, user):
     open_attribution(page)
     ghost = {"responsible_agent": "Ghost", "decisive_step": 2, "reason": REASON}
-    restore_in_page(page, ghost)
+    restore_in_page(page, SCHEMA, ghost)
 
     agent_label = selected_label(agent_select(page))
     assert "Ghost" in agent_label and "not in this trace" in agent_label, agent_label

@@ -29,6 +29,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -187,25 +188,6 @@ def tab_until(page, predicate, limit: int = 60) -> dict:
 
 def expect_complete(page) -> None:
     expect(form(page)).not_to_have_attribute("data-incomplete-reason", re.compile(".*"))
-
-
-def restore_in_page(page, value) -> None:
-    """What Potato's in-page reload does with a saved answer: the value in the hidden input, marked
-    `data-server-set`, no `data-modified`, then `potato:instance-ready` (runs synchronously)."""
-    page.evaluate(
-        """(raw) => {
-            const hidden = document.querySelector('input.annotation-input[name="handoffs:::handoffs"]');
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        json.dumps(value),
-    )
-
-
-# --------------------------------------------------------------------------- config
 
 
 def test_example_config_passes_strict_validation():
@@ -481,7 +463,7 @@ def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, p
     quality_radio(page, second, 3).check()
     quality_radio(page, second, 3).focus()
     value = [entry_of(second, quality=5, flags=["garbling"], note="restored")]
-    restore_in_page(page, value)
+    restore_in_page(page, "handoffs", value)
 
     expect(quality_radio(page, second, 5)).to_be_checked()
     expect(flag_button(page, second, "garbling")).to_have_attribute("aria-pressed", "true")

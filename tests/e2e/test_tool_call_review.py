@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -399,29 +400,13 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     wait_saved_json(task, GHOST_USER, HOSTILE["id"], SCHEMA, [GHOST_VALUE[0], GHOST_VALUE[2]])
 
 
-def restore_in_page(page, value) -> None:
-    """Do what Potato's in-page reload does with a saved answer (see test_failure_attribution)."""
-    page.evaluate(
-        """([name, raw]) => {
-            const hidden = document.querySelector(`input.annotation-input[name="${name}"]`);
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.querySelectorAll('input[type=radio], input[type=checkbox]').forEach((input) => { input.checked = false; });
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        [f"{SCHEMA}:::{SCHEMA}", json.dumps(value)],
-    )
-
-
 @pytest.mark.e2e
 def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
     calls = calls_of(HOSTILE)
     focused = verdict(card(page, HOSTILE_TITLES[3]), "wrong_args")
     focused.focus()
     value = [judgement(calls[3], 0, "wrong_args", "restored"), judgement(calls[0], 0, "correct")]
-    restore_in_page(page, value)
+    restore_in_page(page, SCHEMA, value)
 
     expect(focused).to_be_checked()
     expect(focused).to_be_focused()

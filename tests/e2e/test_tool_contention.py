@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -389,29 +390,13 @@ def test_unlabelled_regions_block_next_with_a_count(task, page, user):
     assert go_next(page) == CYCLE
 
 
-def restore_in_page(page, value) -> None:
-    """Do what Potato's in-page reload does with a saved answer (see test_failure_attribution)."""
-    page.evaluate(
-        """(raw) => {
-            const hidden = document.querySelector('input.annotation-input[name="contention:::contention"]');
-            document.querySelectorAll('input[type="radio"]').forEach((radio) => { radio.checked = false; });
-            hidden.setAttribute('value', raw);
-            hidden.setAttribute('data-server-set', 'true');
-            hidden.removeAttribute('data-modified');
-            hidden.value = raw;
-            document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-        }""",
-        json.dumps(value),
-    )
-
-
 @pytest.mark.e2e
 def test_instance_ready_re_renders_from_the_hidden_input_keeping_focus(task, page, user):
     note = region(page, MIGRATION_REGION).get_by_label("Note")
     button = region(page, MIGRATION_REGION).get_by_role("button", name="Region 1", exact=True)
     button.focus()
     value = value_for(BY_ID[MIGRATION], {0: "deadlock"}, note="restored")
-    restore_in_page(page, value)
+    restore_in_page(page, "contention", value)
     expect(region(page, MIGRATION_REGION).get_by_role("radio", name="deadlock")).to_be_checked()
     expect(note).to_have_value("restored")
     expect(button).to_be_focused()
