@@ -18,19 +18,19 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Union
 
-from .sources import Converted, Item
+from .sources import Converted, ConvertError, Item, each_item
 
 SUMMARY = "MAST/MAD records with a structured trajectory (AG2); raw-text logs are refused"
 
 _MODE_CODE = re.compile(r"^\d+(?:\.\d+)*\s+")
 
 
-def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
-    for position, item in enumerate(items, start=1):
-        default_id = path.stem if len(items) == 1 else f"{path.stem}-{position}"
-        yield convert_record(item, default_id)
+def convert_file(path: Path, items: List[Item]) -> Iterator[Union[Converted, ConvertError]]:
+    def convert_one(item: Item, position: int) -> Converted:
+        return convert_record(item, path.stem if len(items) == 1 else f"{path.stem}-{position}")
+    return each_item(items, convert_one)
 
 
 def convert_record(item: Item, default_id: str) -> Converted:

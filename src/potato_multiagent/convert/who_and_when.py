@@ -11,9 +11,9 @@ a 0-based index into ``history``, stays a valid step index. The attribution and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, List
+from typing import Iterator, List, Union
 
-from .sources import Converted, Item
+from .sources import Converted, ConvertError, Item, each_item
 
 SUMMARY = "Who&When runs (both subsets): history -> steps; mistake_agent/step/reason -> gold"
 
@@ -21,10 +21,11 @@ CONTEXT_FIELDS = ("question", "question_ID", "level", "system_prompt")
 """Run fields copied into the record; everything else is ground truth or bookkeeping."""
 
 
-def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
-    for position, item in enumerate(items, start=1):
-        record_id = f"{path.parent.name}-{path.stem}" if len(items) == 1 else f"{path.parent.name}-{path.stem}-{position}"
-        yield convert_run(item, record_id)
+def convert_file(path: Path, items: List[Item]) -> Iterator[Union[Converted, ConvertError]]:
+    def convert_one(item: Item, position: int) -> Converted:
+        single = f"{path.parent.name}-{path.stem}"
+        return convert_run(item, single if len(items) == 1 else f"{single}-{position}")
+    return each_item(items, convert_one)
 
 
 def convert_run(item: Item, record_id: str) -> Converted:
