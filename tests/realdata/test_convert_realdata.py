@@ -293,8 +293,36 @@ def test_the_other_episode_ends_with_no_region(dpbench):
     [free] = [r for r in dpbench["records"] if dpbench["gold"][r["id"]] == {"deadlock": False}]
     last = _last_timestep(dpbench["sources"][free["id"]])["timestep"]
     assert [r for r in derive(free).contentions if r["start"] <= last < r["end"]] == []
-    decisions = sum(len(line.get("decisions", [])) for line in read_jsonl(dpbench["sources"][free["id"]]))
-    assert len(free["steps"]) == decisions
+
+
+# The sequential episode read by hand: its 28 timestep lines (3..30) each repeat every philosopher's
+# latest decision; the first holds the decisions of timesteps 1-3, every later one adds the decision
+# of the philosopher whose turn it is (its reasoning and its llm_calls entry are new, the others'
+# are copies of the line before). 30 timesteps, 30 decisions, P0 P1 P2 in turn.
+SEQUENTIAL_DECISIONS = [
+    "grab_right", "wait", "grab_left", "grab_left", "wait", "release", "release", "grab_right", "wait",
+    "grab_right", "release", "grab_right", "release", "grab_right", "release", "grab_left", "grab_left", "wait",
+    "release", "release", "grab_right", "wait", "grab_left", "grab_left", "wait", "release", "release",
+    "grab_right", "wait", "grab_left"]
+
+
+def test_the_sequential_episode_has_one_step_per_real_decision(dpbench):
+    [sequential] = [r for r in dpbench["records"] if "_seq3nc_" in r["id"]]
+    lines = read_jsonl(dpbench["sources"][sequential["id"]])
+    assert sum(len(line.get("decisions", [])) for line in lines) == 84  # what the log repeats
+    assert [(s["agent"], s["timestep"], s["action"]) for s in sequential["steps"]] == [
+        (f"P{(t - 1) % 3}", t, action) for t, action in enumerate(SEQUENTIAL_DECISIONS, start=1)]
+    derivation = derive(sequential)
+    assert len(derivation.steps) == 30
+    assert [(h["from"], h["to"]) for h in derivation.handoffs] == [
+        (f"P{(t - 1) % 3}", f"P{t % 3}") for t in range(1, 30)]
+    by_timestep = {line["timestep"]: line for line in lines if line["type"] == "timestep"}
+    p1_at_5 = next(d for d in by_timestep[5]["decisions"] if d["philosopher_id"] == 1)
+    assert sequential["steps"][4]["thought"] == p1_at_5["reasoning"]
+    waits = [(c["agent"], c["resource"], c["start"]) for c in sequential["calls"] if c["tool"] == "wait"]
+    # By hand: every wait decision dated 5..30 (P1 at 5 and 29, P2 at 9 and 18, P0 at 22 and 25) is
+    # made holding no fork, and every grab succeeds; P1's wait at 2 precedes the first logged table.
+    assert waits == []
 
 
 # --------------------------------------------------------------------------- MAST
