@@ -341,11 +341,22 @@ def test_the_ag2_mast_record_yields_its_agents_and_steps(corpus, tmp_path):
     assert "annotator_1" not in json.dumps(record)
 
 
-def test_the_metagpt_raw_log_is_refused_with_a_clear_message(corpus, tmp_path):
+def test_the_metagpt_log_splits_at_its_speaker_lines(corpus, tmp_path):
     source = corpus / "mast" / "MetaGPT_ProgramDev_trace4.json"
-    result = cli("convert", "--from", "mast", source, "-o", tmp_path / "mast.jsonl")
-    assert result.returncode == 1
-    assert result.stderr.strip() == (f"error: {source}:1: trace: a raw-text log (MetaGPT), not a structured "
-                                     f"trajectory: only traces holding a 'trajectory' list of messages (as AG2 runs "
-                                     f"do) can be converted")
-    assert not (tmp_path / "mast.jsonl").exists()
+    result = cli("convert", "--from", "mast", source, "-o", tmp_path / "mast.jsonl", "--gold", tmp_path / "gold.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    [record] = read_jsonl(tmp_path / "mast.jsonl")
+    log = json.loads(json.loads(source.read_text(encoding="utf-8"))["trace"])["content"]
+    # By hand: the log has five loguru lines, each naming its speaker as Name(Role), each followed
+    # by that action's output (code for Alice and Bob, nothing for Charlie's reviews).
+    assert [(s["agent"], s["agent_role"], s["time"]) for s in record["steps"]] == [
+        ("Alice", "SimpleCoder", "2025-01-17 11:40:27.872"), ("Bob", "SimpleTester", "2025-01-17 11:40:30.812"),
+        ("Charlie", "SimpleReviewer", "2025-01-17 11:40:34.802"), ("Bob", "SimpleTester", "2025-01-17 11:40:38.531"),
+        ("Charlie", "SimpleReviewer", "2025-01-17 11:40:43.790")]
+    assert record["steps"][0]["content"].startswith("to do SimpleWriteCode(SimpleWriteCode)\n```python\ndef detect_palindromes")
+    assert record["steps"][2]["content"] == "to do SimpleWriteReview(SimpleWriteReview)"
+    assert all(step["content"].split("\n")[0] in log for step in record["steps"])
+    assert record["task"] == "develop a program that detects palindromes in a text file"
+    [gold] = read_jsonl(tmp_path / "gold.jsonl")
+    assert gold["gold"]["round"] == "Round 1" and "annotator_1" not in json.dumps(record)
