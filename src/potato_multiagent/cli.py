@@ -84,6 +84,23 @@ def _report_conversion_problems(conversion) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
+def _init_command(args: argparse.Namespace) -> int:
+    from .convert import ConvertError
+    from .init_task import InitError, init_task
+
+    try:
+        result = init_task(args.format, [Path(name) for name in args.inputs], Path(args.output),
+                           strict=args.strict, force=args.force)
+    except (ConvertError, InitError, OSError) as error:
+        if getattr(error, "conversion", None) is not None:
+            _report_conversion_problems(error.conversion)
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    _report_conversion_problems(result.conversion)
+    print("\n".join(result.lines()))
+    return 0
+
+
 def _export_command(args: argparse.Namespace) -> int:
     from .analysis import ExportError, collect, export_collection
     from .analysis.agreement import left_out_lines
@@ -207,6 +224,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all or nothing: write nothing when any record cannot be read (default: name it "
                         "on stderr and write the rest)")
     v.set_defaults(run=_convert_command)
+
+    i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
+                                         "that fit the runs) that `potato start` serves",
+                            epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    i.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
+    i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
+    i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
+    i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
+    i.set_defaults(run=_init_command)
 
     e = commands.add_parser("export", help="one tidy table per scheme, joined with the derived context")
     e.add_argument("config")
