@@ -155,3 +155,18 @@ def test_one_unreadable_record_does_not_fail_the_file(tmp_path, capsys):
                                    f"an object), found a number")
     ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert ids == ["AG2-GSM-Plus-17", "AG2-GSM-Plus-18"]
+
+
+@pytest.mark.parametrize("trace, steps", [
+    ("42", [{"content": "42"}]),
+    (json.dumps([{"name": "A", "content": "x"}]), [{"name": "A", "content": "x"}]),
+])
+def test_a_trace_of_json_text_that_is_no_object_is_a_list_of_messages_or_the_log_itself(tmp_path, trace, steps):
+    [record] = convert(tmp_path, {**METAGPT_RECORD, "trace": trace}).records
+    assert record["steps"] == steps
+
+
+def test_a_trajectory_that_is_neither_messages_nor_text_is_named(tmp_path):
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, {**AG2_RECORD, "trace": {"trajectory": 7}})
+    assert str(error.value) == f"{tmp_path / 'mad.json'}:1: trace.trajectory: expected a list of messages or log text, found a number"

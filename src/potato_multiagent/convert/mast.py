@@ -36,7 +36,7 @@ import tokenize
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
-from .sources import Converted, ConvertError, Item, each_item
+from .sources import Converted, ConvertError, Item, each_item, json_kind
 
 SUMMARY = "MAST/MAD records (human-labelled and full): AG2 trajectories and MetaGPT logs -> steps; labels -> gold"
 
@@ -87,7 +87,9 @@ def _trace(item: Item) -> dict:
         parsed = json.loads(raw)
     except ValueError:
         return {"content": raw}
-    return parsed if isinstance(parsed, dict) else {"trajectory": parsed}
+    if isinstance(parsed, dict):
+        return parsed
+    return {"trajectory": parsed} if isinstance(parsed, list) else {"content": raw}
 
 
 def _steps(item: Item, trace: dict) -> Tuple[List[Any], Optional[str]]:
@@ -100,7 +102,7 @@ def _steps(item: Item, trace: dict) -> Tuple[List[Any], Optional[str]]:
     if isinstance(steps, list):
         return steps, None
     if not isinstance(steps, str):
-        raise item.error(f"trace.{source}", f"expected a list of messages or log text, found {type(steps).__name__}")
+        raise item.error(f"trace.{source}", f"expected a list of messages or log text, found {json_kind(steps)}")
     messages = _messages_in_text(steps)
     if messages is not None:
         return messages, None
