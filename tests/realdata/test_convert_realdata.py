@@ -329,6 +329,10 @@ def test_the_sequential_episode_has_one_step_per_real_decision(dpbench):
     # By hand: every wait decision dated 5..30 (P1 at 5 and 29, P2 at 9 and 18, P0 at 22 and 25) is
     # made holding no fork, and every grab succeeds; P1's wait at 2 precedes the first logged table.
     assert waits == []
+    # P0 took fork 1 at timestep 1 (grab_right), before the first logged table (timestep 3, holders
+    # [None, 0, 2]), and released it at 7 (holders [None, None, None]).
+    holds = [(c["agent"], c["resource"], c["start"], c["end"]) for c in sequential["calls"] if c["tool"] == "hold"]
+    assert holds[0] == ("P0", "fork_1", 1, 7)
 
 
 # --------------------------------------------------------------------------- MAST

@@ -130,6 +130,9 @@ def test_a_sequential_line_adds_only_the_decision_of_the_philosopher_whose_turn_
         ("P1", 5, "grab_left")]
     # P1's failed grab at 5 holding nothing is no wait; no decision dated 1 or 2 is judged on table 3.
     assert [c for c in record["calls"] if c["tool"] == "wait"] == []
+    # P0 grabbed its right fork (fork 1) at timestep 1, before the first logged table (3), which shows it held.
+    assert {(c["agent"], c["resource"], c["start"], c["end"]) for c in record["calls"]} == {
+        ("P0", "fork_1", 1, 6), ("P2", "fork_2", 3, 6), ("P0", "fork_0", 4, 6)}
 
 
 def test_a_sequential_line_where_another_philosopher_decided_anew_is_named(tmp_path, capsys):

@@ -19,7 +19,8 @@ philosopher holding fork i after the timestep's decisions; ``decisions`` are the
   no longer does (still held at the end: the last timestep + 1); a wait ``[t, t + 1)`` on the
   other fork when a philosopher holding exactly one fork decides ``wait`` or fails a grab (judged
   on the table logged after the decision's own timestep: the first decisions of a sequential
-  episode, made before the first logged table, give no wait); and, at
+  episode, made before the first logged table, give no wait, and a fork one of them grabbed that
+  the first table shows held by the grabber is held from the grab's timestep); and, at
   an ``episode_end`` with ``deadlock: true``, a wait ``[T, T + 1)`` (T the last timestep) by each
   hungry philosopher holding exactly one fork. Philosopher i's left fork is fork i, its right
   fork is fork (i + 1) mod n, as in DPBench's table.
@@ -100,7 +101,8 @@ def _episode(record_id: str, config: dict, timesteps: List[Timestep], ending: Op
     names = _all_names(timesteps)
     decisions = _decisions(timesteps, config)
     record = {"id": record_id, **_context(config), "steps": _steps(decisions),
-              "calls": _holds(timesteps, names) + _waits(timesteps, decisions, ending, names)}
+              "calls": _holds(timesteps, names, _grabs_before_first_table(decisions))
+              + _waits(timesteps, decisions, ending, names)}
     gold = {"deadlock": ending["deadlock"]} if isinstance(ending, dict) and "deadlock" in ending else None
     return Converted(record=record, gold=gold, item=timesteps[0].item)
 
@@ -195,18 +197,34 @@ def _call(name: str, tool: str, fork: int, start: int, end: int) -> dict:
     return {"agent": name, "tool": tool, "resource": f"fork_{fork}", "start": start, "end": end}
 
 
-def _holds(timesteps: List[Timestep], names: Dict[object, str]) -> List[dict]:
+def _grabs_before_first_table(decisions: List[Tuple[Timestep, Decision]]) -> Dict[Tuple[int, object], int]:
+    """(fork, philosopher) -> the timestep of a grab made before the first logged table, when that
+    table shows the philosopher holding the fork (sequential mode: the first turns are not logged)."""
+    grabs: Dict[Tuple[int, object], int] = {}
+    for timestep, made in decisions:
+        philosopher, action = made.fields.get("philosopher_id"), made.fields.get("action")
+        if made.table_known or action not in GRABS or not isinstance(philosopher, int) or not timestep.holders:
+            continue
+        fork = _own_forks(philosopher, len(timestep.holders))[GRABS[action]]
+        if timestep.holders[fork] == philosopher:
+            grabs.setdefault((fork, philosopher), made.number)
+    return grabs
+
+
+def _holds(timesteps: List[Timestep], names: Dict[object, str],
+           earlier_grabs: Dict[Tuple[int, object], int]) -> List[dict]:
     """One hold per stretch of timesteps a philosopher keeps a fork, in order of start, then fork."""
     open_holds: Dict[int, Tuple[int, int]] = {}
     holds = []
-    for timestep in timesteps:
+    for position, timestep in enumerate(timesteps):
         for fork, holder in enumerate(timestep.holders):
             held = open_holds.get(fork)
             if held is not None and held[0] != holder:
                 holds.append((held[1], fork, _call(names[held[0]], "hold", fork, held[1], timestep.number)))
                 del open_holds[fork]
             if holder is not None and fork not in open_holds:
-                open_holds[fork] = (holder, timestep.number)
+                start = earlier_grabs.get((fork, holder), timestep.number) if position == 0 else timestep.number
+                open_holds[fork] = (holder, start)
     after_last = timesteps[-1].number + 1
     for fork, (holder, start) in open_holds.items():
         holds.append((start, fork, _call(names[holder], "hold", fork, start, after_last)))
