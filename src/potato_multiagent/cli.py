@@ -51,9 +51,17 @@ def _convert_command(args: argparse.Namespace) -> int:
     from .convert import ConvertError, convert_inputs, write_conversion
 
     try:
-        conversion = convert_inputs(args.format, [Path(name) for name in args.inputs])
-        write_conversion(conversion, Path(args.output), Path(args.gold) if args.gold else None)
+        conversion = convert_inputs(args.format, [Path(name) for name in args.inputs], strict=args.strict)
     except (ConvertError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    _report_conversion_problems(conversion)
+    if not conversion.records and conversion.skipped:
+        print("error: no record could be read; nothing written", file=sys.stderr)
+        return 1
+    try:
+        write_conversion(conversion, Path(args.output), Path(args.gold) if args.gold else None)
+    except OSError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"wrote {len(conversion.records)} record(s) to {args.output}")
@@ -62,6 +70,34 @@ def _convert_command(args: argparse.Namespace) -> int:
     elif conversion.gold:
         print(f"note: {len(conversion.gold)} record(s) have ground truth; pass --gold FILE to keep it "
               f"(it never goes into the records)", file=sys.stderr)
+    if conversion.skipped:
+        print(f"note: {len(conversion.skipped)} part(s) of the input could not be read and were left out "
+              f"(listed above); --strict writes nothing instead", file=sys.stderr)
+    return 0
+
+
+def _report_conversion_problems(conversion) -> None:
+    """Each skipped record and each warning on its own stderr line, naming file:line and field."""
+    for error in conversion.skipped:
+        print(f"skipped: {error}", file=sys.stderr)
+    for warning in conversion.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def _init_command(args: argparse.Namespace) -> int:
+    from .convert import ConvertError
+    from .init_task import InitError, init_task
+
+    try:
+        result = init_task(args.format, [Path(name) for name in args.inputs], Path(args.output),
+                           strict=args.strict, force=args.force)
+    except (ConvertError, InitError, OSError) as error:
+        if getattr(error, "conversion", None) is not None:
+            _report_conversion_problems(error.conversion)
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    _report_conversion_problems(result.conversion)
+    print("\n".join(result.lines()))
     return 0
 
 
@@ -184,7 +220,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
     v.add_argument("-o", "--output", required=True, help="records file to write (JSON Lines)")
     v.add_argument("--gold", help="where to write the ground truth ({id, gold} lines), never into the records")
+    v.add_argument("--strict", action="store_true",
+                   help="all or nothing: write nothing when any record cannot be read (default: name it "
+                        "on stderr and write the rest)")
     v.set_defaults(run=_convert_command)
+
+    i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
+                                         "that fit the runs) that `potato start` serves",
+                            epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    i.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
+    i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
+    i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
+    i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
+    i.set_defaults(run=_init_command)
 
     e = commands.add_parser("export", help="one tidy table per scheme, joined with the derived context")
     e.add_argument("config")

@@ -56,6 +56,11 @@ def who_and_when(corpus, tmp_path_factory):
     result = cli("convert", "--from", "who-and-when", corpus / "who_and_when", "-o", task_dir / "data" / "runs.jsonl",
                  "--gold", root / "gold.jsonl")
     assert result.returncode == 0, result.stderr
+    # By hand (each run's history[mistake_step] against mistake_agent): two runs name another agent
+    # than the one acting at the gold step; each is named, and converts.
+    folder = corpus / "who_and_when" / "Algorithm-Generated"
+    assert [line.split(": mistake_agent: ")[0] for line in result.stderr.splitlines() if line.startswith("warning:")] == [
+        f"warning: {folder / '14.json'}:1", f"warning: {folder / '15.json'}:1"]
     config = {"annotation_task_name": f"Who and When real data {root.name}", "task_dir": ".",
               "data_files": ["data/runs.jsonl"], "item_properties": {"id_key": "id", "text_key": "question"},
               "output_annotation_dir": "annotation_output", "plugins": ["multiagent"], "require_password": False,
@@ -76,8 +81,9 @@ def test_every_run_of_both_subsets_converts_with_its_gold_kept_apart(who_and_whe
         record_id = f"{path.parent.name}-{path.stem}"
         record = next(r for r in records if r["id"] == record_id)
         assert record["steps"] == run["history"], record_id  # step k of the source is step k of the record
-        assert gold[record_id] == {"mistake_agent": run["mistake_agent"], "mistake_step": int(run["mistake_step"]),
-                                   "mistake_reason": run["mistake_reason"], "ground_truth": run["ground_truth"]}
+        in_record = {"history", "question", "question_ID", "level", "system_prompt"}
+        assert gold[record_id] == {**{key: value for key, value in run.items() if key not in in_record},
+                                   "mistake_step": int(run["mistake_step"])}
         assert run["mistake_agent"] in derive(record).agents, record_id
     served = (who_and_when["task_dir"] / "data" / "runs.jsonl").read_text(encoding="utf-8")
     for field in ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth"):
@@ -293,8 +299,40 @@ def test_the_other_episode_ends_with_no_region(dpbench):
     [free] = [r for r in dpbench["records"] if dpbench["gold"][r["id"]] == {"deadlock": False}]
     last = _last_timestep(dpbench["sources"][free["id"]])["timestep"]
     assert [r for r in derive(free).contentions if r["start"] <= last < r["end"]] == []
-    decisions = sum(len(line.get("decisions", [])) for line in read_jsonl(dpbench["sources"][free["id"]]))
-    assert len(free["steps"]) == decisions
+
+
+# The sequential episode read by hand: its 28 timestep lines (3..30) each repeat every philosopher's
+# latest decision; the first holds the decisions of timesteps 1-3, every later one adds the decision
+# of the philosopher whose turn it is (its reasoning and its llm_calls entry are new, the others'
+# are copies of the line before). 30 timesteps, 30 decisions, P0 P1 P2 in turn.
+SEQUENTIAL_DECISIONS = [
+    "grab_right", "wait", "grab_left", "grab_left", "wait", "release", "release", "grab_right", "wait",
+    "grab_right", "release", "grab_right", "release", "grab_right", "release", "grab_left", "grab_left", "wait",
+    "release", "release", "grab_right", "wait", "grab_left", "grab_left", "wait", "release", "release",
+    "grab_right", "wait", "grab_left"]
+
+
+def test_the_sequential_episode_has_one_step_per_real_decision(dpbench):
+    [sequential] = [r for r in dpbench["records"] if "_seq3nc_" in r["id"]]
+    lines = read_jsonl(dpbench["sources"][sequential["id"]])
+    assert sum(len(line.get("decisions", [])) for line in lines) == 84  # what the log repeats
+    assert [(s["agent"], s["timestep"], s["action"]) for s in sequential["steps"]] == [
+        (f"P{(t - 1) % 3}", t, action) for t, action in enumerate(SEQUENTIAL_DECISIONS, start=1)]
+    derivation = derive(sequential)
+    assert len(derivation.steps) == 30
+    assert [(h["from"], h["to"]) for h in derivation.handoffs] == [
+        (f"P{(t - 1) % 3}", f"P{t % 3}") for t in range(1, 30)]
+    by_timestep = {line["timestep"]: line for line in lines if line["type"] == "timestep"}
+    p1_at_5 = next(d for d in by_timestep[5]["decisions"] if d["philosopher_id"] == 1)
+    assert sequential["steps"][4]["thought"] == p1_at_5["reasoning"]
+    waits = [(c["agent"], c["resource"], c["start"]) for c in sequential["calls"] if c["tool"] == "wait"]
+    # By hand: every wait decision dated 5..30 (P1 at 5 and 29, P2 at 9 and 18, P0 at 22 and 25) is
+    # made holding no fork, and every grab succeeds; P1's wait at 2 precedes the first logged table.
+    assert waits == []
+    # P0 took fork 1 at timestep 1 (grab_right), before the first logged table (timestep 3, holders
+    # [None, 0, 2]), and released it at 7 (holders [None, None, None]).
+    holds = [(c["agent"], c["resource"], c["start"], c["end"]) for c in sequential["calls"] if c["tool"] == "hold"]
+    assert holds[0] == ("P0", "fork_1", 1, 7)
 
 
 # --------------------------------------------------------------------------- MAST
@@ -313,11 +351,22 @@ def test_the_ag2_mast_record_yields_its_agents_and_steps(corpus, tmp_path):
     assert "annotator_1" not in json.dumps(record)
 
 
-def test_the_metagpt_raw_log_is_refused_with_a_clear_message(corpus, tmp_path):
+def test_the_metagpt_log_splits_at_its_speaker_lines(corpus, tmp_path):
     source = corpus / "mast" / "MetaGPT_ProgramDev_trace4.json"
-    result = cli("convert", "--from", "mast", source, "-o", tmp_path / "mast.jsonl")
-    assert result.returncode == 1
-    assert result.stderr.strip() == (f"error: {source}:1: trace: a raw-text log (MetaGPT), not a structured "
-                                     f"trajectory: only traces holding a 'trajectory' list of messages (as AG2 runs "
-                                     f"do) can be converted")
-    assert not (tmp_path / "mast.jsonl").exists()
+    result = cli("convert", "--from", "mast", source, "-o", tmp_path / "mast.jsonl", "--gold", tmp_path / "gold.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    [record] = read_jsonl(tmp_path / "mast.jsonl")
+    log = json.loads(json.loads(source.read_text(encoding="utf-8"))["trace"])["content"]
+    # By hand: the log has five loguru lines, each naming its speaker as Name(Role), each followed
+    # by that action's output (code for Alice and Bob, nothing for Charlie's reviews).
+    assert [(s["agent"], s["agent_role"], s["time"]) for s in record["steps"]] == [
+        ("Alice", "SimpleCoder", "2025-01-17 11:40:27.872"), ("Bob", "SimpleTester", "2025-01-17 11:40:30.812"),
+        ("Charlie", "SimpleReviewer", "2025-01-17 11:40:34.802"), ("Bob", "SimpleTester", "2025-01-17 11:40:38.531"),
+        ("Charlie", "SimpleReviewer", "2025-01-17 11:40:43.790")]
+    assert record["steps"][0]["content"].startswith("to do SimpleWriteCode(SimpleWriteCode)\n```python\ndef detect_palindromes")
+    assert record["steps"][2]["content"] == "to do SimpleWriteReview(SimpleWriteReview)"
+    assert all(step["content"].split("\n")[0] in log for step in record["steps"])
+    assert record["task"] == "develop a program that detects palindromes in a text file"
+    [gold] = read_jsonl(tmp_path / "gold.jsonl")
+    assert gold["gold"]["round"] == "Round 1" and "annotator_1" not in json.dumps(record)

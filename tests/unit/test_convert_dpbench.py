@@ -106,3 +106,39 @@ def test_malformed_lines_name_file_line_and_field(tmp_path, line, message):
 def test_a_log_without_timesteps_is_not_an_episode(tmp_path):
     with pytest.raises(ConvertError, match="no timestep line: not a DPBench episode log"):
         convert(tmp_path, [HEADER])
+
+
+SEQUENTIAL = {**HEADER, "config": {**HEADER["config"], "mode": "sequential", "communication": False}}
+
+
+def sequential_line(number, holders, actions):
+    """A sequential-mode line: DPBench repeats every philosopher's latest decision on it."""
+    line = timestep(number, holders, list(enumerate(actions)))
+    for decision, action in zip(line["decisions"], actions):
+        decision["reasoning"] = f"{decision['philosopher_name']}: {action}"
+    return line
+
+
+def test_a_sequential_line_adds_only_the_decision_of_the_philosopher_whose_turn_it_is(tmp_path):
+    lines = [SEQUENTIAL,
+             sequential_line(3, [None, 0, 2], ["grab_right", "wait", "grab_left"]),
+             sequential_line(4, [0, 0, 2], ["grab_left", "wait", "grab_left"]),
+             sequential_line(5, [0, 0, 2], ["grab_left", "grab_left", "grab_left"]), end(False)]
+    [record] = convert(tmp_path, lines).records
+    assert [(s["agent"], s["timestep"], s["action"]) for s in record["steps"]] == [
+        ("P0", 1, "grab_right"), ("P1", 2, "wait"), ("P2", 3, "grab_left"), ("P0", 4, "grab_left"),
+        ("P1", 5, "grab_left")]
+    # P1's failed grab at 5 holding nothing is no wait; no decision dated 1 or 2 is judged on table 3.
+    assert [c for c in record["calls"] if c["tool"] == "wait"] == []
+    # P0 grabbed its right fork (fork 1) at timestep 1, before the first logged table (3), which shows it held.
+    assert {(c["agent"], c["resource"], c["start"], c["end"]) for c in record["calls"]} == {
+        ("P0", "fork_1", 1, 6), ("P2", "fork_2", 3, 6), ("P0", "fork_0", 4, 6)}
+
+
+def test_a_sequential_line_where_another_philosopher_decided_anew_is_named(tmp_path, capsys):
+    lines = [SEQUENTIAL, sequential_line(3, [None, 0, 2], ["grab_right", "wait", "grab_left"]),
+             sequential_line(4, [0, 0, 2], ["grab_left", "release", "grab_left"]), end(False)]
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, lines)
+    assert str(error.value) == (f"{tmp_path / 'episode.jsonl'}:3: decisions[1]: P1 decided anew at timestep 4, "
+                                f"the turn of philosopher 0 in sequential mode")

@@ -74,20 +74,99 @@ def test_failure_modes_by_majority_the_note_and_the_answer_go_to_gold_only(tmp_p
     assert "keeps asking" not in served and "other_data" not in served and "annotator_1" not in served
 
 
-@pytest.mark.parametrize("trace", [METAGPT_RECORD["trace"], "[2025-01-17 11:40] Alice: writing code"])
-def test_a_raw_text_log_is_refused_saying_why(tmp_path, trace):
-    with pytest.raises(ConvertError) as error:
-        convert(tmp_path, [AG2_RECORD, {**METAGPT_RECORD, "trace": trace}])
-    assert str(error.value).startswith(f"{tmp_path / 'mad.json'}:")
-    assert ": trace: a raw-text log (MetaGPT), not a structured trajectory: only traces holding a " \
-           "'trajectory' list of messages (as AG2 runs do) can be converted" in str(error.value)
+METAGPT_LOG = (
+    "2025-01-17 11:40:27.872 | INFO     | metagpt.roles.role:_act:391 - Alice(SimpleCoder): to do SimpleWriteCode\n"
+    "```python\ndef is_palindrome(text):\n    return text == text[::-1]\n```\n"
+    "2025-01-17 11:40:30.812 | INFO     | __main__:_act:85 - Bob(SimpleTester): to do SimpleWriteTest\n"
+    "```python\nassert is_palindrome('abba')\n```\n"
+    "2025-01-17 11:40:31.002 | INFO     | metagpt.utils.cost_manager:update_cost:57 - Total running cost: $0.004\n"
+    "2025-01-17 11:40:34.802 | INFO     | metagpt.roles.role:_act:391 - Charlie(SimpleReviewer): to do SimpleWriteReview\n")
 
 
-def test_the_line_of_the_refused_record_in_a_json_array_is_where_it_starts(tmp_path):
+def test_a_metagpt_log_splits_into_steps_at_the_speaker_lines_metagpt_writes(tmp_path):
+    trace = json.dumps({"run_id": 4, "prompt": "write a palindrome checker", "content": METAGPT_LOG,
+                        "timestamp": "2025-01-17 11:40:27", "cost": 0.039, "log_file": "logs/4.txt"})
+    conversion = convert(tmp_path, {**METAGPT_RECORD, "trace": trace})
+    [record] = conversion.records
+    assert record["task"] == "write a palindrome checker"
+    assert (record["run_id"], record["cost"], record["log_file"]) == (4, 0.039, "logs/4.txt")
+    assert record["steps"] == [
+        {"time": "2025-01-17 11:40:27.872", "agent": "Alice", "agent_role": "SimpleCoder",
+         "content": "to do SimpleWriteCode\n```python\ndef is_palindrome(text):\n    return text == text[::-1]\n```"},
+        {"time": "2025-01-17 11:40:30.812", "agent": "Bob", "agent_role": "SimpleTester",
+         "content": "to do SimpleWriteTest\n```python\nassert is_palindrome('abba')\n```"},
+        {"time": "2025-01-17 11:40:31.002", "content": "Total running cost: $0.004"},
+        {"time": "2025-01-17 11:40:34.802", "agent": "Charlie", "agent_role": "SimpleReviewer",
+         "content": "to do SimpleWriteReview"}]
+    derivation = derive(record)
+    assert derivation.agents == ["Alice", "Bob", "Charlie"]
+    assert [(h["from"], h["to"]) for h in derivation.handoffs] == [("Alice", "Bob"), ("Bob", "Charlie")]
+    assert conversion.warnings == []
+
+
+def test_a_log_without_known_speaker_markers_is_one_step_and_a_warning_naming_the_record(tmp_path):
+    conversion = convert(tmp_path, [AG2_RECORD, {**METAGPT_RECORD, "mas_name": "ChatDev",
+                                                 "trace": "[2025-31-03 19:09:41 INFO] writing code"}])
+    assert conversion.records[1]["steps"] == [{"content": "[2025-31-03 19:09:41 INFO] writing code"}]
+    [warning] = conversion.warnings
+    assert warning.startswith(f"{tmp_path / 'mad.json'}:1: trace: no speaker marker known for a ChatDev log: "
+                              f"the whole log is one step")
+
+
+def test_the_taxonomy_round_and_every_unplaced_field_go_to_gold(tmp_path):
+    record = {**AG2_RECORD, "annotator_notes": "checked twice",
+              "trace": json.dumps({**AG2_TRACE, "seed": 42})}
+    [line] = convert(tmp_path, record).gold
+    assert line["gold"]["round"] == "Round 1"
+    assert line["gold"]["other_fields"] == {"annotator_notes": "checked twice", "trace.seed": 42}
+
+
+def test_the_full_dataset_layout_converts_ag2_text_trajectories_and_keeps_mast_annotation_in_gold(tmp_path):
+    """MAD_full_dataset.json: `trace` is {key, index, trajectory} with the AG2 messages as Python
+    dict literals one after another (as that file writes them), `mast_annotation` codes 1/0/null."""
+    trajectory = ("{'content': ['Solve: 3 boxes of 12 pens?', 'Use {braces} freely'], 'role': 'assistant', "
+                  "'name': 'mathproxyagent'}\n{'content': ['12 * 3 = 36'], 'role': 'user', 'name': 'assistant'}")
+    record = {"mas_name": "AG2", "llm_name": "gpt-4o", "benchmark_name": "GSM-Plus", "trace_id": 7,
+              "trace": {"key": "gsm-7", "index": 7, "trajectory": trajectory},
+              "mast_annotation": {"1.1": 0, "1.5": 1, "3.3": None}}
+    conversion = convert(tmp_path, [record])
+    [converted] = conversion.records
+    assert converted["id"] == "AG2-GSM-Plus-gpt-4o-7"
+    assert (converted["llm_name"], converted["key"], converted["index"]) == ("gpt-4o", "gsm-7", 7)
+    assert converted["steps"] == [
+        {"content": ["Solve: 3 boxes of 12 pens?", "Use {braces} freely"], "role": "assistant", "name": "mathproxyagent"},
+        {"content": ["12 * 3 = 36"], "role": "user", "name": "assistant"}]
+    assert conversion.gold == [{"id": "AG2-GSM-Plus-gpt-4o-7", "gold": {
+        "failure_modes": ["1.5"], "mast_annotation": {"1.1": 0, "1.5": 1, "3.3": None}}}]
+    assert "mast_annotation" not in json.dumps(conversion.records)
+
+
+def test_one_unreadable_record_does_not_fail_the_file(tmp_path, capsys):
+    from potato_multiagent.cli import main
+
     path = tmp_path / "mad.json"
-    path.write_text(json.dumps([AG2_RECORD, METAGPT_RECORD], indent=2), encoding="utf-8")
+    path.write_text(json.dumps([AG2_RECORD, {**METAGPT_RECORD, "trace": 12}, AG2_RECORD | {"trace_id": 18}],
+                               indent=2), encoding="utf-8")
     lines = path.read_text(encoding="utf-8").splitlines()
     second_record_line = lines.index("  {", lines.index("  {") + 1) + 1
+    assert main(["convert", "--from", "mast", str(path), "-o", str(tmp_path / "out.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (f"skipped: {path}:{second_record_line}: trace: expected the trace (a string or "
+                                   f"an object), found a number")
+    ids = [json.loads(line)["id"] for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert ids == ["AG2-GSM-Plus-17", "AG2-GSM-Plus-18"]
+
+
+@pytest.mark.parametrize("trace, steps", [
+    ("42", [{"content": "42"}]),
+    (json.dumps([{"name": "A", "content": "x"}]), [{"name": "A", "content": "x"}]),
+])
+def test_a_trace_of_json_text_that_is_no_object_is_a_list_of_messages_or_the_log_itself(tmp_path, trace, steps):
+    [record] = convert(tmp_path, {**METAGPT_RECORD, "trace": trace}).records
+    assert record["steps"] == steps
+
+
+def test_a_trajectory_that_is_neither_messages_nor_text_is_named(tmp_path):
     with pytest.raises(ConvertError) as error:
-        convert_inputs("mast", [path])
-    assert str(error.value).startswith(f"{path}:{second_record_line}: trace:")
+        convert(tmp_path, {**AG2_RECORD, "trace": {"trajectory": 7}})
+    assert str(error.value) == f"{tmp_path / 'mad.json'}:1: trace.trajectory: expected a list of messages or log text, found a number"

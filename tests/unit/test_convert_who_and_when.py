@@ -56,10 +56,10 @@ def test_gold_holds_the_attribution_and_the_answer_and_never_enters_a_record(tmp
     assert conversion.gold == [
         {"id": "Algorithm-Generated-1", "gold": {"mistake_agent": "Excel_Expert", "mistake_step": 1,
                                                   "mistake_reason": "It ignored addresses written as words.",
-                                                  "ground_truth": "8"}},
+                                                  "is_correct": False, "ground_truth": "8"}},
         {"id": "Hand-Crafted-1", "gold": {"mistake_agent": "WebSurfer", "mistake_step": 3,
                                            "mistake_reason": "It clicked an irrelevant site.",
-                                           "ground_truth": "Renzo Gracie"}},
+                                           "ground_truth": "Renzo Gracie", "is_corrected": False}},
     ]
     served = json.dumps(conversion.records)
     for field in ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth", "is_correct", "is_corrected"):
@@ -99,3 +99,36 @@ def test_a_file_of_several_runs_numbers_them(tmp_path):
     path.parent.mkdir()
     path.write_text(f"{json.dumps(AG2_RUN)}\n{json.dumps(MAGENTIC_RUN)}\n", encoding="utf-8")
     assert [record["id"] for record in convert_inputs("who-and-when", [path]).records] == ["runs-batch-1", "runs-batch-2"]
+
+
+def test_ground_truth_beyond_the_documented_fields_goes_to_gold_as_it_is(tmp_path):
+    path = tmp_path / "Hand-Crafted" / "3.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**MAGENTIC_RUN, "mistake_type": "Tool failure", "labels": "Factual_Error"}),
+                    encoding="utf-8")
+    conversion = convert_inputs("who-and-when", [path])
+    [line] = conversion.gold
+    assert (line["gold"]["mistake_type"], line["gold"]["labels"]) == ("Tool failure", "Factual_Error")
+    assert "Tool failure" not in json.dumps(conversion.records) and "Factual_Error" not in json.dumps(conversion.records)
+
+
+def test_a_gold_step_taken_by_another_agent_converts_with_a_warning_naming_the_run(tmp_path, capsys):
+    from potato_multiagent.cli import main
+
+    path = tmp_path / "Algorithm-Generated" / "15.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**AG2_RUN, "mistake_step": "3"}), encoding="utf-8")  # step 3 is the Verifier's
+    assert main(["convert", "--from", "who-and-when", str(path), "-o", str(tmp_path / "out.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (
+        f"warning: {path}:1: mistake_agent: Algorithm-Generated-15 names 'Excel_Expert' but gold step 3 (#4) is "
+        f"taken by 'Verifier': Who&When labels the responsible agent, which need not be the one acting at the "
+        f"decisive step")
+    assert (tmp_path / "out.jsonl").read_text().count("\n") == 1
+
+
+def test_a_qualified_speaker_is_the_gold_agent_and_gives_no_warning(tmp_path):
+    path = tmp_path / "Hand-Crafted" / "2.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**MAGENTIC_RUN, "mistake_agent": "Orchestrator", "mistake_step": "2"}), encoding="utf-8")
+    assert convert_inputs("who-and-when", [path]).warnings == []

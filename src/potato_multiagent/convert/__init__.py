@@ -4,7 +4,8 @@
 format is one module with ``convert_file(path, items)``; step k of the source is step k of the
 record, so step indices in gold labels stay valid. Ground truth never enters a record (every record
 field reaches the annotator's page source): it goes to the gold file as ``{"id", "gold"}`` lines.
-Nothing is written unless every input converts, and each output appears whole (temp file, rename).
+A record that cannot be read is named (file:line, field, why) and left out, and the rest are
+written; ``strict`` restores all-or-nothing. Each output appears whole (temp file, rename).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import autogen, dpbench, mast, openai_agents, otel_genai, who_and_when
-from .sources import Converted, ConvertError, Item, input_files, read_items
+from .sources import Converted, ConvertError, Item, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
     "who-and-when": who_and_when,
@@ -36,20 +37,52 @@ class Conversion:
     records: List[dict]
     gold: List[dict]
     """``{"id": ..., "gold": {...}}`` for every record whose source carries ground truth."""
+    skipped: List[ConvertError] = field(default_factory=list)
+    """What could not be read and was left out, each naming file, line and field (never with strict)."""
+    warnings: List[str] = field(default_factory=list)
+    """What a task author should know about records that were converted."""
 
 
-def convert_inputs(format_name: str, inputs: Sequence[Path]) -> Conversion:
-    """Convert every input file (a folder stands for its JSON files); raise on the first problem."""
+def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True) -> Conversion:
+    """Convert every input file (a folder stands for its JSON files).
+
+    ``strict``: raise on the first problem. Otherwise a record, line or file that cannot be read
+    is left out and listed in ``skipped``, and everything else converts.
+    """
     module = FORMATS.get(format_name)
     if module is None:
         raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
     converted: List[Converted] = []
+    skipped: List[ConvertError] = []
     for path in input_files(inputs):
-        converted.extend(module.convert_file(path, read_items(path)))
-    _check_records(converted)
+        _convert_one_file(module, path, converted, None if strict else skipped)
+    converted = _check_records(converted, None if strict else skipped)
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
-                            if entry.gold is not None])
+                            if entry.gold is not None],
+                      skipped=skipped, warnings=[text for entry in converted for text in entry.warnings])
+
+
+def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted],
+                      skipped: Optional[List[ConvertError]]) -> None:
+    """Append the file's records; with ``skipped`` (not strict) each unreadable part goes there instead.
+
+    A converter yields a record's error in place of the record (``each_item``) when its records are
+    independent; an error it raises stops the rest of that file (span formats build a trace from all
+    of a file's spans), never the other files.
+    """
+    try:
+        for entry in module.convert_file(path, read_items(path, skipped)):
+            if isinstance(entry, ConvertError):
+                if skipped is None:
+                    raise entry
+                skipped.append(entry)
+            else:
+                converted.append(entry)
+    except ConvertError as error:
+        if skipped is None:
+            raise
+        skipped.append(error)
 
 
 def write_conversion(conversion: Conversion, records_path: Path, gold_path: Optional[Path]) -> None:
@@ -83,17 +116,26 @@ def _stage_jsonl(path: Path, rows: Iterable[dict]) -> Path:
     return staged
 
 
-def _check_records(converted: List[Converted]) -> None:
-    """Ids are unique across every input, and every record is strict JSON."""
+def _check_records(converted: List[Converted], skipped: Optional[List[ConvertError]]) -> List[Converted]:
+    """The records whose id is new across every input and which are strict JSON (the first keeps an id)."""
     first_seen: Dict[str, Item] = {}
+    kept: List[Converted] = []
     for entry in converted:
-        record_id = entry.record["id"]
-        if record_id in first_seen:
-            earlier = first_seen[record_id]
-            raise entry.item.error("id", f"{record_id!r} is already the id of the record from "
-                                         f"{earlier.path}:{earlier.line}")
+        try:
+            record_id = entry.record["id"]
+            if record_id in first_seen:
+                earlier = first_seen[record_id]
+                raise entry.item.error("id", f"{record_id!r} is already the id of the record from "
+                                             f"{earlier.path}:{earlier.line}")
+            _check_strict_json(entry)
+        except ConvertError as error:
+            if skipped is None:
+                raise
+            skipped.append(error)
+            continue
         first_seen[record_id] = entry.item
-        _check_strict_json(entry)
+        kept.append(entry)
+    return kept
 
 
 def _check_strict_json(entry: Converted) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, List, Optional
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
 INPUT_SUFFIXES = (".json", ".jsonl")
 _WHITESPACE = " \t\r\n"
@@ -54,6 +54,20 @@ class Converted:
     record: dict
     gold: Optional[dict]
     item: Item
+    warnings: Tuple[str, ...] = ()
+    """Things a task author should know about this record (``file:line: field: message``), for stderr."""
+
+
+def each_item(items: List[Item], convert_one: Callable[[Item, int], Converted]) -> Iterator[Union[Converted, ConvertError]]:
+    """``convert_one(item, position)`` for every item; a record that cannot be read is yielded as its error.
+
+    So one bad record costs only itself: the caller decides whether it stops everything (``--strict``).
+    """
+    for position, item in enumerate(items, start=1):
+        try:
+            yield convert_one(item, position)
+        except ConvertError as error:
+            yield error
 
 
 def json_kind(value: Any) -> str:
@@ -85,8 +99,12 @@ def input_files(paths: Iterable[Path]) -> List[Path]:
     return files
 
 
-def read_items(path: Path) -> List[Item]:
-    """The items of one file: a JSON array's elements, one JSON document, or JSON Lines records."""
+def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> List[Item]:
+    """The items of one file: a JSON array's elements, one JSON document, or JSON Lines records.
+
+    Without ``problems`` the first unreadable part raises. With it, an unreadable JSON line is
+    appended there and skipped, and a JSON array that breaks keeps the elements before the break.
+    """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
@@ -95,13 +113,31 @@ def read_items(path: Path) -> List[Item]:
     if start == len(text):
         raise ConvertError(path, None, "input", "the file is empty")
     if text[start] == "[":
-        return list(_array_items(text, start, path))
+        return _collect(_array_items(text, start, path), problems)
     try:
         return [Item(json.loads(text), path, _line_of(text, start))]
     except json.JSONDecodeError as whole_error:
         if whole_error.msg != "Extra data":
             raise ConvertError(path, whole_error.lineno, "input", f"not valid JSON ({whole_error.msg})") from None
-    return list(_json_lines(text, path))
+    return _collect(_json_lines(text, path, problems is not None), problems)
+
+
+def _collect(found: Iterator[Union[Item, ConvertError]], problems: Optional[List[ConvertError]]) -> List[Item]:
+    """The items read; an error stops here, unless ``problems`` takes it (a skipped JSON line reads on)."""
+    items: List[Item] = []
+    try:
+        for entry in found:
+            if isinstance(entry, ConvertError):
+                if problems is None:
+                    raise entry
+                problems.append(entry)
+            else:
+                items.append(entry)
+    except ConvertError as error:
+        if problems is None:
+            raise
+        problems.append(error)
+    return items
 
 
 def _array_items(text: str, start: int, path: Path) -> Iterator[Item]:
@@ -126,13 +162,16 @@ def _array_items(text: str, start: int, path: Path) -> Iterator[Item]:
         position = _skip_whitespace(text, position + 1)
 
 
-def _json_lines(text: str, path: Path) -> Iterator[Item]:
+def _json_lines(text: str, path: Path, read_on: bool) -> Iterator[Union[Item, ConvertError]]:
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip(_WHITESPACE):
             try:
                 yield Item(json.loads(line), path, number)
             except json.JSONDecodeError as error:
-                raise ConvertError(path, number, "input", f"not a JSON line ({error.msg})") from None
+                problem = ConvertError(path, number, "input", f"not a JSON line ({error.msg})")
+                if not read_on:
+                    raise problem from None
+                yield problem
 
 
 def _expect_end(text: str, position: int, path: Path) -> None:

@@ -1,0 +1,233 @@
+"""``potato-multiagent init``: from trace files to a task folder that ``potato start`` serves.
+
+It converts the inputs (records to ``DIR/data/runs.jsonl``, ground truth apart in
+``DIR/gold.jsonl``, which no page reads), surveys what the runs contain through the derivation
+(agents, handoffs, tool calls, contention on shared resources, gold), and writes
+``DIR/config.yaml`` with the annotation types that fit, each with the reason it was chosen; the
+types left out are named with the reason too. The choice is a pure function of the survey
+(:func:`choose`), so it is tested without files.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import yaml
+
+from .convert import Conversion, convert_inputs, write_conversion
+from .trace import derive
+
+DATA_FILE = "data/runs.jsonl"
+GOLD_FILE = "gold.jsonl"
+AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
+"""Where a step names its agent, in the derivation's order (SPEC §3)."""
+COUNTED = ("multi_agent", "with_handoffs", "with_tool_calls", "with_timed_calls", "with_contention")
+TASK_FIELDS = ("task", "question", "workflow", "problem_statement")
+"""Record fields that say what the run was asked to do, shown above the trace when present."""
+
+MAST_ERROR_TYPES = [
+    {"name": "Specification & System Design", "subtypes": [
+        "FM-1.1 Disobey task specification", "FM-1.2 Disobey role specification", "FM-1.3 Step repetition",
+        "FM-1.4 Loss of conversation history", "FM-1.5 Unaware of termination conditions"]},
+    {"name": "Inter-Agent Misalignment", "subtypes": [
+        "FM-2.1 Conversation reset", "FM-2.2 Fail to ask for clarification", "FM-2.3 Task derailment",
+        "FM-2.4 Information withholding", "FM-2.5 Ignored other agent's input", "FM-2.6 Reasoning-action mismatch"]},
+    {"name": "Task Verification & Termination", "subtypes": [
+        "FM-3.1 Premature termination", "FM-3.2 No or incomplete verification", "FM-3.3 Incorrect verification"]},
+]
+"""MAST (Cemri et al. 2025): 14 failure modes in three categories, as examples/team-evaluation tags them."""
+
+
+class InitError(Exception):
+    """``init`` cannot build the task: the message says why and names the file or folder."""
+
+    def __init__(self, message: str, conversion: Optional[Conversion] = None):
+        super().__init__(message)
+        self.conversion = conversion
+        """What the conversion skipped, when that is why (for stderr)."""
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What the converted runs contain, counted per run (a run counts once per feature)."""
+
+    runs: int
+    multi_agent: int
+    """Runs with two or more agents."""
+    with_handoffs: int
+    with_tool_calls: int
+    with_timed_calls: int
+    with_contention: int
+    """Runs where two agents' timed calls overlap on one resource (a contention region)."""
+    with_gold: int
+    gold_keys: Tuple[str, ...] = ()
+    speaker_key: str = "role"
+    """The step field most steps name their agent in, ``role`` aside: Potato's trace display reads
+    a ``{role, content}`` step without its ``speaker_key`` by itself."""
+    text_key: str = "content"
+    task_key: Optional[str] = None
+    """A record field every run has that says what it was asked (shown above the trace)."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    name: str
+    scheme: Optional[dict]
+    """The annotation scheme written to the config; None for a type left out."""
+    reason: str
+
+
+def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
+    """Count, through the derivation, what the runs contain."""
+    counts: Counter = Counter()
+    speakers: Counter = Counter()
+    texts: Counter = Counter()
+    for record in records:
+        derivation = derive(record)
+        counts["multi_agent"] += len(derivation.agents) >= 2
+        counts["with_handoffs"] += bool(derivation.handoffs)
+        counts["with_tool_calls"] += bool(derivation.tool_calls)
+        counts["with_timed_calls"] += bool(derivation.calls)
+        counts["with_contention"] += bool(derivation.contentions)
+        for step in record.get("steps") or []:
+            if isinstance(step, dict):
+                speakers.update(next(([key] for key in AGENT_FIELDS if isinstance(step.get(key), str)), []))
+                texts.update(key for key in ("content", "text", "message") if step.get(key) is not None)
+    speakers.pop("role", None)  # Potato's display falls back to role on its own ({role, content} steps)
+    gold_keys = tuple(sorted({key for line in gold for key in (line.get("gold") or {})}))
+    task_key = next((key for key in TASK_FIELDS if records and all(key in record for record in records)), None)
+    return Survey(runs=len(records), with_gold=len(gold), gold_keys=gold_keys, task_key=task_key,
+                  speaker_key=speakers.most_common(1)[0][0] if speakers else "role",
+                  text_key=texts.most_common(1)[0][0] if texts else "content",
+                  **{key: counts[key] for key in COUNTED})
+
+
+def choose(found: Survey) -> List[Choice]:
+    """The annotation types that fit what the runs contain, and those left out, each with its reason."""
+    runs = f"of {found.runs} run(s)"
+    choices = [Choice("outcome", {
+        "annotation_type": "radio", "name": "outcome", "description": "Did the team complete the task correctly?",
+        "labels": ["success", "failure"], "label_requirement": {"required": True}},
+        "every run is first judged a success or a failure; attribution is asked only for failures"
+        + (f" (gold for {found.with_gold} run(s) is in {GOLD_FILE}, never shown)" if found.with_gold else ""))]
+    choices.append(Choice("attribution", {
+        "annotation_type": "multiagent.failure_attribution", "name": "attribution",
+        "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
+        "display_logic": {"show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}},
+        f"{found.multi_agent} {runs} have two or more agents: who failed, and when, shown only when the outcome "
+        f"is 'failure'") if found.multi_agent else Choice(
+        "attribution", None, "no run has two agents: there is no one to attribute a failure to among others"))
+    choices.append(_when(found.multi_agent, "interaction_graph", {
+        "annotation_type": "multiagent.agent_interaction_graph", "name": "interaction_graph",
+        "description": "Mark the critical path through the team and flag problematic edges."},
+        f"{found.multi_agent} {runs} have two or more agents talking to each other", "no run has two agents"))
+    choices.append(_when(found.with_handoffs, "handoffs", {
+        "annotation_type": "multiagent.handoff_review", "name": "handoffs",
+        "description": "Review every handoff: what was lost or garbled, and how good was it?"},
+        f"{found.with_handoffs} {runs} pass control between agents", "no run passes control between agents"))
+    choices.append(_when(found.with_tool_calls, "tool_calls", {
+        "annotation_type": "multiagent.tool_call_review", "name": "tool_calls",
+        "description": "Judge every tool call: right tool, right arguments, right order?"},
+        f"{found.with_tool_calls} {runs} call tools", "no run calls a tool"))
+    choices.append(_when(found.with_contention, "contention", {
+        "annotation_type": "multiagent.tool_contention", "name": "contention",
+        "description": "Classify every conflict over a shared resource."},
+        f"{found.with_contention} {runs} have timed calls of two agents overlapping on one shared resource",
+        f"{found.with_timed_calls} {runs} have timed calls, but no two agents overlap on a resource"
+        if found.with_timed_calls else "no run has timed calls on shared resources"))
+    choices.append(_when(found.multi_agent, "mast_steps", {
+        "annotation_type": "trajectory_eval", "name": "mast_steps",
+        "description": "MAST step tagging: mark the steps that show a failure mode.",
+        "steps_key": "steps", "step_text_key": found.text_key, "error_types": MAST_ERROR_TYPES},
+        "MAST's 14 failure modes of multi-agent systems, tagged per step with Potato's trajectory_eval"
+        + (" (the source's own MAST labels are in gold)" if "failure_modes" in found.gold_keys else ""),
+        "MAST describes failures between agents, and no run has two"))
+    choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
+                                             "author knows: add it by hand (docs/types/agent_scorecard.md)"))
+    choices.append(Choice("emergent", None, "emergent_behavior needs the behaviours to look for: add it by hand (docs/types/emergent_behavior.md)"))
+    return choices
+
+
+def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> Choice:
+    return Choice(name, scheme, reason) if count else Choice(name, None, reason_not)
+
+
+def build_config(task_name: str, found: Survey, choices: Sequence[Choice]) -> dict:
+    """The Potato config: our plugin, the records, the trace display, the chosen schemes."""
+    fields = []
+    if found.task_key:
+        fields.append({"key": found.task_key, "type": "text", "label": "Task"})
+    display = {"speaker_key": found.speaker_key, "text_key": found.text_key, "show_step_numbers": False}
+    fields.append({"key": "steps", "type": "agent_trace", "label": "Run", "display_options": display})
+    return {
+        "annotation_task_name": task_name,
+        "task_dir": ".",
+        "data_files": [DATA_FILE],
+        "item_properties": {"id_key": "id", "text_key": found.task_key or "id"},
+        "output_annotation_dir": "annotation_output",
+        "plugins": ["multiagent"],
+        "require_password": False,
+        "instance_display": {"layout": {"direction": "vertical", "gap": "16px"}, "fields": fields},
+        "annotation_schemes": [choice.scheme for choice in choices if choice.scheme is not None],
+    }
+
+
+@dataclass
+class InitResult:
+    config_path: Path
+    conversion: Conversion
+    found: Survey
+    choices: List[Choice] = field(default_factory=list)
+
+    def lines(self) -> List[str]:
+        """What was written and chosen, and why, for the person who ran ``init``."""
+        folder = self.config_path.parent
+        lines = [f"wrote {len(self.conversion.records)} record(s) to {folder / DATA_FILE}"]
+        if self.conversion.gold:
+            lines.append(f"wrote {len(self.conversion.gold)} gold line(s) to {folder / GOLD_FILE} "
+                         f"(not in the data: annotators never see it)")
+        lines += [f"chose {c.name} ({c.scheme['annotation_type']}): {c.reason}" for c in self.choices if c.scheme]
+        lines += [f"left out {c.name}: {c.reason}" for c in self.choices if not c.scheme]
+        lines.append(f"trace display: Potato's agent_trace (speaker_key {self.found.speaker_key}, text_key "
+                     f"{self.found.text_key}; its own step numbers are off: ours are #N = index + 1)")
+        lines += [f"wrote {self.config_path}", f"next: cd {folder} && potato start config.yaml"]
+        return lines
+
+
+def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bool = False,
+              force: bool = False) -> InitResult:
+    """Convert, survey, choose and write the task folder (config last, so a failure leaves no config)."""
+    config_path = folder / "config.yaml"
+    if config_path.exists() and not force:
+        raise InitError(f"{config_path} already exists: choose a new folder, or pass --force to replace it")
+    conversion = convert_inputs(format_name, inputs, strict=strict)
+    if not conversion.records:
+        raise InitError("no record could be read; nothing written", conversion)
+    write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
+    found = survey(conversion.records, conversion.gold)
+    choices = choose(found)
+    task_name = f"{format_name} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
+    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name))
+    return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
+
+
+def _config_text(config: dict, choices: Sequence[Choice], format_name: str) -> str:
+    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml",
+              "#", "# Chosen from what the runs contain:"]
+    header += [f"#   {c.name}: {c.reason}" for c in choices if c.scheme]
+    header += ["# Left out:"] + [f"#   {c.name}: {c.reason}" for c in choices if not c.scheme]
+    header += [f"# Ground truth, if any, is in {GOLD_FILE} (outside data/): "
+               f"potato-multiagent agreement config.yaml --gold {GOLD_FILE}", ""]
+    return "\n".join(header) + yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    staged.write_text(text, encoding="utf-8")
+    os.replace(staged, path)
