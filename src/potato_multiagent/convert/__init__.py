@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import autogen, dpbench, mast, openai_agents, otel_genai, who_and_when
+from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
 from .sources import Converted, ConvertError, Item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
@@ -27,6 +27,7 @@ FORMATS: Dict[str, ModuleType] = {
     "otel-genai": otel_genai,
     "dpbench": dpbench,
     "mast": mast,
+    "openinference": openinference,
 }
 """Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
 
@@ -44,8 +45,12 @@ def convert_inputs(format_name: str, inputs: Sequence[Path]) -> Conversion:
     if module is None:
         raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
     converted: List[Converted] = []
-    for path in input_files(inputs):
-        converted.extend(module.convert_file(path, read_items(path)))
+    files = input_files(inputs)
+    if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several files
+        converted.extend(module.convert_files([(path, read_items(path)) for path in files]))
+    else:
+        for path in files:
+            converted.extend(module.convert_file(path, read_items(path)))
     _check_records(converted)
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
