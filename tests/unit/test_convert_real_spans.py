@@ -232,3 +232,30 @@ def test_fields_not_shown_are_named_on_stderr(capsys):
     assert "turn span data (usage)" in err
     assert "attribute gen_ai.input.messages" in err and "attribute gen_ai.usage.input_tokens" in err
     assert "attribute llm.token_count.prompt" in err and "attribute llm.input_messages.*.message.content" in err
+
+
+# --- AutoGen's own spans: a Swarm whose runtime spans tie the traces by links ----------------------
+
+AUTOGEN = REAL / "otel" / "autogen"
+
+
+@pytest.mark.parametrize("name", ["swarm.otlp.json", "swarm.console.json"])
+def test_autogen_spans_tied_by_links_are_one_run(name, capsys):
+    [record] = convert_inputs("otel-genai", [AUTOGEN / name]).records
+    derivation = derive(record)
+    assert [(step["span"], step.get("agent")) for step in record["steps"]] == [
+        ("invoke_agent Coordinator", "Coordinator"), ("execute_tool transfer_to_researcher", "Coordinator"),
+        ("invoke_agent Researcher", "Researcher"), ("execute_tool get_weather", "Researcher"),
+        ("execute_tool get_events", "Researcher"), ("invoke_agent Researcher", "Researcher"),
+        ("execute_tool transfer_to_writer", "Researcher"), ("invoke_agent Writer", "Writer")]
+    assert derivation.agents == ["Coordinator", "Researcher", "Writer"]
+    assert [(h["from"], h["to"]) for h in derivation.handoffs] == [("Coordinator", "Researcher"), ("Researcher", "Writer")]
+    calls = [(step["tool_call"]["id"], step["tool_call"]["name"], step.get("error")) for step in tool_steps(record)]
+    assert calls == [("call_c1", "transfer_to_researcher", None), ("call_w1", "get_weather", None),
+                     ("call_e1", "get_events", "RuntimeError: events service down"),
+                     ("call_x1", "transfer_to_writer", None)]
+    weather, events = tool_steps(record)[1:3]
+    assert overlap(weather, events)  # AutoGen runs one response's tool calls concurrently
+    err = capsys.readouterr().err
+    assert err.count("holds only bookkeeping spans (create_agent") == 3
+    assert "attribute message," in err

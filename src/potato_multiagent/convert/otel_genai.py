@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -35,6 +36,11 @@ from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, iso_from_nanoseco
 SUMMARY = "OpenTelemetry GenAI spans (OTLP JSON, console exporter, flat): invoke_agent, execute_tool, handoffs"
 
 TEXT_ATTRIBUTES = ("gen_ai.output.messages", "gen_ai.completion")
+BOOKKEEPING_OPERATIONS = ("unknown", "create_agent")
+"""``unknown``: the OpenAI-Agents instrumentation's task/turn spans; ``create_agent``: AutoGen's."""
+AUTOGEN_RUNTIME = "autogen "
+"""autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
+message passing between agents, which ties a team run together by span links."""
 SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
@@ -52,7 +58,17 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     unshown.report()
     return [Converted(record=trace_record(trace_id, [span for _, _, span in members],
                                           _workflow(members)), gold=None, item=members[0][0])
-            for trace_id, members in group_traces(spans).items()]
+            for trace_id, members in group_traces(spans).items() if _has_steps(trace_id, members)]
+
+
+def _has_steps(trace_id: str, members: List[tuple]) -> bool:
+    """A trace of bookkeeping spans only (AutoGen's ``create_agent``) gives no record, with a note."""
+    if any(not span.bookkeeping for _, _, span in members):
+        return True
+    names = sorted({span.name for _, _, span in members})
+    print(f"note: {members[0][0].path}: trace {trace_id} holds only bookkeeping spans ({', '.join(names)}): "
+          f"no record", file=sys.stderr)
+    return False
 
 
 def _workflow(members: List[tuple]) -> dict:
@@ -243,7 +259,9 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
         span.call_id = _string(attributes.get("gen_ai.tool.call.id"))
         span.arguments = attributes.get("gen_ai.tool.call.arguments")
         span.output = attributes.get("gen_ai.tool.call.result")
-    elif operation == "unknown" and not any(key in attributes for key in TEXT_ATTRIBUTES):
+    elif operation in BOOKKEEPING_OPERATIONS and not any(key in attributes for key in TEXT_ATTRIBUTES):
+        span.bookkeeping = True
+    elif operation is None and span.name.startswith(AUTOGEN_RUNTIME):
         span.bookkeeping = True
     if span.kind not in (TOOL,) and not span.bookkeeping:
         span.text = next((messages_text(attributes[key]) for key in TEXT_ATTRIBUTES if attributes.get(key)), None)
