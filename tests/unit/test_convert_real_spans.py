@@ -259,3 +259,41 @@ def test_autogen_spans_tied_by_links_are_one_run(name, capsys):
     err = capsys.readouterr().err
     assert err.count("holds only bookkeeping spans (create_agent") == 3
     assert "attribute message," in err
+
+
+# --- smolagents traced by OpenInference: a manager with a managed agent ----------------------------
+
+SMOLAGENTS = [pytest.param([REAL / "openinference" / "smolagents" / name], id=name)
+              for name in ("manager.otlp.json", "manager.console.json")]
+MANAGER = "ToolCallingAgent"  # smolagents names an unnamed agent by its class
+
+
+@pytest.mark.parametrize("paths", SMOLAGENTS)
+def test_smolagents_managed_agent_is_a_thread_and_the_failing_tool_is_marked(paths):
+    record = convert("openinference", paths)
+    derivation = derive(record)
+    assert derivation.agents == [MANAGER, "researcher"]
+    assert tool_call_facts(record) == [
+        (MANAGER, "get_weather", {"city": "Oslo"}, "Oslo: 3C, snow", None),
+        ("researcher", "search_events", {"city": "Oslo"}, "Jazz night", None),
+        ("researcher", "final_answer", {"answer": "Jazz night on Saturday"}, "Jazz night on Saturday", None),
+        (MANAGER, "book_table", {"venue": "Jazz club"}, None, "RuntimeError: booking service down"),
+        (MANAGER, "final_answer", {"answer": "Snow, 3C; jazz night on Saturday (table not booked)."},
+         "Snow, 3C; jazz night on Saturday (table not booked).", None)]
+    for step in record["steps"]:
+        assert step.get("thread") == ("researcher" if step["agent"] == "researcher" else None)
+        assert "parent_thread" not in step
+    [failed_step] = [step for step in record["steps"] if step["span"] == "Step 2" and step["agent"] == MANAGER]
+    assert failed_step["error"].startswith("AgentToolExecutionError: Error executing tool 'book_table'")
+    assert record["steps"][0]["content"] == "Snow, 3C; jazz night on Saturday (table not booked)."
+    researcher_run = next(step for step in record["steps"] if step["span"] == "researcher.run")
+    weather = next(step for step in tool_steps(record) if step["tool_call"]["name"] == "get_weather")
+    assert overlap(researcher_run, weather)  # smolagents ran the two calls of step 1 in parallel
+
+
+@NEEDS_THREADS
+@pytest.mark.parametrize("paths", SMOLAGENTS)
+def test_smolagents_managed_agent_derives_a_delegation_and_a_return(paths):
+    derivation = derive(convert("openinference", paths))
+    assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [
+        (MANAGER, "researcher", "delegation"), ("researcher", MANAGER, "return")]

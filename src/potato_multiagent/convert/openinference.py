@@ -4,22 +4,30 @@ The spans are OpenTelemetry spans (read as :mod:`.otel_genai` reads them: OTLP J
 base64 ids, the console exporter's output, flat spans; a trace across several files) whose
 attributes follow the OpenInference conventions. By ``openinference.span.kind``:
 
-- ``AGENT``: an agent span, named by ``agent.name`` (else ``graph.node.id``, else the span's name);
-  an ``AGENT`` span with no ``agent.name`` that encloses other ``AGENT`` spans is the workflow's
-  wrapper (its name the record's ``workflow``) and adds no step;
+- ``AGENT``: an agent span, named by ``agent.name`` (else ``graph.node.id``, else the span's name
+  without smolagents' ``.run`` suffix); an ``AGENT`` span with no ``agent.name``, no input and no
+  output that encloses other ``AGENT`` spans is the workflow's wrapper (its name the record's
+  ``workflow``) and adds no step;
 - ``TOOL``: a tool call (``tool.name``, ``tool.call.id`` or ``tool_call.id``, arguments
-  ``input.value``, result ``output.value``); a ``TOOL`` span without
+  ``input.value``, or its ``kwargs`` in smolagents' call record; result ``output.value``); a
+  ``TOOL`` span without
   ``tool.name`` named ``handoff to X`` whose ``output.value`` is X is the OpenAI-Agents
   instrumentation's handoff (from ``input.value``, else the enclosing agent);
 - ``LLM``: the text of ``llm.output_messages.*`` (content and tool calls), else ``output.value``;
 - ``CHAIN`` and the others: bookkeeping when they carry neither input nor output (the SDK's
-  ``turn`` and ``Agent workflow`` spans), else a step showing ``output.value``.
+  ``turn`` and ``Agent workflow`` spans), else a step showing ``output.value`` (smolagents'
+  ``Step N`` spans: the step's observations).
+
+Agent steps show their ``output.value``. ``input.value`` is shown only as a tool's arguments or a
+handoff's source: elsewhere (an agent's task, a step's memory record, an LLM's prompt) it repeats
+earlier steps and is named on stderr with the other attributes not shown.
 
 An error status (or an ``exception`` event) gives the step its ``error``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -48,7 +56,9 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     records = []
     for trace_id, trace_members in group_traces(members).items():
         spans = [span for _, _, span in trace_members]
-        context = _mark_wrappers(spans)
+        silent = {flat["span_id"] for _, flat, _ in trace_members
+                  if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
+        context = _mark_wrappers(spans, silent)
         records.append(Converted(record=trace_record(trace_id, spans, context), gold=None, item=trace_members[0][0]))
     return records
 
@@ -59,17 +69,20 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(kind or "span"),
                 kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"])
     output, given = attributes.get("output.value"), attributes.get("input.value")
-    shown = set(SHOWN)
+    shown = SHOWN - {"input.value"}
     if kind == "AGENT":
         span.kind = AGENT
         span.agent = _string(attributes.get("agent.name")) or _string(attributes.get("graph.node.id"))
+        span.text = output if isinstance(output, str) else None
     elif kind == "TOOL" and not attributes.get("tool.name") and isinstance(output, str) \
             and span.name == f"handoff to {output}":
         span.kind, span.to_agent, span.from_agent = HANDOFF, output, _string(given)
+        shown.add("input.value")
     elif kind == "TOOL":
         span.kind, span.tool = TOOL, _string(attributes.get("tool.name")) or span.name
         span.call_id = _string(attributes.get("tool.call.id")) or _string(attributes.get("tool_call.id"))
-        span.arguments, span.output = given, output
+        span.arguments, span.output = _tool_arguments(given), output
+        shown.add("input.value")
     elif kind == "LLM":
         span.text, used = _output_messages_text(attributes)
         shown |= used
@@ -81,6 +94,23 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
         span.text = output if isinstance(output, str) else None
     unshown.add(item, (f"attribute {key}" for key in attributes if key not in shown))
     return span
+
+
+def _tool_arguments(given: Any) -> Any:
+    """A tool's arguments: ``input.value``, or its ``kwargs`` when it is the smolagents call record
+    ``{"args": [], "sanitize_inputs_outputs": ..., "kwargs": {...}}``."""
+    decoded = _json_or_none(given) if isinstance(given, str) else None
+    if isinstance(decoded, dict) and isinstance(decoded.get("kwargs"), dict) and not decoded.get("args") \
+            and set(decoded) <= {"args", "kwargs", "sanitize_inputs_outputs"}:
+        return json.dumps(decoded["kwargs"], ensure_ascii=False)
+    return given
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _output_messages_text(attributes: dict) -> Tuple[Optional[str], set]:
@@ -107,9 +137,11 @@ def _output_messages_text(attributes: dict) -> Tuple[Optional[str], set]:
     return ("\n".join(lines) or None), used
 
 
-def _mark_wrappers(spans: List[Span]) -> dict:
-    """An ``AGENT`` span with no agent name of its own that encloses other agent spans (the
-    OpenAI-Agents workflow span) is the workflow's wrapper: no step, its name the ``workflow``."""
+def _mark_wrappers(spans: List[Span], silent: set) -> dict:
+    """An ``AGENT`` span with no agent name of its own, no input and no output that encloses other
+    agent spans (the OpenAI-Agents workflow span) is the workflow's wrapper: no step, its name the
+    ``workflow``. Other unnamed ``AGENT`` spans are named by the span (smolagents writes
+    ``<agent name>.run``: the agent is ``<agent name>``)."""
     by_id = {span.span_id: span for span in spans}
     enclosing_agents = set()
     for span in spans:
@@ -122,12 +154,12 @@ def _mark_wrappers(spans: List[Span]) -> dict:
     context: Dict[str, Any] = {}
     for span in spans:
         if span.kind == AGENT and span.agent is None:
-            if span.span_id in enclosing_agents:
+            if span.span_id in enclosing_agents and span.span_id in silent:
                 span.bookkeeping = True
                 if span.parent_id is None:
                     context["workflow"] = span.name
             else:
-                span.agent = span.name
+                span.agent = span.name[:-len(".run")] if span.name.endswith(".run") else span.name
     return context
 
 

@@ -13,8 +13,8 @@ Each format reads its spans into :class:`Span`; the record is then built the sam
   ``result``, and, when it has an agent, a start and an end, one timed entry of ``calls`` whose
   resource is the tool: two agents using one tool at once is a contention region;
 - a span's error is the step's ``error`` (and its tool call's);
-- an agent span started below a tool span of another agent (agents-as-tools: the agent runs as
-  that tool) is a delegated thread: its steps carry ``thread`` (the agent's name, numbered when it
+- an agent span started inside another agent's span (agents-as-tools, a managed agent: the outer
+  agent ran it) is a delegated thread: its steps carry ``thread`` (the agent's name, numbered when it
   recurs) and ``parent_thread`` (the caller's thread; absent for the root thread), see THREADS in
   docs/derivation.md.
 """
@@ -155,13 +155,9 @@ def _threads_of_each(spans: List[Span]) -> Dict[str, tuple]:
 
 
 def _called_as_tool(span: Span, by_id: Dict[str, Span]) -> bool:
-    """An agent span whose path up to the enclosing agent passes through a tool span."""
-    for ancestor in _ancestors(span, by_id):
-        if ancestor.kind == TOOL:
-            return True
-        if ancestor.kind == AGENT and ancestor.agent:
-            return False
-    return False
+    """An agent span inside another agent's span: that agent ran it (as a tool, a managed agent).
+    Handoffs never nest: the SDKs start the next agent's span beside the previous one."""
+    return any(ancestor.kind == AGENT and ancestor.agent for ancestor in _ancestors(span, by_id))
 
 
 def _step(span: Span, agent: Optional[str], thread: Optional[tuple]) -> dict:
