@@ -232,6 +232,7 @@ def test_fields_not_shown_are_named_on_stderr(capsys):
     assert "turn span data (usage)" in err
     assert "attribute gen_ai.input.messages" in err and "attribute gen_ai.usage.input_tokens" in err
     assert "attribute llm.token_count.prompt" in err and "attribute llm.input_messages.*.message.content" in err
+    assert "span kind" in err and "resource attribute service.name" in err
 
 
 # --- AutoGen's own spans: a Swarm whose runtime spans tie the traces by links ----------------------

@@ -92,7 +92,7 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
         span.bookkeeping = True
     else:
         span.text = output if isinstance(output, str) else None
-    unshown.add(item, (f"attribute {key}" for key in attributes if key not in shown))
+    unshown.add(item, [f"attribute {key}" for key in attributes if key not in shown] + flat["unshown"])
     return span
 
 

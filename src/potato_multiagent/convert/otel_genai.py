@@ -88,9 +88,13 @@ def otel_spans(items: List[Item]) -> Iterator[Tuple[Item, dict]]:
         value = item.value
         if isinstance(value, dict) and "resourceSpans" in value:
             for resource in _list(value, "resourceSpans", item):
+                around = [f"resource attribute {key}" for key in
+                          _otlp_attributes((resource.get("resource") or {}).get("attributes") or [])]
                 for scope in _list(resource, "scopeSpans", item):
                     for span in _list(scope, "spans", item):
-                        yield item, _from_otlp(span, item)
+                        flat = _from_otlp(span, item)
+                        flat["unshown"] += around + (["instrumentation scope"] if scope.get("scope") else [])
+                        yield item, flat
         elif isinstance(value, dict) and isinstance(value.get("attributes", {}), dict):
             yield item, _from_flat(value, item)
         else:
@@ -136,7 +140,8 @@ def _from_otlp(span: Any, item: Item) -> dict:
                                  [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
                                   for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_otlp_id(link.get("traceId"), item, "links.traceId")
-                            for link in span.get("links") or [] if isinstance(link, dict) and link.get("traceId")]}
+                            for link in span.get("links") or [] if isinstance(link, dict) and link.get("traceId")],
+            "unshown": _unshown_structure(span, span.get("events"))}
 
 
 def _from_flat(span: dict, item: Item) -> dict:
@@ -159,7 +164,17 @@ def _from_flat(span: dict, item: Item) -> dict:
                                  [(e.get("name"), e.get("attributes") or {})
                                   for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_flat_id(link.get("trace_id") or link.get("traceId")) for link in links
-                            if isinstance(link, dict) and (link.get("trace_id") or link.get("traceId"))]}
+                            if isinstance(link, dict) and (link.get("trace_id") or link.get("traceId"))],
+            "unshown": _unshown_structure(span, span.get("events")) + [
+                f"resource attribute {key}" for key in ((span.get("resource") or {}).get("attributes") or {})]}
+
+
+def _unshown_structure(span: dict, events: Any) -> List[str]:
+    """A span's fields besides ids, times, status, attributes and links: its kind and its events
+    (an ``exception`` event is shown as the error)."""
+    names = ["span kind"] if span.get("kind") not in (None, "", 0, "SPAN_KIND_UNSPECIFIED") else []
+    return names + [f"event {event.get('name')}" for event in events or []
+                    if isinstance(event, dict) and event.get("name") != "exception"]
 
 
 def _error_text(failed: bool, description: Any, events: List[tuple]) -> Optional[str]:
@@ -265,7 +280,7 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
         span.bookkeeping = True
     if span.kind not in (TOOL,) and not span.bookkeeping:
         span.text = next((messages_text(attributes[key]) for key in TEXT_ATTRIBUTES if attributes.get(key)), None)
-    unshown.add(item, (f"attribute {key}" for key in attributes if key not in SHOWN_ATTRIBUTES))
+    unshown.add(item, [f"attribute {key}" for key in attributes if key not in SHOWN_ATTRIBUTES] + flat["unshown"])
     return span
 
 

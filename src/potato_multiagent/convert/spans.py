@@ -26,7 +26,7 @@ import datetime as dt
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional
 
 from ..trace import is_name, parse_time
@@ -59,7 +59,6 @@ class Span:
     text: Optional[str] = None
     error: Optional[str] = None
     bookkeeping: bool = False
-    links: List[str] = field(default_factory=list)
 
 
 def iso_time(value: Any, item: Item, field_name: str) -> Optional[str]:
