@@ -1,6 +1,6 @@
 """Span converters on files the real frameworks wrote (tests/fixtures/real/, scripts/fixtures/).
 
-The four scripted runs (scripts/fixtures/agents_scenarios.py) are recorded three ways: the OpenAI
+The five scripted runs (scripts/fixtures/agents_scenarios.py) are recorded three ways: the OpenAI
 Agents SDK's own trace export (``openai-agents``), the official OpenTelemetry OpenAI-Agents
 instrumentation (``otel-genai``: console exporter default and one-per-line, OTLP JSON with base64
 and hex ids) and the OpenInference instrumentation (``openinference``). Every expected value below
@@ -68,7 +68,7 @@ def explicit(derivation):
 
 
 BOOKKEEPING_NAMES = {"task", "turn", "unknown", "Agent workflow", "Support desk", "Trip planning", "Booking",
-                     "Weekend brief"}
+                     "Weekend brief", "Ice report"}
 
 
 # --- triage: Triage hands off to Refunds, which looks the order up --------------------------------
@@ -170,6 +170,36 @@ def test_the_derived_tool_call_carries_the_error(fmt, paths):
     assert call["error"].startswith("Error running tool (non-fatal)")
 
 
+# --- fan-out: ResearcherA and ResearcherB run together, then Summarizer ----------------------------
+
+@pytest.mark.parametrize("fmt, paths", sources_of("fan_out"))
+def test_fan_out_runs_are_concurrent_threads_contending_on_one_tool(fmt, paths):
+    record = convert(fmt, paths)
+    derivation = derive(record)
+    assert record["workflow"] == "Ice report"
+    assert sorted(derivation.agents) == ["ResearcherA", "ResearcherB", "Summarizer"]
+    assert explicit(derivation) == []
+    assert sorted(tool_call_facts(record)) == [
+        ("ResearcherA", "search_papers", {"topic": "glaciers"}, "Glaciers retreat 30 m a year", None),
+        ("ResearcherB", "search_papers", {"topic": "sea ice"}, "Sea ice thins 5% a decade", None)]
+    for step in record["steps"]:
+        assert step.get("thread") == {"ResearcherA": "ResearcherA", "ResearcherB": "ResearcherB",
+                                      "Summarizer": None}[step["agent"]]
+        assert "parent_thread" not in step
+    assert [step["agent"] for step in record["steps"][-2:]] == ["Summarizer", "Summarizer"]
+    assert derivation.steps[-1].text == "Ice is retreating on land and at sea."
+    [region] = derivation.contentions  # the same tool at the same time
+    assert (region["resource"], region["agents"]) == ("search_papers", ["ResearcherA", "ResearcherB"])
+
+
+@NEEDS_THREADS
+@pytest.mark.parametrize("fmt, paths", sources_of("fan_out"))
+def test_fan_out_researchers_never_hand_off_to_each_other(fmt, paths):
+    derivation = derive(convert(fmt, paths))
+    pairs = {(h["from"], h["to"]) for h in derivation.handoffs} | {(e["from"], e["to"]) for e in derivation.edges}
+    assert not pairs & {("ResearcherA", "ResearcherB"), ("ResearcherB", "ResearcherA")}
+
+
 # --- swarm: Coordinator -> Researcher (two tools at once) -> Writer ---------------------------------
 
 @pytest.mark.parametrize("fmt, paths", sources_of("swarm") + split_sources())
@@ -209,7 +239,7 @@ def comparable(record):
 
 @pytest.mark.parametrize("folder, fmt", [("otel", "otel-genai"), ("openinference", "openinference")])
 def test_console_lines_otlp_base64_and_hex_give_the_same_record(folder, fmt):
-    for scenario in ("triage", "agents_as_tools", "failing_tool", "swarm"):
+    for scenario in ("triage", "agents_as_tools", "failing_tool", "fan_out", "swarm"):
         [(first, first_times), *others] = [comparable(convert(fmt, [REAL / folder / pattern.format(scenario)]))
                                            for pattern in OTEL_FILES]
         for record, times in others:

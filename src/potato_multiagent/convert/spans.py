@@ -13,10 +13,11 @@ Each format reads its spans into :class:`Span`; the record is then built the sam
   ``result``, and, when it has an agent, a start and an end, one timed entry of ``calls`` whose
   resource is the tool: two agents using one tool at once is a contention region;
 - a span's error is the step's ``error`` (and its tool call's);
-- an agent span started inside another agent's span (agents-as-tools, a managed agent: the outer
-  agent ran it) is a delegated thread: its steps carry ``thread`` (the agent's name, numbered when it
-  recurs) and ``parent_thread`` (the caller's thread; absent for the root thread), see THREADS in
-  docs/derivation.md.
+- threads of work: an agent span started inside another agent's span (agents-as-tools, a managed
+  agent: the outer agent ran it) is a delegated thread, and runs under one trace that overlap in
+  time (a fan-out) are concurrent threads: their steps carry ``thread`` (the first agent's name,
+  numbered when it recurs) and ``parent_thread`` (the thread of the agent that ran it; absent for
+  the root thread), see docs/derivation.md.
 """
 
 from __future__ import annotations
@@ -133,30 +134,62 @@ def _agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
 
 
 def _threads_of_each(spans: List[Span]) -> Dict[str, tuple]:
-    """``(thread, parent_thread)`` of each span below a delegated agent span (none: the root thread)."""
+    """``(thread, parent_thread)`` of each span of a thread (none: the root thread)."""
     by_id = {span.span_id: span for span in spans}
-    roots: Dict[str, tuple] = {}
+    named: Dict[str, str] = {}  # agent span id -> the name of the thread it starts or continues
     used: Dict[str, int] = {}
-    for span in _in_start_order(spans):
-        if span.kind == AGENT and span.agent and _called_as_tool(span, by_id):
-            used[span.agent] = used.get(span.agent, 0) + 1
-            name = span.agent if used[span.agent] == 1 else f"{span.agent} #{used[span.agent]}"
-            roots[span.span_id] = (name, None)
-    for span_id in roots:  # each delegated thread's parent: the thread of the agent that called it
-        caller = next((a for a in _ancestors(by_id[span_id], by_id) if a.span_id in roots), None)
-        roots[span_id] = (roots[span_id][0], roots[caller.span_id][0] if caller else None)
+    for members in _thread_starters(spans, by_id):
+        agent = members[0].agent
+        used[agent] = used.get(agent, 0) + 1
+        for member in members:
+            named[member.span_id] = agent if used[agent] == 1 else f"{agent} #{used[agent]}"
+    parent_of: Dict[str, Optional[str]] = {}
+    for span_id, name in named.items():  # a thread's parent: the thread of the agent that ran it
+        caller = next((a for a in _ancestors(by_id[span_id], by_id) if a.span_id in named), None)
+        parent_of.setdefault(name, named[caller.span_id] if caller else None)
     threads: Dict[str, tuple] = {}
     for span in spans:
-        own = span if span.span_id in roots else next((a for a in _ancestors(span, by_id) if a.span_id in roots), None)
+        own = span if span.span_id in named else next((a for a in _ancestors(span, by_id) if a.span_id in named), None)
         if own is not None:
-            threads[span.span_id] = roots[own.span_id]
+            threads[span.span_id] = (named[own.span_id], parent_of[named[own.span_id]])
     return threads
 
 
-def _called_as_tool(span: Span, by_id: Dict[str, Span]) -> bool:
-    """An agent span inside another agent's span: that agent ran it (as a tool, a managed agent).
-    Handoffs never nest: the SDKs start the next agent's span beside the previous one."""
+def _thread_starters(spans: List[Span], by_id: Dict[str, Span]) -> List[List[Span]]:
+    """The agent spans of each thread, threads in start order: every agent span inside another
+    agent's span (that agent ran it: as a tool, as a managed agent), and every run that overlaps
+    another run in time (a fan-out: runs started together under one trace). A run is the agent
+    spans that share one parent outside any agent (the SDK's task span), so a handoff chain within
+    one run stays one thread."""
+    agents = [span for span in _in_start_order(spans) if span.kind == AGENT and span.agent]
+    delegated = [[span] for span in agents if _inside_agent(span, by_id)]
+    runs: Dict[Optional[str], List[Span]] = {}
+    for span in agents:
+        if not _inside_agent(span, by_id):
+            runs.setdefault(span.parent_id, []).append(span)
+    concurrent = [run for key, run in runs.items()
+                  if any(_overlap(run, other) for other_key, other in runs.items() if other_key != key)]
+    return sorted(delegated + concurrent, key=lambda members: agents.index(members[0]))
+
+
+def _inside_agent(span: Span, by_id: Dict[str, Span]) -> bool:
+    """Handoffs never nest (the SDKs start the next agent's span beside the previous one), so an
+    agent span inside another agent's span was run by that agent."""
     return any(ancestor.kind == AGENT and ancestor.agent for ancestor in _ancestors(span, by_id))
+
+
+def _overlap(run: List[Span], other: List[Span]) -> bool:
+    """Two runs overlap when their agent spans' time ranges do (runs without times never do)."""
+    first, second = _time_range(run), _time_range(other)
+    return first is not None and second is not None and first[0] < second[1] and second[0] < first[1]
+
+
+def _time_range(run: List[Span]) -> Optional[tuple]:
+    starts = [parse_time(span.start)[1] for span in run if span.start]
+    ends = [parse_time(span.end)[1] for span in run if span.end]
+    if len(starts) != len(run) or len(ends) != len(run) or None in starts + ends:
+        return None
+    return min(starts), max(ends)
 
 
 def _step(span: Span, agent: Optional[str], thread: Optional[tuple]) -> dict:
