@@ -30,9 +30,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from .otel_genai import group_traces, otel_spans
+from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
 
@@ -59,6 +59,8 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
         silent = {flat["span_id"] for _, flat, _ in trace_members
                   if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
         context = _mark_wrappers(spans, silent)
+        if not has_steps(trace_id, trace_members):
+            continue
         records.append(Converted(record=trace_record(trace_id, spans, context), gold=None, item=trace_members[0][0]))
     return records
 

@@ -46,7 +46,7 @@ SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.n
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
 
 
-def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
+def convert_file(path: Path, items: List[Item]) -> List[Converted]:
     return convert_files([(path, items)])
 
 
@@ -58,10 +58,10 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     unshown.report()
     return [Converted(record=trace_record(trace_id, [span for _, _, span in members],
                                           _workflow(members)), gold=None, item=members[0][0])
-            for trace_id, members in group_traces(spans).items() if _has_steps(trace_id, members)]
+            for trace_id, members in group_traces(spans).items() if has_steps(trace_id, members)]
 
 
-def _has_steps(trace_id: str, members: List[tuple]) -> bool:
+def has_steps(trace_id: str, members: List[tuple]) -> bool:
     """A trace of bookkeeping spans only (AutoGen's ``create_agent``) gives no record, with a note."""
     if any(not span.bookkeeping for _, _, span in members):
         return True
