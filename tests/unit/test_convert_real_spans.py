@@ -328,3 +328,23 @@ def test_smolagents_managed_agent_derives_a_delegation_and_a_return(paths):
     derivation = derive(convert("openinference", paths))
     assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [
         (MANAGER, "researcher", "delegation"), ("researcher", MANAGER, "return")]
+
+
+def test_batches_of_one_trace_meet_whether_their_ids_are_base64_or_hex(tmp_path):
+    """One batch as protobuf JSON writes it (base64 ids), the other as the OTLP/JSON specification
+    does (hex ids): the trace is still one record."""
+    import base64
+
+    first, second = sorted((REAL / "otel" / "split").iterdir())
+
+    def to_hex(value):
+        if isinstance(value, dict):
+            return {key: base64.b64decode(item).hex() if key in ("traceId", "spanId", "parentSpanId") and item
+                    else to_hex(item) for key, item in value.items()}
+        return [to_hex(item) for item in value] if isinstance(value, list) else value
+
+    hex_second = tmp_path / "batch_2_hex.json"
+    hex_second.write_text(json.dumps(to_hex(json.loads(second.read_text(encoding="utf-8")))), encoding="utf-8")
+    mixed = convert("otel-genai", [first, hex_second])
+    assert mixed == convert("otel-genai", [first, second])
+    assert [step.get("agent") for step in mixed["steps"]][-1] == "Writer"
