@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import autogen, dpbench, mast, openai_agents, otel_genai, who_and_when
+from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
 from .sources import Converted, ConvertError, Item, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
@@ -28,6 +28,7 @@ FORMATS: Dict[str, ModuleType] = {
     "otel-genai": otel_genai,
     "dpbench": dpbench,
     "mast": mast,
+    "openinference": openinference,
 }
 """Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
 
@@ -54,8 +55,12 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
         raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
     converted: List[Converted] = []
     skipped: List[ConvertError] = []
-    for path in input_files(inputs):
-        _convert_one_file(module, path, converted, None if strict else skipped)
+    files = input_files(inputs)
+    if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several files
+        _convert_all_files(module, files, converted, None if strict else skipped)
+    else:
+        for path in files:
+            _convert_one_file(module, path, converted, None if strict else skipped)
     converted = _check_records(converted, None if strict else skipped)
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
@@ -79,6 +84,19 @@ def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted]
                 skipped.append(entry)
             else:
                 converted.append(entry)
+    except ConvertError as error:
+        if skipped is None:
+            raise
+        skipped.append(error)
+
+
+def _convert_all_files(module: ModuleType, files: Sequence[Path], converted: List[Converted],
+                       skipped: Optional[List[ConvertError]]) -> None:
+    """Span formats read every file at once (a trace's spans may sit in several exporter batches);
+    an unreadable file is skipped (not strict) and an error while building the traces stops them all."""
+    try:
+        documents = [(path, read_items(path, skipped)) for path in files]
+        converted.extend(module.convert_files(documents))
     except ConvertError as error:
         if skipped is None:
             raise

@@ -119,6 +119,8 @@ def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> Lis
     except json.JSONDecodeError as whole_error:
         if whole_error.msg != "Extra data":
             raise ConvertError(path, whole_error.lineno, "input", f"not valid JSON ({whole_error.msg})") from None
+    if text[start:].split("\n", 1)[0].strip(_WHITESPACE) == "{":
+        return _collect(_documents(text, start, path), problems)
     return _collect(_json_lines(text, path, problems is not None), problems)
 
 
@@ -138,6 +140,20 @@ def _collect(found: Iterator[Union[Item, ConvertError]], problems: Optional[List
             raise
         problems.append(error)
     return items
+
+
+def _documents(text: str, start: int, path: Path) -> Iterator[Item]:
+    """JSON documents back to back, as OpenTelemetry's ``ConsoleSpanExporter`` prints spans by default
+    (a first line that is only ``{`` cannot start JSON Lines)."""
+    line_of = _LineCounter(text)
+    position = start
+    while position < len(text):
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            raise ConvertError(path, error.lineno, "input", f"not valid JSON ({error.msg})") from None
+        yield Item(value, path, line_of(position))
+        position = _skip_whitespace(text, end)
 
 
 def _array_items(text: str, start: int, path: Path) -> Iterator[Item]:
