@@ -228,10 +228,28 @@ def adjudication_config(task: Task, kept_schemes: List[str]) -> dict:
     ours = set(our_schemes(task.config))
     config["annotation_schemes"] = [scheme for scheme in task.all_schemes()
                                     if scheme.get("name") not in ours or scheme.get("name") in kept_schemes]
+    config.update(_files_made_absolute(task, config))
     name = str(task.config.get("annotation_task_name") or task.config_path.parent.name)
     config.update({"annotation_task_name": f"Adjudication of {name} ({uuid.uuid4().hex[:8]})", "task_dir": ".",
                    "data_files": [DATA_FILE], "output_annotation_dir": "annotation_output"})
     return config
+
+
+OWN_PATHS = ("annotation_task_name", "task_dir", "data_files", "output_annotation_dir")
+
+
+def _files_made_absolute(task: Task, config: dict) -> dict:
+    """Top-level settings naming a file or folder of the original task (a layout, a site dir) as an
+    absolute path, so the adjudication task, written elsewhere, still finds them."""
+    moved = {}
+    for key, value in config.items():
+        if key in OWN_PATHS or not isinstance(value, str) or not value or Path(value).is_absolute():
+            continue
+        for base in (task.config_dir, task.task_dir):
+            if (base / value).exists():
+                moved[key] = str((base / value).resolve())
+                break
+    return moved
 
 
 def _write(folder: Path, task: Task, records: List[dict], kept_schemes: List[str], result: Adjudication) -> None:

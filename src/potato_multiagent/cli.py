@@ -123,7 +123,8 @@ def _init_command(args: argparse.Namespace) -> int:
     except (ConvertError, InitError, OSError) as error:
         if getattr(error, "conversion", None) is not None:
             _report_conversion_problems(error.conversion)
-        print(f"error: {error}", file=sys.stderr)
+        for line in str(error).splitlines():  # one line per bad judgment, each an error line
+            print(f"error: {line}", file=sys.stderr)
         return 1
     _report_conversion_problems(result.conversion)
     print("\n".join(result.lines()))

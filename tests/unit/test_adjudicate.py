@@ -140,3 +140,17 @@ def test_two_adjudicators_who_differ_are_a_named_conflict_left_out(tmp_path, cap
     printed = capsys.readouterr().out
     assert "conflict (left out): run-1 / attribution: judy: Booker #2; kim: Planner #2" in printed
     assert (tmp_path / "g.jsonl").read_text() == ""
+
+
+def test_files_the_task_config_names_stay_found_from_the_new_folder(tmp_path):
+    (tmp_path / "task").mkdir()
+    config = two_annotators(tmp_path / "task")
+    (tmp_path / "task" / "layouts").mkdir()
+    (tmp_path / "task" / "layouts" / "page.html").write_text("<div></div>")
+    settings = yaml.safe_load(config.read_text())
+    settings.update({"html_layout": "layouts/page.html", "alert_time_each_instance": "10"})
+    config.write_text(yaml.safe_dump(settings))
+    adjudicate(config, tmp_path / "adj")
+    written = yaml.safe_load((tmp_path / "adj" / "config.yaml").read_text())
+    assert written["html_layout"] == str((tmp_path / "task" / "layouts" / "page.html").resolve())
+    assert written["alert_time_each_instance"] == "10" and written["task_dir"] == "."

@@ -157,5 +157,7 @@ def test_init_puts_judgments_for_the_schemes_it_chose(tmp_path, corpus_dir, caps
                                                         scheme_name="handoffz")])
     assert main(["init", "--from", "who-and-when", str(source), "-o", str(tmp_path / "t2"), "--judgments",
                  str(bad)]) == 1
-    assert "scheme: 'handoffz' is not a multiagent scheme of the config" in capsys.readouterr().err
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {bad}:1: scheme: 'handoffz' is not a multiagent scheme of the config (known: attribution, "
+        f"interaction_graph, handoffs)", "error: nothing written"]
     assert not (tmp_path / "t2" / "config.yaml").exists() and not (tmp_path / "t2" / "data").exists()
