@@ -96,7 +96,13 @@ def test_a_failed_tool_execution_says_so(tmp_path):
 
 def test_an_ag2_chat_keeps_its_messages_and_openai_tool_calls(tmp_path):
     [record] = convert(tmp_path, "chat.json", json.dumps(AG2_CHAT))
-    assert record == {"id": "ag2-chat-7", "steps": AG2_CHAT["chat_history"]}
+    history = AG2_CHAT["chat_history"]
+    assert record["id"] == "ag2-chat-7"
+    assert [record["steps"][k] for k in (0, 3)] == [history[0], history[3]]
+    assert record["steps"][1] == {**history[1], "content": 'python({"code": "6*7"})'}
+    assert record["steps"][2] == {"content": [{"type": "tool_result", "tool_use_id": "call_9", "name": "python",
+                                               "is_error": False, "content": "42", "text": "python: 42"}],
+                                  "role": "tool", "name": "user_proxy"}
     derivation = derive(record)
     assert derivation.agents == ["user_proxy", "coder"]
     assert [(call["agent"], call["tool"], call["arguments"]) for call in derivation.tool_calls] == [

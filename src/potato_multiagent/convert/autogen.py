@@ -1,52 +1,70 @@
-"""AutoGen: AgentChat messages (``TaskResult.messages``) and AG2 chats (``name``/``role`` messages).
+"""AutoGen: AgentChat runs (``TaskResult``, ``team.save_state()``, event streams) and AG2 chats.
 
-A conversation is an object with ``messages`` (AgentChat ``TaskResult``) or ``chat_history`` (AG2
-``ChatResult``), or a whole file of messages (a JSON array or JSON Lines, one message each).
-Every message becomes one step, in order:
+Read, as the frameworks and their users write them (fixtures in ``tests/fixtures/real/``):
 
-- AgentChat messages keep their fields (``type``, ``source``, ``content``, ...). A
-  ``HandoffMessage`` keeps ``source`` and ``target``, so the derivation reads it as an explicit
-  handoff event; its ``context`` (the model context handed over, a copy of earlier messages) and
-  every ``models_usage`` are left out.
-- ``ToolCallRequestEvent``: its ``FunctionCall`` list becomes ``tool_calls`` (``id``, ``name``,
-  ``arguments``) and ``content`` a readable line per call.
-- ``ToolCallExecutionEvent``: its results become ``content`` blocks ``{type: "tool_result",
-  tool_use_id, name, is_error, content, text}`` (the derivation links each to its call by id and
-  shows ``text``, a line per result).
-- ``MultiModalMessage``: ``content`` keeps the text parts and says ``[image]`` for each image.
-- AG2 messages are kept as they are (``name`` before ``role`` names the agent; OpenAI
-  ``tool_calls`` are read by the derivation).
+- a dumped AgentChat ``TaskResult`` (``{"messages": [...], "stop_reason"}``), an AG2 ``ChatResult``
+  (``{"chat_history": [...], "summary", "cost", ...}``), a JSON array or JSON Lines of messages (an
+  AgentChat ``run_stream()`` event stream, AG2's ``groupchat.messages``): one conversation each;
+- ``team.save_state()`` (``{"type": "TeamState", "agent_states": {...}}``): the conversation is the
+  group chat manager's ``message_thread``.
+
+Every message is one step, in order. Rules that make the derivation see what really happened:
+
+- A ``ToolCallSummaryMessage`` repeats the calls of the request before it: it adds no call (its
+  ``tool_calls`` become ``summary_of``, their ids), unless no earlier message requested them (a
+  Magentic-One state keeps only the summary), when it is the only record of the calls.
+- A call whose result failed (AgentChat ``is_error``, AG2's ``Error: ...`` result) carries ``error``;
+  a result step whose results all failed carries ``error`` too.
+- ``HandoffMessage`` keeps ``source`` and ``target`` (an explicit handoff for the derivation).
+- Fields not kept (``models_usage``, a handoff's ``context``, the state's bookkeeping) are named on
+  stderr, once per file.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, ConvertError, Item, json_kind
 
-SUMMARY = "AutoGen AgentChat messages (HandoffMessage, tool call events) and AG2 name/role chats"
+SUMMARY = ("AutoGen AgentChat (TaskResult, team.save_state(), run_stream events; handoffs, tool calls and "
+           "errors) and AG2 chats (ChatResult, groupchat.messages)")
 
 CONVERSATION_KEYS = ("messages", "chat_history")
-DROPPED_FIELDS = ("models_usage", "context")
+RECORD_FIELDS = ("task", "stop_reason", "summary")
+"""Conversation fields copied into the record."""
+LEFT_OUT_FIELDS = {
+    "models_usage": "token counts",
+    "context": "the model context a HandoffMessage hands over, a copy of earlier messages",
+}
+"""Message fields not copied into the step, each named on stderr with why."""
+AG2_ERROR_PREFIX = "Error: "
+"""AG2's ``execute_function`` reports a failed tool as a result starting with this."""
+_Result = Tuple[Any, bool]
 
 
 def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
-    if items and all(_is_conversation(item.value) for item in items):
+    notes = Counter()
+    if items and all(_is_team_state(item.value) for item in items):
         for position, item in enumerate(items, start=1):
-            default_id = path.stem if len(items) == 1 else f"{path.stem}-{position}"
-            yield _conversation(item, default_id)
-        return
-    for item in items:
-        if not _is_message(item.value):
-            raise item.error("item", "neither an AutoGen conversation (an object with 'messages' or "
-                                     "'chat_history') nor a message (AgentChat {type, source, ...} or AG2 "
-                                     "{name, role, content})")
-    if not items:
-        raise ConvertError(path, None, "input", "the file holds no message")
-    steps = [_step(item.value, item, f"[{position}]") for position, item in enumerate(items)]
-    yield Converted(record={"id": path.stem, "steps": steps}, gold=None, item=items[0])
+            yield _team_state(item, _default_id(path, items, position), notes)
+    elif items and all(_is_conversation(item.value) for item in items):
+        for position, item in enumerate(items, start=1):
+            yield _conversation(item, _default_id(path, items, position), notes)
+    else:
+        yield _message_file(path, items, notes)
+    _report(path, notes)
+
+
+def _default_id(path: Path, items: List[Item], position: int) -> str:
+    return path.stem if len(items) == 1 else f"{path.stem}-{position}"
+
+
+def _is_team_state(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "TeamState" and "agent_states" in value
 
 
 def _is_conversation(value: Any) -> bool:
@@ -61,32 +79,168 @@ def _is_message(value: Any) -> bool:
     return agentchat or ag2
 
 
-def _conversation(item: Item, default_id: str) -> Converted:
+def _message_file(path: Path, items: List[Item], notes: Counter) -> Converted:
+    if not items:
+        raise ConvertError(path, None, "input", "the file holds no message")
+    for item in items:
+        if not _is_message(item.value):
+            raise item.error("item", "neither an AutoGen conversation (an object with 'messages' or "
+                                     "'chat_history'), a team.save_state() (type TeamState) nor a message "
+                                     "(AgentChat {type, source, ...} or AG2 {name, role, content})")
+    located = [(item.value, item, f"[{position}]") for position, item in enumerate(items)]
+    return Converted(record={"id": path.stem, "steps": _steps(located, notes)}, gold=None, item=items[0])
+
+
+def _conversation(item: Item, default_id: str, notes: Counter) -> Converted:
     key = next(key for key in CONVERSATION_KEYS if isinstance(item.value.get(key), list))
     record_id = item.value.get("id")
     record = {"id": record_id if isinstance(record_id, str) and record_id else default_id}
-    if isinstance(item.value.get("task"), str):
-        record["task"] = item.value["task"]
-    record["steps"] = [_step(message, item, f"{key}[{k}]") for k, message in enumerate(item.value[key])]
+    record.update({field: item.value[field] for field in RECORD_FIELDS if isinstance(item.value.get(field), str)})
+    if item.value.get("human_input"):
+        record["human_input"] = item.value["human_input"]
+    for field in ("chat_id", "cost"):
+        if field in item.value:
+            notes[f"{field} (AG2 ChatResult bookkeeping)"] += 1
+    located = [(message, item, f"{key}[{k}]") for k, message in enumerate(item.value[key])]
+    record["steps"] = _steps(located, notes)
     return Converted(record=record, gold=None, item=item)
 
 
-def _step(message: Any, item: Item, field: str) -> Any:
-    """One message as a step: AgentChat events reshaped so the derivation reads them; the rest as is."""
-    if not isinstance(message, dict):
-        raise item.error(field, f"expected a message object, found {json_kind(message)}")
+def _team_state(item: Item, default_id: str, notes: Counter) -> Converted:
+    """``team.save_state()``: the manager's ``message_thread`` is the run; the Magentic-One ledger is context."""
+    states = item.require("agent_states", dict, "the team's agent states (an object)")
+    managers = [(name, state) for name, state in states.items()
+                if isinstance(state, dict) and isinstance(state.get("message_thread"), list)]
+    if len(managers) != 1:
+        raise item.error("agent_states", f"expected one group chat manager state with a message_thread, "
+                                         f"found {len(managers)}")
+    manager, state = managers[0]
+    record = {"id": default_id, "team_state": state.get("type")}
+    record.update({field: state[field] for field in ("task", "facts", "plan") if isinstance(state.get(field), str)})
+    for field in state:
+        if field not in ("message_thread", "type", "task", "facts", "plan"):
+            notes[f"agent_states.{manager}.{field} (the manager's bookkeeping)"] += 1
+    for name in states:
+        if name != manager:
+            notes["the participants' agent_states (their model contexts, copies of the thread)"] += 1
+    field = f"agent_states.{manager}.message_thread"
+    located = [(message, item, f"{field}[{k}]") for k, message in enumerate(state["message_thread"])]
+    record["steps"] = _steps(located, notes)
+    return Converted(record=record, gold=None, item=item)
+
+
+def _steps(located: List[Tuple[Any, Item, str]], notes: Counter) -> List[dict]:
+    """The messages of one conversation as steps; calls learn their results (and errors) from later messages."""
+    for message, item, field in located:
+        if not isinstance(message, dict):
+            raise item.error(field, f"expected a message object, found {json_kind(message)}")
+    results = _results_by_call(located)
+    requested: Dict[str, str] = {}
+    return [_step(message, item, field, results, requested, notes) for message, item, field in located]
+
+
+def _results_by_call(located: List[Tuple[Any, Item, str]]) -> Dict[str, _Result]:
+    results: Dict[str, _Result] = {}
+    for message, item, field in located:
+        if message.get("type") in ("ToolCallExecutionEvent", "ToolCallSummaryMessage"):
+            key = "content" if message["type"] == "ToolCallExecutionEvent" else "results"
+            for result in _list_of_objects(message.get(key, []), item, f"{field}.{key}"):
+                results.setdefault(result.get("call_id"), (result.get("content"), bool(result.get("is_error"))))
+        for response in _ag2_responses(message, item, field):
+            content = response.get("content")
+            results.setdefault(response.get("tool_call_id"), (content, _ag2_failed(content)))
+    return results
+
+
+def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], requested: Dict[str, str],
+          notes: Counter) -> dict:
+    """One message as a step: AgentChat events and AG2 tool messages reshaped so the derivation reads them."""
     kind = message.get("type")
-    step = {key: value for key, value in message.items() if key not in DROPPED_FIELDS}
+    step = {key: value for key, value in message.items() if key not in LEFT_OUT_FIELDS}
+    for key in LEFT_OUT_FIELDS:
+        if message.get(key):
+            notes[f"{key} ({LEFT_OUT_FIELDS[key]})"] += 1
     if kind == "ToolCallRequestEvent":
         calls = _list_of_objects(message.get("content"), item, f"{field}.content")
-        step["tool_calls"] = [{key: call.get(key) for key in ("id", "name", "arguments")} for call in calls]
-        step["content"] = "\n".join(f"{call.get('name')}({_text(call.get('arguments'))})" for call in calls)
+        step["tool_calls"] = [_call(call, results, requested) for call in calls]
+        step["content"] = _call_lines(calls)
     elif kind == "ToolCallExecutionEvent":
-        results = _list_of_objects(message.get("content"), item, f"{field}.content")
-        step["content"] = [_result_block(result) for result in results]
+        blocks = [_result_block(result.get("call_id"), result.get("name"), result.get("content"),
+                                bool(result.get("is_error")))
+                  for result in _list_of_objects(message.get("content"), item, f"{field}.content")]
+        _set_blocks(step, blocks)
+    elif kind == "ToolCallSummaryMessage":
+        _summary(step, message, item, field, results, requested)
     elif kind == "MultiModalMessage" and isinstance(message.get("content"), list):
         step["content"] = "\n".join(part if isinstance(part, str) else "[image]" for part in message["content"])
+    elif isinstance(message.get("tool_calls"), list):
+        _ag2_request(step, message, item, field, results, requested)
+    elif "tool_responses" in message:
+        blocks = [_result_block(response.get("tool_call_id"), requested.get(response.get("tool_call_id")),
+                                response.get("content"), _ag2_failed(response.get("content")))
+                  for response in _ag2_responses(message, item, field)]
+        del step["tool_responses"]
+        _set_blocks(step, blocks)
     return step
+
+
+def _call(call: dict, results: Dict[str, _Result], requested: Dict[str, str]) -> dict:
+    """An AgentChat ``FunctionCall`` as a flat call, with ``error`` when its result failed."""
+    shaped = {key: call.get(key) for key in ("id", "name", "arguments")}
+    requested[call.get("id")] = call.get("name")
+    content, failed = results.get(call.get("id"), (None, False))
+    if failed:
+        shaped["error"] = _text(content)
+    return shaped
+
+
+def _summary(step: dict, message: dict, item: Item, field: str, results: Dict[str, _Result],
+             requested: Dict[str, str]) -> None:
+    """A summary repeats its request's calls: it names them (``summary_of``) and adds none, unless unrequested."""
+    calls = _list_of_objects(message.get("tool_calls", []), item, f"{field}.tool_calls")
+    step.pop("tool_calls", None)
+    repeated = [call for call in calls if call.get("id") in requested]
+    fresh = [call for call in calls if call.get("id") not in requested]
+    if repeated:
+        step["summary_of"] = [call.get("id") for call in repeated]
+    if fresh:
+        step["tool_calls"] = [_call(call, results, requested) for call in fresh]
+    failures = [_text(results[call.get("id")][0]) for call in fresh if results.get(call.get("id"), (None, False))[1]]
+    if fresh and len(failures) == len(fresh):
+        step["error"] = "\n".join(failures)
+
+
+def _ag2_request(step: dict, message: dict, item: Item, field: str, results: Dict[str, _Result],
+                 requested: Dict[str, str]) -> None:
+    """AG2 OpenAI ``tool_calls``: kept, failed ones marked; AG2 writes ``"None"`` as content, shown as the calls."""
+    calls = _list_of_objects(message["tool_calls"], item, f"{field}.tool_calls")
+    shaped = []
+    for call in calls:
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        requested[call.get("id")] = function.get("name")
+        content, failed = results.get(call.get("id"), (None, False))
+        shaped.append({**call, "error": _text(content)} if failed else call)
+    step["tool_calls"] = shaped
+    if message.get("content") in (None, "None", ""):
+        step["content"] = _call_lines([{"name": (call.get("function") or {}).get("name"),
+                                        "arguments": (call.get("function") or {}).get("arguments")} for call in calls])
+
+
+def _ag2_responses(message: dict, item: Item, field: str) -> List[dict]:
+    if "tool_responses" not in message:
+        return []
+    return _list_of_objects(message["tool_responses"], item, f"{field}.tool_responses")
+
+
+def _ag2_failed(content: Any) -> bool:
+    return isinstance(content, str) and content.startswith(AG2_ERROR_PREFIX)
+
+
+def _set_blocks(step: dict, blocks: List[dict]) -> None:
+    """Results as ``tool_result`` blocks; the step fails when every result failed (a mixed step marks calls only)."""
+    step["content"] = blocks
+    if blocks and all(block["is_error"] for block in blocks):
+        step["error"] = "\n".join(_text(block["content"]) for block in blocks)
 
 
 def _list_of_objects(value: Any, item: Item, field: str) -> List[dict]:
@@ -95,12 +249,23 @@ def _list_of_objects(value: Any, item: Item, field: str) -> List[dict]:
     return value
 
 
-def _result_block(result: dict) -> dict:
-    marker = " (error)" if result.get("is_error") else ""
-    text = f"{result.get('name') or result.get('call_id')}{marker}: {_text(result.get('content'))}"
-    return {"type": "tool_result", "tool_use_id": result.get("call_id"), "name": result.get("name"),
-            "is_error": result.get("is_error"), "content": result.get("content"), "text": text}
+def _call_lines(calls: List[dict]) -> str:
+    return "\n".join(f"{call.get('name')}({_text(call.get('arguments'))})" for call in calls)
+
+
+def _result_block(call_id: Any, name: Optional[str], content: Any, is_error: bool) -> dict:
+    marker = " (error)" if is_error else ""
+    text = f"{name or call_id}{marker}: {_text(content)}"
+    return {"type": "tool_result", "tool_use_id": call_id, "name": name, "is_error": is_error,
+            "content": content, "text": text}
 
 
 def _text(value: Optional[Any]) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _report(path: Path, notes: Counter) -> None:
+    """Name every source field the records leave out, once per file (SPEC: never dropped silently)."""
+    if notes:
+        listed = "; ".join(f"{what} x{count}" for what, count in notes.items())
+        print(f"note: {path}: left out of the records: {listed}", file=sys.stderr)
