@@ -139,3 +139,19 @@ def test_unknown_or_malformed_input_names_file_line_and_field(tmp_path, text, me
     with pytest.raises(ConvertError) as error:
         convert(tmp_path, "bad.jsonl", text)
     assert str(error.value).startswith(f"{tmp_path / 'bad.jsonl'}:{message}")
+
+
+def test_a_single_agents_state_is_refused_with_what_was_expected(tmp_path):
+    state = {"type": "AssistantAgentState", "version": "1.0.0", "llm_context": {"messages": []}}
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, "agent.json", json.dumps(state))
+    assert str(error.value).startswith(f"{tmp_path / 'agent.json'}:1: item: neither an AutoGen conversation")
+    assert "team.save_state() (type TeamState)" in str(error.value)
+
+
+def test_a_team_state_needs_one_manager_thread(tmp_path):
+    state = {"type": "TeamState", "version": "1.0.0", "agent_states": {"writer": {"type": "ChatAgentContainerState"}}}
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, "team.json", json.dumps(state))
+    assert str(error.value) == (f"{tmp_path / 'team.json'}:1: agent_states: expected one group chat manager state "
+                                "with a message_thread, found 0")
