@@ -155,3 +155,27 @@ def test_a_team_state_needs_one_manager_thread(tmp_path):
         convert(tmp_path, "team.json", json.dumps(state))
     assert str(error.value) == (f"{tmp_path / 'team.json'}:1: agent_states: expected one group chat manager state "
                                 "with a message_thread, found 0")
+
+
+def test_magentic_one_llm_call_lines_are_token_counts_not_steps(tmp_path, capsys):
+    """LLMCallEvent lines as Magentic-One's LogHandler writes them (its utils.py; the scripted fixture has none)."""
+    lines = [{"timestamp": "2024-11-02T10:00:00", "source": "UserProxy", "message": "Task", "type": "OrchestrationEvent"},
+             {"timestamp": "2024-11-02T10:00:01", "prompt_tokens": 812, "completion_tokens": 90, "type": "LLMCallEvent"},
+             {"timestamp": "2024-11-02T10:00:02", "source": "Orchestrator (thought)", "message": "Plan",
+              "type": "OrchestrationEvent"}]
+    (tmp_path / "run7").mkdir()
+    [record] = convert(tmp_path, "run7/log.jsonl", "\n".join(json.dumps(line) for line in lines))
+    assert record == {"id": "run7", "steps": [lines[0], lines[2]]}
+    assert "LLMCallEvent lines (token counts of one model call each) x1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("message, error", [
+    ("The script ran, then exited with Unix exit code: 2\nIts output was:\nusage: x", "exit code 2: usage: x"),
+    ("The script ran but produced no output to console. The Unix exit code was: 1. If you were expecting output, "
+     "consider revising the script to ensure content is printed to stdout.", "exit code 1"),
+    ("The script ran, then exited with Unix exit code: 0\nIts output was:\n9.0\n", None),
+])
+def test_a_magentic_one_executor_report_with_a_nonzero_exit_code_is_an_error(tmp_path, message, error):
+    line = {"timestamp": "2024-11-02T10:00:00", "source": "Executor", "message": message, "type": "OrchestrationEvent"}
+    [record] = convert(tmp_path, "run.jsonl", json.dumps(line))
+    assert record["steps"][0].get("error") == error

@@ -210,8 +210,39 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 11 record(s)" in out
+    assert code == 0 and "wrote 12 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert ids == ["failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
-                   "magentic_one.task_result", "round_robin.state", "round_robin.task_result", "swarm.state",
+                   "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
                    "swarm.task_result", "chat_result", "groupchat_messages"]
+
+
+# --- the original Magentic-One's log.jsonl (autogen-magentic-one at a1fdbd969, autogen-core 0.4.3) ---
+
+def test_magentic_one_log_reads_its_instructions_as_addressed_and_its_failed_script_as_an_error():
+    record = convert_one("autogen/magentic_one_log/log.jsonl")
+    assert record["id"] == "magentic_one_log"
+    derivation = derive(record)
+    assert derivation.agents == ["UserProxy", "Orchestrator", "Coder", "Executor"]
+    assert [(step.index, step.qualifier, step.to) for step in derivation.steps if step.to] == [
+        (3, "-> Coder", "Coder"), (7, "-> Executor", "Executor"), (11, "-> Coder", "Coder"), (15, "-> Executor", "Executor")]
+    assert [step.agent for step in derivation.steps] == (
+        ["UserProxy"] + ["Orchestrator"] * 4 + ["Coder"] + ["Orchestrator"] * 3 + ["Executor"]
+        + ["Orchestrator"] * 3 + ["Coder"] + ["Orchestrator"] * 3 + ["Executor"] + ["Orchestrator"] * 4)
+    assert handoffs(derivation) == [
+        ("UserProxy", "Orchestrator", 1, False), ("Orchestrator", "Coder", 5, False), ("Coder", "Orchestrator", 6, False),
+        ("Orchestrator", "Executor", 9, False), ("Executor", "Orchestrator", 10, False),
+        ("Orchestrator", "Coder", 13, False), ("Coder", "Orchestrator", 14, False),
+        ("Orchestrator", "Executor", 17, False), ("Executor", "Orchestrator", 18, False)]
+    assert derivation.steps[20].text == "\nThe mean of 4, 8 and 15 is 9.0."
+    failed = record["steps"][9]["error"]
+    assert failed.startswith("exit code 1: Traceback (most recent call last):")
+    assert failed.endswith("ZeroDivisionError: division by zero")
+    assert [k for k, step in enumerate(record["steps"]) if "error" in step] == [9], "the fixed script (step 17) exits 0"
+    assert derivation.tool_calls == [] and derivation.problems == []
+
+
+@NEEDS_DERIVE
+def test_the_derivation_shows_the_failed_magentic_one_script():
+    derived = derive(convert_one("autogen/magentic_one_log/log.jsonl")).to_dict()
+    assert [step["index"] for step in derived["steps"] if step["error"]] == [9]

@@ -7,6 +7,8 @@ Read, as the frameworks and their users write them (fixtures in ``tests/fixtures
   AgentChat ``run_stream()`` event stream, AG2's ``groupchat.messages``): one conversation each;
 - ``team.save_state()`` (``{"type": "TeamState", "agent_states": {...}}``): the conversation is the
   group chat manager's ``message_thread``.
+- the original Magentic-One's ``log.jsonl`` (``{timestamp, source, message, type}`` lines): one run
+  named after its folder; its ``LLMCallEvent`` lines are token counts, not steps.
 
 Every message is one step, in order. Rules that make the derivation see what really happened:
 
@@ -14,7 +16,8 @@ Every message is one step, in order. Rules that make the derivation see what rea
   ``tool_calls`` become ``summary_of``, their ids), unless no earlier message requested them (a
   Magentic-One state keeps only the summary), when it is the only record of the calls.
 - A call whose result failed (AgentChat ``is_error``, AG2's ``Error: ...`` result) carries ``error``;
-  a result step whose results all failed carries ``error`` too.
+  a result step whose results all failed carries ``error`` too, as does a Magentic-One Executor
+  report of a script that exited non-zero.
 - ``HandoffMessage`` keeps ``source`` and ``target`` (an explicit handoff for the derivation).
 - Fields not kept (``models_usage``, a handoff's ``context``, the state's bookkeeping) are named on
   stderr, once per file.
@@ -23,6 +26,7 @@ Every message is one step, in order. Rules that make the derivation see what rea
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -42,6 +46,13 @@ LEFT_OUT_FIELDS = {
 }
 """Message fields not copied into the step, each named on stderr with why."""
 AG2_ERROR_PREFIX = "Error: "
+"""AG2's ``execute_function`` reports a failed tool as a result starting with this."""
+MAGENTIC_ONE_LOG = "log.jsonl"
+"""Magentic-One's ``LogHandler`` writes one such file per logs folder: the record takes the folder's name."""
+MAGENTIC_ONE_EXIT = re.compile(r"The script ran, then exited with Unix exit code: (-?\d+)\nIts output was:\n(.*)"
+                               r"|The script ran but produced no output to console\. The Unix exit code was: (-?\d+)\..*",
+                               re.DOTALL)
+"""How Magentic-One's ``Executor`` reports a script's end (its ``coder.py``); a non-zero code is a failure."""
 """AG2's ``execute_function`` reports a failed tool as a result starting with this."""
 _Result = Tuple[Any, bool]
 
@@ -80,6 +91,11 @@ def _is_message(value: Any) -> bool:
 
 
 def _message_file(path: Path, items: List[Item], notes: Counter) -> Converted:
+    """A file of messages is one run; Magentic-One's ``LLMCallEvent`` lines (token counts) are no step."""
+    accounting = [item for item in items if _is_llm_call_event(item.value)]
+    if accounting:
+        notes["LLMCallEvent lines (token counts of one model call each)"] += len(accounting)
+        items = [item for item in items if not _is_llm_call_event(item.value)]
     if not items:
         raise ConvertError(path, None, "input", "the file holds no message")
     for item in items:
@@ -88,7 +104,12 @@ def _message_file(path: Path, items: List[Item], notes: Counter) -> Converted:
                                      "'chat_history'), a team.save_state() (type TeamState) nor a message "
                                      "(AgentChat {type, source, ...} or AG2 {name, role, content})")
     located = [(item.value, item, f"[{position}]") for position, item in enumerate(items)]
-    return Converted(record={"id": path.stem, "steps": _steps(located, notes)}, gold=None, item=items[0])
+    record_id = path.parent.name if path.name == MAGENTIC_ONE_LOG and path.parent.name else path.stem
+    return Converted(record={"id": record_id, "steps": _steps(located, notes)}, gold=None, item=items[0])
+
+
+def _is_llm_call_event(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "LLMCallEvent" and "source" not in value
 
 
 def _conversation(item: Item, default_id: str, notes: Counter) -> Converted:
@@ -175,6 +196,8 @@ def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], re
         step["content"] = "\n".join(part if isinstance(part, str) else "[image]" for part in message["content"])
     elif isinstance(message.get("tool_calls"), list):
         _ag2_request(step, message, item, field, results, requested)
+    elif kind in ("OrchestrationEvent", "AgentEvent"):
+        _magentic_one_exit(step, message)
     elif "tool_responses" in message:
         blocks = [_result_block(response.get("tool_call_id"), requested.get(response.get("tool_call_id")),
                                 response.get("content"), _ag2_failed(response.get("content")))
@@ -224,6 +247,17 @@ def _ag2_request(step: dict, message: dict, item: Item, field: str, results: Dic
     if message.get("content") in (None, "None", ""):
         step["content"] = _call_lines([{"name": (call.get("function") or {}).get("name"),
                                         "arguments": (call.get("function") or {}).get("arguments")} for call in calls])
+
+
+def _magentic_one_exit(step: dict, message: dict) -> None:
+    """An Executor report of a script that exited non-zero is a failed step: ``error`` says the code and output."""
+    found = MAGENTIC_ONE_EXIT.fullmatch(message.get("message") or "") if isinstance(message.get("message"), str) else None
+    if found is None:
+        return
+    code = int(found.group(1) or found.group(3))
+    if code != 0:
+        output = (found.group(2) or "").strip()
+        step["error"] = f"exit code {code}" + (f": {output}" if output else "")
 
 
 def _ag2_responses(message: dict, item: Item, field: str) -> List[dict]:
