@@ -210,11 +210,11 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 12 record(s)" in out
+    assert code == 0 and "wrote 13 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert ids == ["failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
                    "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
-                   "swarm.task_result", "chat_result", "groupchat_messages"]
+                   "swarm.task_result", "chat_result", "groupchat_messages", "two_agent_chat_result"]
 
 
 # --- the original Magentic-One's log.jsonl (autogen-magentic-one at a1fdbd969, autogen-core 0.4.3) ---
@@ -246,3 +246,16 @@ def test_magentic_one_log_reads_its_instructions_as_addressed_and_its_failed_scr
 def test_the_derivation_shows_the_failed_magentic_one_script():
     derived = derive(convert_one("autogen/magentic_one_log/log.jsonl")).to_dict()
     assert [step["index"] for step in derived["steps"] if step["error"]] == [9]
+
+
+def test_ag2_two_agent_chat_names_the_nameless_tool_call_after_its_caller():
+    source = json.loads((REAL / "ag2" / "two_agent_chat_result.json").read_text(encoding="utf-8"))
+    assert "name" not in source["chat_history"][1], "AG2 writes the tool-call message without a name"
+    record = convert_one("ag2/two_agent_chat_result.json")
+    derivation = derive(record)
+    assert record["steps"][1]["name"] == "analyst" and record["steps"][1]["role"] == "assistant"
+    assert derivation.agents == ["user_proxy", "analyst"]
+    assert handoffs(derivation) == [("user_proxy", "analyst", 1, False), ("analyst", "user_proxy", 2, False),
+                                    ("user_proxy", "analyst", 3, False)]
+    assert calls(derivation) == [(1, "call_vat", "analyst", "vat", {"amount": 240, "rate": 0.23}, 2)]
+    assert derivation.steps[2].text == "vat: VAT 55.20 EUR, total 295.20 EUR"

@@ -157,7 +157,31 @@ def _steps(located: List[Tuple[Any, Item, str]], notes: Counter) -> List[dict]:
             raise item.error(field, f"expected a message object, found {json_kind(message)}")
     results = _results_by_call(located)
     requested: Dict[str, str] = {}
-    return [_step(message, item, field, results, requested, notes) for message, item, field in located]
+    steps = [_step(message, item, field, results, requested, notes) for message, item, field in located]
+    _name_ag2_callers(steps)
+    return steps
+
+
+def _name_ag2_callers(steps: List[dict]) -> None:
+    """AG2 saves a two-agent chat's tool-call message without ``name``: it is the agent the executor answers.
+
+    Left nameless, the derivation would take its ``role`` (``assistant``) for an agent of its own.
+    """
+    names = {step["name"] for step in steps if isinstance(step.get("name"), str) and "type" not in step}
+    for position, step in enumerate(steps):
+        if "name" in step or "type" in step or not isinstance(step.get("tool_calls"), list) or len(names) != 2:
+            continue
+        ids = {call.get("id") for call in step["tool_calls"] if isinstance(call, dict)}
+        executor = next((later.get("name") for later in steps[position + 1:]
+                         if any(block.get("tool_use_id") in ids for block in _result_blocks(later))), None)
+        if executor in names:
+            step["name"] = next(name for name in names if name != executor)
+
+
+def _result_blocks(step: dict) -> List[dict]:
+    content = step.get("content")
+    return [block for block in content if isinstance(block, dict) and block.get("type") == "tool_result"] \
+        if isinstance(content, list) else []
 
 
 def _results_by_call(located: List[Tuple[Any, Item, str]]) -> Dict[str, _Result]:
