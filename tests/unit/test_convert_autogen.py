@@ -179,3 +179,12 @@ def test_a_magentic_one_executor_report_with_a_nonzero_exit_code_is_an_error(tmp
     line = {"timestamp": "2024-11-02T10:00:00", "source": "Executor", "message": message, "type": "OrchestrationEvent"}
     [record] = convert(tmp_path, "run.jsonl", json.dumps(line))
     assert record["steps"][0].get("error") == error
+
+
+def test_conversation_fields_not_read_are_named_on_stderr(tmp_path, capsys):
+    run = {**TASK_RESULT, "run_by": "nightly", "task": "Book LIS to OSL."}
+    [record] = convert(tmp_path, "run.json", json.dumps(run))
+    assert record["task"] == "Book LIS to OSL." and "run_by" not in record
+    err = capsys.readouterr().err
+    assert "run_by (a conversation field this converter does not read) x1" in err
+    assert "models_usage (token counts) x1" in err and "context (the model context a HandoffMessage hands over" in err

@@ -119,9 +119,11 @@ def _conversation(item: Item, default_id: str, notes: Counter) -> Converted:
     record.update({field: item.value[field] for field in RECORD_FIELDS if isinstance(item.value.get(field), str)})
     if item.value.get("human_input"):
         record["human_input"] = item.value["human_input"]
-    for field in ("chat_id", "cost"):
-        if field in item.value:
+    for field in item.value:
+        if field in ("chat_id", "cost"):
             notes[f"{field} (AG2 ChatResult bookkeeping)"] += 1
+        elif field not in (key, "id", "human_input", *RECORD_FIELDS):
+            notes[f"{field} (a conversation field this converter does not read)"] += 1
     located = [(message, item, f"{key}[{k}]") for k, message in enumerate(item.value[key])]
     record["steps"] = _steps(located, notes)
     return Converted(record=record, gold=None, item=item)
@@ -137,6 +139,9 @@ def _team_state(item: Item, default_id: str, notes: Counter) -> Converted:
                                          f"found {len(managers)}")
     manager, state = managers[0]
     record = {"id": default_id, "team_state": state.get("type")}
+    for field in item.value:
+        if field not in ("type", "agent_states"):
+            notes[f"{field} (of the TeamState)"] += 1
     record.update({field: state[field] for field in ("task", "facts", "plan") if isinstance(state.get(field), str)})
     for field in state:
         if field not in ("message_thread", "type", "task", "facts", "plan"):
