@@ -210,9 +210,9 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 13 record(s)" in out
+    assert code == 0 and "wrote 15 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
-    assert ids == ["failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
+    assert ids == ["agents_as_tools.state", "agents_as_tools.task_result", "failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
                    "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
                    "swarm.task_result", "chat_result", "groupchat_messages", "two_agent_chat_result"]
 
@@ -259,3 +259,45 @@ def test_ag2_two_agent_chat_names_the_nameless_tool_call_after_its_caller():
                                     ("user_proxy", "analyst", 3, False)]
     assert calls(derivation) == [(1, "call_vat", "analyst", "vat", {"amount": 240, "rate": 0.23}, 2)]
     assert derivation.steps[2].text == "vat: VAT 55.20 EUR, total 295.20 EUR"
+
+
+# --- agents as tools, run concurrently (AgentTool): their messages interleave -----------------------
+
+AGENT_TOOL_STEPS = [  # (source, agent written by the converter, thread)
+    ("user", None, None), ("lead", None, None),
+    ("user", "lead", None), ("user", "lead", None),  # the inner runs' task messages: lead handing over
+    ("translator", None, "call_b"),
+    ("fact_checker", None, "call_a"), ("fact_checker", None, "call_a"), ("fact_checker", None, "call_a"),
+    ("lead", None, None), ("lead", None, None),
+]
+
+
+@pytest.mark.parametrize("fixture", ["autogen/agents_as_tools.task_result.json", "autogen/agents_as_tools.state.json"])
+def test_agents_called_as_tools_run_in_threads_named_after_their_calls(fixture):
+    record = convert_one(fixture)
+    assert [(step["source"], step.get("agent"), step.get("thread")) for step in record["steps"]] == AGENT_TOOL_STEPS
+    assert not any("parent_thread" in step for step in record["steps"]), "both calls start from the root thread"
+    assert [record["steps"][k]["content"] for k in (2, 3)] == ["Is seat 14C on TP123 free?",
+                                                               "Translate: TP123 leaves at 12:40."]
+    derivation = derive(record)
+    assert calls(derivation) == [
+        (1, "call_a", "lead", "fact_checker", {"task": "Is seat 14C on TP123 free?"}, 8),
+        (1, "call_b", "lead", "translator", {"task": "Translate: TP123 leaves at 12:40."}, 8),
+        (5, "call_s1", "fact_checker", "seat_map", {"flight": "TP123"}, 6)]
+    assert derivation.steps[8].text == ("fact_checker: fact_checker: TP123: 14C, 22A free\n"
+                                        "translator: translator: O voo TP123 parte às 12:40.")
+    assert record["steps"][7]["summary_of"] == ["call_s1"]
+
+
+@NEEDS_DERIVE
+def test_agents_called_as_tools_are_delegations_and_returns_not_handoffs_between_them():
+    derived = derive(convert_one("autogen/agents_as_tools.task_result.json")).to_dict()
+    assert derived["agents"] == ["user", "lead", "translator", "fact_checker"]
+    assert [(h["from"], h["to"], h["step"], h["kind"]) for h in derived["handoffs"]] == [
+        ("user", "lead", 1, "implicit"), ("lead", "translator", 4, "delegation"),
+        ("lead", "fact_checker", 5, "delegation"), ("translator", "lead", 8, "return"),
+        ("fact_checker", "lead", 8, "return")]
+    assert [(e["from"], e["to"], e["steps"]) for e in derived["edges"]] == [
+        ("user", "lead", [1]), ("lead", "translator", [4]), ("lead", "fact_checker", [5]),
+        ("translator", "lead", [8]), ("fact_checker", "lead", [8])]
+    assert [step["thread"] for step in derived["steps"]] == [thread for _, _, thread in AGENT_TOOL_STEPS]

@@ -164,7 +164,77 @@ def _steps(located: List[Tuple[Any, Item, str]], notes: Counter) -> List[dict]:
     requested: Dict[str, str] = {}
     steps = [_step(message, item, field, results, requested, notes) for message, item, field in located]
     _name_ag2_callers(steps)
+    _thread_agents_as_tools(steps)
     return steps
+
+
+def _thread_agents_as_tools(steps: List[dict]) -> None:
+    """Messages of agents called as tools (``AgentTool``) get the call's id as ``thread`` (THREADS.md).
+
+    AgentChat streams the inner runs of concurrent ``AgentTool`` calls into the caller's run,
+    interleaved, between the request and its execution event. An inner message belongs to the
+    open call whose tool (named after its agent) is its ``source``. The inner run's task message
+    (``source: user``, the call's ``task`` argument) is the caller handing the task over: it gets
+    ``agent`` = the caller and stays in the caller's thread, so the called agent's first message
+    is the delegation and the caller's execution event, after the inner runs, the returns.
+    """
+    open_requests: List[dict] = []
+    for step in steps:
+        source, kind = step.get("source"), step.get("type")
+        if not isinstance(source, str) or not isinstance(kind, str):
+            continue
+        request = next((request for request in reversed(open_requests) if request["agent"] == source
+                        and kind == "ToolCallExecutionEvent" and _answers(step, request)), None)
+        if request is not None:
+            open_requests.remove(request)
+            _set_thread(step, request["thread"], request["parent"])
+            continue
+        call, handing_over = _inner_call(step, open_requests)
+        if handing_over is not None:
+            step["agent"] = handing_over["agent"]
+            _set_thread(step, handing_over["thread"], handing_over["parent"])
+        elif call is not None:
+            _set_thread(step, call["thread"], call["parent"])
+        if kind == "ToolCallRequestEvent" and isinstance(step.get("tool_calls"), list):
+            thread, parent = step.get("thread"), step.get("parent_thread")
+            open_requests.append({"agent": source, "thread": thread, "parent": parent, "calls": [
+                {"id": call.get("id"), "name": call.get("name"), "task": _task_argument(call),
+                 "thread": call.get("id"), "parent": thread} for call in step["tool_calls"]]})
+
+
+def _answers(step: dict, request: dict) -> bool:
+    ids = {call["id"] for call in request["calls"]}
+    return any(block.get("tool_use_id") in ids for block in _result_blocks(step))
+
+
+def _inner_call(step: dict, open_requests: List[dict]) -> Tuple[Optional[dict], Optional[dict]]:
+    """The open call whose inner run ``step`` is part of (innermost first), or the request a task message hands over."""
+    for request in reversed(open_requests):
+        for call in request["calls"]:
+            if not isinstance(call["thread"], str) or not call["thread"].strip():
+                continue
+            if step.get("source") == call["name"]:
+                return call, None
+            if step.get("source") == "user" and call["task"] is not None and step.get("content") == call["task"]:
+                return None, request
+    return None, None
+
+
+def _task_argument(call: dict) -> Optional[str]:
+    arguments = call.get("arguments")
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return None
+    task = parsed.get("task") if isinstance(parsed, dict) else None
+    return task if isinstance(task, str) else None
+
+
+def _set_thread(step: dict, thread: Optional[str], parent: Optional[str]) -> None:
+    if thread is not None:
+        step["thread"] = thread
+        if parent is not None:
+            step["parent_thread"] = parent
 
 
 def _name_ag2_callers(steps: List[dict]) -> None:
