@@ -210,9 +210,11 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 15 record(s)" in out
+    assert code == 0 and "wrote 19 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
-    assert ids == ["agents_as_tools.state", "agents_as_tools.task_result", "failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
+    assert ids == ["agents_as_tools.state", "agents_as_tools.task_result",
+                   "code_execution.state", "code_execution.task_result", "code_executor_with_model.state",
+                   "code_executor_with_model.task_result", "failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
                    "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
                    "swarm.task_result", "chat_result", "groupchat_messages", "two_agent_chat_result"]
 
@@ -301,3 +303,37 @@ def test_agents_called_as_tools_are_delegations_and_returns_not_handoffs_between
         ("user", "lead", [1]), ("lead", "translator", [4]), ("lead", "fact_checker", [5]),
         ("translator", "lead", [8]), ("fact_checker", "lead", [8])]
     assert [step["thread"] for step in derived["steps"]] == [thread for _, _, thread in AGENT_TOOL_STEPS]
+
+
+# --- code executors: a script that divides by zero, then the fixed one ---------------------------
+
+def assert_division_by_zero(error):
+    assert error.startswith("exit code 1: Traceback (most recent call last):")
+    assert error.endswith("ZeroDivisionError: division by zero")
+
+
+def test_code_executor_agent_reports_the_failed_script_as_an_error():
+    record = convert_one("autogen/code_execution.task_result.json")
+    derivation = derive(record)
+    assert derivation.agents == ["user", "coder", "executor"]
+    assert handoffs(derivation) == [("user", "coder", 1, False), ("coder", "executor", 2, False),
+                                    ("executor", "coder", 3, False), ("coder", "executor", 4, False),
+                                    ("executor", "coder", 5, False)]
+    assert [k for k, step in enumerate(record["steps"]) if "error" in step] == [2]
+    assert_division_by_zero(record["steps"][2]["error"])
+    assert derivation.steps[4].text == "9.0\n"
+
+
+def test_code_executor_agent_with_a_model_retries_and_its_failed_execution_is_an_error():
+    record = convert_one("autogen/code_executor_with_model.task_result.json")
+    derivation = derive(record)
+    assert [step["type"] for step in record["steps"]] == [
+        "TextMessage", "CodeGenerationEvent", "CodeExecutionEvent", "CodeGenerationEvent", "CodeGenerationEvent",
+        "CodeExecutionEvent", "TextMessage"]
+    assert derivation.agents == ["user", "analyst"]
+    assert handoffs(derivation) == [("user", "analyst", 1, False)]
+    assert derivation.steps[3].text == "Attempt number: 1\nProposed correction: len - 3 is zero; divide by len"
+    assert derivation.steps[5].text == "9.0\n" and record["steps"][5]["result"]["exit_code"] == 0
+    assert [k for k, step in enumerate(record["steps"]) if "error" in step] == [2]
+    assert_division_by_zero(record["steps"][2]["error"])
+    assert derivation.steps[2].text.startswith("The script ran, then exited with an error (POSIX exit code: 1)")

@@ -16,8 +16,8 @@ Every message is one step, in order. Rules that make the derivation see what rea
   ``tool_calls`` become ``summary_of``, their ids), unless no earlier message requested them (a
   Magentic-One state keeps only the summary), when it is the only record of the calls.
 - A call whose result failed (AgentChat ``is_error``, AG2's ``Error: ...`` result) carries ``error``;
-  a result step whose results all failed carries ``error`` too, as does a Magentic-One Executor
-  report of a script that exited non-zero.
+  a result step whose results all failed carries ``error`` too, as does a code executor's report
+  of a script that exited non-zero (Magentic-One's Executor, AgentChat's ``CodeExecutorAgent``).
 - ``HandoffMessage`` keeps ``source`` and ``target`` (an explicit handoff for the derivation).
 - Fields not kept (``models_usage``, a handoff's ``context``, the state's bookkeeping) are named on
   stderr, once per file.
@@ -49,11 +49,11 @@ AG2_ERROR_PREFIX = "Error: "
 """AG2's ``execute_function`` reports a failed tool as a result starting with this."""
 MAGENTIC_ONE_LOG = "log.jsonl"
 """Magentic-One's ``LogHandler`` writes one such file per logs folder: the record takes the folder's name."""
-MAGENTIC_ONE_EXIT = re.compile(r"The script ran, then exited with Unix exit code: (-?\d+)\nIts output was:\n(.*)"
-                               r"|The script ran but produced no output to console\. The Unix exit code was: (-?\d+)\..*",
-                               re.DOTALL)
-"""How Magentic-One's ``Executor`` reports a script's end (its ``coder.py``); a non-zero code is a failure."""
-"""AG2's ``execute_function`` reports a failed tool as a result starting with this."""
+SCRIPT_EXIT = re.compile(r"The script ran, then exited with (?:Unix exit code: |an error \(POSIX exit code: )(-?\d+)\)?"
+                         r"\nIts output was:\n(.*)"
+                         r"|The script ran but produced no output to console\. The (?:Unix|POSIX) exit code was: (-?\d+)\..*",
+                         re.DOTALL)
+"""How code executors report a script's end (Magentic-One's ``Executor``, AgentChat's ``CodeExecutorAgent``)."""
 _Result = Tuple[Any, bool]
 
 
@@ -296,7 +296,11 @@ def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], re
     elif isinstance(message.get("tool_calls"), list):
         _ag2_request(step, message, item, field, results, requested)
     elif kind in ("OrchestrationEvent", "AgentEvent"):
-        _magentic_one_exit(step, message)
+        _script_exit(step, message.get("message"))
+    elif kind == "TextMessage":
+        _script_exit(step, message.get("content"))
+    elif kind == "CodeExecutionEvent" and isinstance(message.get("result"), dict):
+        _code_execution(step, message["result"])
     elif "tool_responses" in message:
         blocks = [_result_block(response.get("tool_call_id"), requested.get(response.get("tool_call_id")),
                                 response.get("content"), _ag2_failed(response.get("content")))
@@ -348,15 +352,28 @@ def _ag2_request(step: dict, message: dict, item: Item, field: str, results: Dic
                                         "arguments": (call.get("function") or {}).get("arguments")} for call in calls])
 
 
-def _magentic_one_exit(step: dict, message: dict) -> None:
-    """An Executor report of a script that exited non-zero is a failed step: ``error`` says the code and output."""
-    found = MAGENTIC_ONE_EXIT.fullmatch(message.get("message") or "") if isinstance(message.get("message"), str) else None
+def _script_exit(step: dict, report: Any) -> None:
+    """A code executor's report of a script that exited non-zero is a failed step: ``error`` says code and output."""
+    found = SCRIPT_EXIT.fullmatch(report) if isinstance(report, str) else None
     if found is None:
         return
     code = int(found.group(1) or found.group(3))
     if code != 0:
         output = (found.group(2) or "").strip()
         step["error"] = f"exit code {code}" + (f": {output}" if output else "")
+
+
+def _code_execution(step: dict, result: dict) -> None:
+    """AgentChat ``CodeExecutionEvent``: shows the executor's output; a non-zero ``exit_code`` is an error."""
+    output = result.get("output")
+    if isinstance(output, str):
+        step["content"] = output
+    exit_code = result.get("exit_code")
+    if isinstance(exit_code, int) and not isinstance(exit_code, bool) and exit_code != 0:
+        _script_exit(step, output)
+        if "error" not in step:
+            shown = output.strip() if isinstance(output, str) else ""
+            step["error"] = f"exit code {exit_code}" + (f": {shown}" if shown else "")
 
 
 def _ag2_responses(message: dict, item: Item, field: str) -> List[dict]:
