@@ -210,13 +210,14 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 19 record(s)" in out
+    assert code == 0 and "wrote 20 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert ids == ["agents_as_tools.state", "agents_as_tools.task_result",
                    "code_execution.state", "code_execution.task_result", "code_executor_with_model.state",
                    "code_executor_with_model.task_result", "failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
                    "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
-                   "swarm.task_result", "chat_result", "groupchat_messages", "two_agent_chat_result"]
+                   "swarm.task_result", "chat_result", "code_execution_chat_result", "groupchat_messages",
+                   "two_agent_chat_result"]
 
 
 # --- the original Magentic-One's log.jsonl (autogen-magentic-one at a1fdbd969, autogen-core 0.4.3) ---
@@ -337,3 +338,16 @@ def test_code_executor_agent_with_a_model_retries_and_its_failed_execution_is_an
     assert [k for k, step in enumerate(record["steps"]) if "error" in step] == [2]
     assert_division_by_zero(record["steps"][2]["error"])
     assert derivation.steps[2].text.startswith("The script ran, then exited with an error (POSIX exit code: 1)")
+
+
+def test_ag2_code_execution_reply_that_failed_is_an_error():
+    record = convert_one("ag2/code_execution_chat_result.json")
+    derivation = derive(record)
+    assert derivation.agents == ["user_proxy", "coder"]
+    assert handoffs(derivation) == [("user_proxy", "coder", 1, False), ("coder", "user_proxy", 2, False),
+                                    ("user_proxy", "coder", 3, False), ("coder", "user_proxy", 4, False),
+                                    ("user_proxy", "coder", 5, False)]
+    assert [k for k, step in enumerate(record["steps"]) if "error" in step] == [2]
+    assert_division_by_zero(record["steps"][2]["error"])
+    assert derivation.steps[4].text == "exitcode: 0 (execution succeeded)\nCode output: \n9.0\n"
+    assert derivation.tool_calls == []

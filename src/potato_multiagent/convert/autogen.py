@@ -54,6 +54,8 @@ SCRIPT_EXIT = re.compile(r"The script ran, then exited with (?:Unix exit code: |
                          r"|The script ran but produced no output to console\. The (?:Unix|POSIX) exit code was: (-?\d+)\..*",
                          re.DOTALL)
 """How code executors report a script's end (Magentic-One's ``Executor``, AgentChat's ``CodeExecutorAgent``)."""
+AG2_EXIT = re.compile(r"exitcode: (-?\d+) \(execution (?:failed|succeeded)\)\nCode output: (.*)", re.DOTALL)
+"""How AG2's code execution reply reports a script's end."""
 _Result = Tuple[Any, bool]
 
 
@@ -307,6 +309,8 @@ def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], re
                   for response in _ag2_responses(message, item, field)]
         del step["tool_responses"]
         _set_blocks(step, blocks)
+    elif kind is None:
+        _script_exit(step, message.get("content"))
     return step
 
 
@@ -354,13 +358,17 @@ def _ag2_request(step: dict, message: dict, item: Item, field: str, results: Dic
 
 def _script_exit(step: dict, report: Any) -> None:
     """A code executor's report of a script that exited non-zero is a failed step: ``error`` says code and output."""
-    found = SCRIPT_EXIT.fullmatch(report) if isinstance(report, str) else None
-    if found is None:
+    if not isinstance(report, str):
         return
-    code = int(found.group(1) or found.group(3))
+    found, ag2 = SCRIPT_EXIT.fullmatch(report), AG2_EXIT.fullmatch(report)
+    if found is not None:
+        code, output = int(found.group(1) or found.group(3)), found.group(2) or ""
+    elif ag2 is not None:
+        code, output = int(ag2.group(1)), ag2.group(2)
+    else:
+        return
     if code != 0:
-        output = (found.group(2) or "").strip()
-        step["error"] = f"exit code {code}" + (f": {output}" if output else "")
+        step["error"] = f"exit code {code}" + (f": {output.strip()}" if output.strip() else "")
 
 
 def _code_execution(step: dict, result: dict) -> None:
