@@ -188,3 +188,14 @@ def test_conversation_fields_not_read_are_named_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "run_by (a conversation field this converter does not read) x1" in err
     assert "models_usage (token counts) x1" in err and "context (the model context a HandoffMessage hands over" in err
+
+
+def test_odd_call_ids_neither_crash_nor_link(tmp_path):
+    messages = [{"source": "a", "type": "ToolCallRequestEvent", "content": [{"id": ["x"], "name": "t", "arguments": "{}"}]},
+                {"source": "a", "type": "ToolCallExecutionEvent",
+                 "content": [{"content": "boom", "name": "t", "call_id": ["x"], "is_error": True}]},
+                {"source": "a", "type": "ToolCallSummaryMessage", "content": "boom", "tool_calls": None, "results": None}]
+    [record] = convert(tmp_path, "odd.json", json.dumps({"messages": messages}))
+    assert "error" not in record["steps"][0]["tool_calls"][0]
+    assert record["steps"][1]["error"] == "boom"
+    assert "tool_calls" not in record["steps"][2]

@@ -49,10 +49,10 @@ AG2_ERROR_PREFIX = "Error: "
 """AG2's ``execute_function`` reports a failed tool as a result starting with this."""
 MAGENTIC_ONE_LOG = "log.jsonl"
 """Magentic-One's ``LogHandler`` writes one such file per logs folder: the record takes the folder's name."""
-SCRIPT_EXIT = re.compile(r"The script ran, then exited with (?:Unix exit code: |an error \(POSIX exit code: )(-?\d+)\)?"
-                         r"\nIts output was:\n(.*)"
-                         r"|The script ran but produced no output to console\. The (?:Unix|POSIX) exit code was: (-?\d+)\..*",
-                         re.DOTALL)
+SCRIPT_EXIT = re.compile(r"The script ran, then exited with (?:Unix exit code: |an error \(POSIX exit code: )"
+                         r"(-?\d+)\)?\nIts output was:\n(.*)"
+                         r"|The script ran but produced no output to console\. "
+                         r"The (?:Unix|POSIX) exit code was: (-?\d+)\..*", re.DOTALL)
 """How code executors report a script's end (Magentic-One's ``Executor``, AgentChat's ``CodeExecutorAgent``)."""
 AG2_EXIT = re.compile(r"exitcode: (-?\d+) \(execution (?:failed|succeeded)\)\nCode output: (.*)", re.DOTALL)
 """How AG2's code execution reply reports a script's end."""
@@ -200,20 +200,20 @@ def _thread_agents_as_tools(steps: List[dict]) -> None:
         if kind == "ToolCallRequestEvent" and isinstance(step.get("tool_calls"), list):
             thread, parent = step.get("thread"), step.get("parent_thread")
             open_requests.append({"agent": source, "thread": thread, "parent": parent, "calls": [
-                {"id": call.get("id"), "name": call.get("name"), "task": _task_argument(call),
-                 "thread": call.get("id"), "parent": thread} for call in step["tool_calls"]]})
+                {"id": _call_id(call.get("id")), "name": call.get("name"), "task": _task_argument(call),
+                 "thread": _call_id(call.get("id")), "parent": thread} for call in step["tool_calls"]]})
 
 
 def _answers(step: dict, request: dict) -> bool:
-    ids = {call["id"] for call in request["calls"]}
-    return any(block.get("tool_use_id") in ids for block in _result_blocks(step))
+    ids = {call["id"] for call in request["calls"]} - {None}
+    return any(_call_id(block.get("tool_use_id")) in ids for block in _result_blocks(step))
 
 
 def _inner_call(step: dict, open_requests: List[dict]) -> Tuple[Optional[dict], Optional[dict]]:
     """The open call whose inner run ``step`` is part of (innermost first), or the request a task message hands over."""
     for request in reversed(open_requests):
         for call in request["calls"]:
-            if not isinstance(call["thread"], str) or not call["thread"].strip():
+            if call["thread"] is None:
                 continue
             if step.get("source") == call["name"]:
                 return call, None
@@ -248,9 +248,9 @@ def _name_ag2_callers(steps: List[dict]) -> None:
     for position, step in enumerate(steps):
         if "name" in step or "type" in step or not isinstance(step.get("tool_calls"), list) or len(names) != 2:
             continue
-        ids = {call.get("id") for call in step["tool_calls"] if isinstance(call, dict)}
+        ids = {_call_id(call.get("id")) for call in step["tool_calls"] if isinstance(call, dict)} - {None}
         executor = next((later.get("name") for later in steps[position + 1:]
-                         if any(block.get("tool_use_id") in ids for block in _result_blocks(later))), None)
+                         if any(_call_id(block.get("tool_use_id")) in ids for block in _result_blocks(later))), None)
         if executor in names:
             step["name"] = next(name for name in names if name != executor)
 
@@ -266,11 +266,13 @@ def _results_by_call(located: List[Tuple[Any, Item, str]]) -> Dict[str, _Result]
     for message, item, field in located:
         if message.get("type") in ("ToolCallExecutionEvent", "ToolCallSummaryMessage"):
             key = "content" if message["type"] == "ToolCallExecutionEvent" else "results"
-            for result in _list_of_objects(message.get(key, []), item, f"{field}.{key}"):
-                results.setdefault(result.get("call_id"), (result.get("content"), bool(result.get("is_error"))))
+            for result in _list_of_objects(message.get(key) or [], item, f"{field}.{key}"):
+                outcome = (result.get("content"), bool(result.get("is_error")))
+                results.setdefault(_call_id(result.get("call_id")), outcome)
         for response in _ag2_responses(message, item, field):
             content = response.get("content")
-            results.setdefault(response.get("tool_call_id"), (content, _ag2_failed(content)))
+            results.setdefault(_call_id(response.get("tool_call_id")), (content, _ag2_failed(content)))
+    results.pop(None, None)
     return results
 
 
@@ -304,7 +306,7 @@ def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], re
     elif kind == "CodeExecutionEvent" and isinstance(message.get("result"), dict):
         _code_execution(step, message["result"])
     elif "tool_responses" in message:
-        blocks = [_result_block(response.get("tool_call_id"), requested.get(response.get("tool_call_id")),
+        blocks = [_result_block(response.get("tool_call_id"), requested.get(_call_id(response.get("tool_call_id"))),
                                 response.get("content"), _ag2_failed(response.get("content")))
                   for response in _ag2_responses(message, item, field)]
         del step["tool_responses"]
@@ -317,8 +319,10 @@ def _step(message: dict, item: Item, field: str, results: Dict[str, _Result], re
 def _call(call: dict, results: Dict[str, _Result], requested: Dict[str, str]) -> dict:
     """An AgentChat ``FunctionCall`` as a flat call, with ``error`` when its result failed."""
     shaped = {key: call.get(key) for key in ("id", "name", "arguments")}
-    requested[call.get("id")] = call.get("name")
-    content, failed = results.get(call.get("id"), (None, False))
+    call_id = _call_id(call.get("id"))
+    if call_id is not None:
+        requested[call_id] = call.get("name")
+    content, failed = results.get(call_id, (None, False))
     if failed:
         shaped["error"] = _text(content)
     return shaped
@@ -327,15 +331,16 @@ def _call(call: dict, results: Dict[str, _Result], requested: Dict[str, str]) ->
 def _summary(step: dict, message: dict, item: Item, field: str, results: Dict[str, _Result],
              requested: Dict[str, str]) -> None:
     """A summary repeats its request's calls: it names them (``summary_of``) and adds none, unless unrequested."""
-    calls = _list_of_objects(message.get("tool_calls", []), item, f"{field}.tool_calls")
+    calls = _list_of_objects(message.get("tool_calls") or [], item, f"{field}.tool_calls")
     step.pop("tool_calls", None)
-    repeated = [call for call in calls if call.get("id") in requested]
-    fresh = [call for call in calls if call.get("id") not in requested]
+    repeated = [call for call in calls if _call_id(call.get("id")) in requested]
+    fresh = [call for call in calls if _call_id(call.get("id")) not in requested]
     if repeated:
         step["summary_of"] = [call.get("id") for call in repeated]
     if fresh:
         step["tool_calls"] = [_call(call, results, requested) for call in fresh]
-    failures = [_text(results[call.get("id")][0]) for call in fresh if results.get(call.get("id"), (None, False))[1]]
+    outcomes = [results.get(_call_id(call.get("id")), (None, False)) for call in fresh]
+    failures = [_text(content) for content, failed in outcomes if failed]
     if fresh and len(failures) == len(fresh):
         step["error"] = "\n".join(failures)
 
@@ -347,8 +352,10 @@ def _ag2_request(step: dict, message: dict, item: Item, field: str, results: Dic
     shaped = []
     for call in calls:
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        requested[call.get("id")] = function.get("name")
-        content, failed = results.get(call.get("id"), (None, False))
+        call_id = _call_id(call.get("id"))
+        if call_id is not None:
+            requested[call_id] = function.get("name")
+        content, failed = results.get(call_id, (None, False))
         shaped.append({**call, "error": _text(content)} if failed else call)
     step["tool_calls"] = shaped
     if message.get("content") in (None, "None", ""):
@@ -416,6 +423,11 @@ def _result_block(call_id: Any, name: Optional[str], content: Any, is_error: boo
     text = f"{name or call_id}{marker}: {_text(content)}"
     return {"type": "tool_result", "tool_use_id": call_id, "name": name, "is_error": is_error,
             "content": content, "text": text}
+
+
+def _call_id(value: Any) -> Optional[str]:
+    """A call id as the derivation reads one (a string), else None: ids link calls, results and threads."""
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _text(value: Optional[Any]) -> str:
