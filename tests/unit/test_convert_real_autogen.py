@@ -210,12 +210,13 @@ def test_the_cli_converts_both_fixture_folders_at_once(tmp_path, capsys):
     output = tmp_path / "runs.jsonl"
     code = main(["convert", "--from", "autogen", str(REAL / "autogen"), str(REAL / "ag2"), "-o", str(output)])
     out = capsys.readouterr().out
-    assert code == 0 and "wrote 20 record(s)" in out
+    assert code == 0 and "wrote 22 record(s)" in out
     ids = [json.loads(line)["id"] for line in output.read_text(encoding="utf-8").splitlines()]
     assert ids == ["agents_as_tools.state", "agents_as_tools.task_result",
                    "code_execution.state", "code_execution.task_result", "code_executor_with_model.state",
                    "code_executor_with_model.task_result", "failing_tool.state", "failing_tool.task_result", "magentic_one.events", "magentic_one.state",
-                   "magentic_one.task_result", "magentic_one_log", "round_robin.state", "round_robin.task_result", "swarm.state",
+                   "magentic_one.task_result", "magentic_one_log", "nested_agents_as_tools.state",
+                   "nested_agents_as_tools.task_result", "round_robin.state", "round_robin.task_result", "swarm.state",
                    "swarm.task_result", "chat_result", "code_execution_chat_result", "groupchat_messages",
                    "two_agent_chat_result"]
 
@@ -351,3 +352,30 @@ def test_ag2_code_execution_reply_that_failed_is_an_error():
     assert_division_by_zero(record["steps"][2]["error"])
     assert derivation.steps[4].text == "exitcode: 0 (execution succeeded)\nCode output: \n9.0\n"
     assert derivation.tool_calls == []
+
+
+NESTED_STEPS = [  # (source, agent written by the converter, thread, parent_thread)
+    ("user", None, None, None), ("lead", None, None, None), ("user", "lead", None, None),
+    ("researcher", None, "call_l1", None), ("user", "researcher", "call_l1", None),
+    ("summarizer", None, "call_r1", "call_l1"),
+    ("researcher", None, "call_l1", None), ("researcher", None, "call_l1", None),
+    ("lead", None, None, None), ("lead", None, None, None),
+]
+
+
+def test_an_agent_tool_inside_an_agent_tool_names_its_parent_thread():
+    record = convert_one("autogen/nested_agents_as_tools.task_result.json")
+    assert [(step["source"], step.get("agent"), step.get("thread"), step.get("parent_thread"))
+            for step in record["steps"]] == NESTED_STEPS
+    assert calls(derive(record)) == [
+        (1, "call_l1", "lead", "researcher", {"task": "How many people live in Lisbon?"}, 8),
+        (3, "call_r1", "researcher", "summarizer", {"task": "Summarise: Lisbon census 2021, 545,796."}, 6)]
+
+
+@NEEDS_DERIVE
+def test_nested_agent_tools_are_delegations_down_and_returns_up():
+    derived = derive(convert_one("autogen/nested_agents_as_tools.task_result.json")).to_dict()
+    assert [(h["from"], h["to"], h["step"], h["kind"]) for h in derived["handoffs"]] == [
+        ("user", "lead", 1, "implicit"), ("lead", "researcher", 3, "delegation"),
+        ("researcher", "summarizer", 5, "delegation"), ("summarizer", "researcher", 6, "return"),
+        ("researcher", "lead", 8, "return")]
