@@ -118,11 +118,15 @@ class Adjudication:
         if self.too_few:
             out.append(f"left out {len(self.too_few)} item/scheme pair(s) judged by too few annotators: "
                        + ", ".join(self.too_few))
-        out.append(f"wrote {len(self.to_adjudicate)} item(s) to adjudicate to {self.folder / DATA_FILE} "
-                   f"(schemes: {', '.join(self.schemes) or 'none'})")
+        if not self.to_adjudicate:
+            out.append("nothing to adjudicate: every item judged by enough annotators is unanimous (no task written)")
+        else:
+            out.append(f"wrote {len(self.to_adjudicate)} item(s) to adjudicate to {self.folder / DATA_FILE} "
+                       f"(schemes: {', '.join(self.schemes) or 'none'})")
         out.append(f"wrote {len(self.gold)} unanimous gold line(s) to {self.folder / GOLD_FILE}")
-        out.append(f"wrote {self.folder / 'config.yaml'}; report: {self.folder / REPORT_FILE}")
-        out.append(f"next: cd {self.folder} && potato start config.yaml")
+        if self.to_adjudicate:
+            out.append(f"wrote {self.folder / 'config.yaml'}; report: {self.folder / REPORT_FILE}")
+            out.append(f"next: cd {self.folder} && potato start config.yaml")
         return out
 
 
@@ -257,13 +261,15 @@ def _write(folder: Path, task: Task, records: List[dict], kept_schemes: List[str
     if config_path.exists():
         raise AdjudicationError(f"{config_path} already exists: choose a new folder (an adjudication task is "
                                 f"written once; its annotators' work would be mixed with another's)")
-    _write_whole(folder / DATA_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     _write_whole(folder / GOLD_FILE, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in result.gold))
     _write_whole(folder / REPORT_FILE, _markdown(task, result))
     _write_whole(folder / REPORT_LINES_FILE, "".join(
         json.dumps({"id": s.instance, "scheme": s.scheme, "unit": unit,
                     "decisions": {result.labels[user]: said[user] for user in said}}, ensure_ascii=False) + "\n"
         for s in result.settled for unit, said in s.differing.items()))
+    if not result.to_adjudicate:
+        return  # a task of no item is no task: Potato would refuse an empty data file
+    _write_whole(folder / DATA_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     header = (f"# Written by `potato-multiagent adjudicate {task.config_path.name}`: the items where annotators "
               f"disagree,\n# each carrying their answers as judgments. Start it with: potato start config.yaml\n")
     _write_whole(config_path, header + yaml.safe_dump(adjudication_config(task, kept_schemes), sort_keys=False,

@@ -154,3 +154,15 @@ def test_files_the_task_config_names_stay_found_from_the_new_folder(tmp_path):
     written = yaml.safe_load((tmp_path / "adj" / "config.yaml").read_text())
     assert written["html_layout"] == str((tmp_path / "task" / "layouts" / "page.html").resolve())
     assert written["alert_time_each_instance"] == "10" and written["task_dir"] == "."
+
+
+def test_when_everyone_agrees_only_gold_is_written(tmp_path, capsys):
+    (tmp_path / "task").mkdir()
+    config = make_task(tmp_path / "task", [scheme(FA, "attribution")])
+    for user in ("alice", "bob"):
+        save(config, user, "run-2", {"attribution": attribution("Helper", 1)})
+    assert main(["adjudicate", str(config), "-o", str(tmp_path / "adj")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "nothing to adjudicate: every item judged by enough annotators is unanimous (no task written)"
+    assert not (tmp_path / "adj" / "config.yaml").exists() and not (tmp_path / "adj" / "data").exists()
+    assert [line["id"] for line in read_jsonl(tmp_path / "adj" / "gold.jsonl")] == ["run-2"]
