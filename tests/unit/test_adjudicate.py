@@ -166,3 +166,31 @@ def test_when_everyone_agrees_only_gold_is_written(tmp_path, capsys):
     assert printed[0] == "nothing to adjudicate: every item judged by enough annotators is unanimous (no task written)"
     assert not (tmp_path / "adj" / "config.yaml").exists() and not (tmp_path / "adj" / "data").exists()
     assert [line["id"] for line in read_jsonl(tmp_path / "adj" / "gold.jsonl")] == ["run-2"]
+
+
+def test_each_other_type_is_worded_by_what_it_judges():
+    from .test_export import RECORDS
+
+    run_1, run_3 = RECORDS[0], RECORDS[2]
+    calls = scheme("multiagent.tool_call_review", "calls")
+    assert decisions(calls, [{"index": 0, "step": 1, "position": 0, "id": "c1", "tool": "search",
+                              "verdict": "wrong_args", "notes": "wrong city"}], run_1) == {
+        "call search by Booker at #2": "verdict wrong_args"}
+    multi = scheme("multiagent.tool_call_review", "calls", multi_verdict=True)
+    assert decisions(multi, [{"index": 0, "step": 0, "position": 0, "id": "t1", "tool": "search",
+                              "verdict": "wrong_tool", "verdicts": ["wrong_tool", "wrong_args"], "notes": ""}],
+                     run_3) == {"call search by A at #1": "verdicts wrong_tool, wrong_args"}
+    behaviours = scheme("multiagent.emergent_behavior", "behaviour", behaviors=["groupthink", "collusion"])
+    assert decisions(behaviours, {"groupthink": {"turns": [3, 0], "note": "x"}}, run_1) == {
+        "behaviour 'groupthink'": "turns #1, #4", "behaviour 'collusion'": "none"}
+    scores = scheme("multiagent.agent_scorecard", "scores", agent_dimensions=["contribution"],
+                    team_dimensions=["efficiency"], milestones=["booked"])
+    assert decisions(scores, {"agents": {"Booker": {"contribution": 2}}, "team": {}, "milestones": {},
+                              "not_applicable": {"agents": {}, "team": ["efficiency"]}}, run_1) == {
+        "Booker 'contribution'": "score 2", "team 'efficiency'": "not applicable", "milestone 'booked'": "not reached"}
+    graph = scheme("multiagent.agent_interaction_graph", "graph")
+    said = decisions(graph, {"critical_nodes": ["Booker", "Planner"], "edges": {},
+                             "edge_marks": [{"from": "Planner", "to": "Booker", "status": "problematic"}]}, run_1)
+    assert said == {"critical path": "Booker -> Planner", "edge Planner -> Booker": "problematic"}
+    assert differences("agent_interaction_graph", {"a": said, "b": {"critical path": "Booker -> Planner"}}) == {
+        "edge Planner -> Booker": {"a": "problematic", "b": "normal"}}
