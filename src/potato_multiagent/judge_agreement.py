@@ -80,7 +80,8 @@ def _judge_rows(table: SchemeTable, mine: List[Judgment], records: Mapping[str, 
     return pd.DataFrame(rows, columns=list(COMMON_COLUMNS + table.adapter.columns(table.config)))
 
 
-def _against_gold(table: SchemeTable, scheme: dict, mine: List[Judgment], judge_rows: pd.DataFrame, records: Mapping[str, Any],
+def _against_gold(table: SchemeTable, scheme: dict, mine: List[Judgment], judge_rows: pd.DataFrame,
+                  records: Mapping[str, Any],
                   gold: Mapping[str, dict], within: int) -> List[Figure]:
     figures = []
     if table.scheme.widget == "failure_attribution":

@@ -42,7 +42,8 @@ def test_decisions_are_worded_with_step_numbers_and_the_types_own_words():
     assert decisions(fa, attribution("Booker", 1), record) == {"attribution": "Booker #2"}
     assert decisions(fa, attribution(None, None), record) == {"attribution": "no agent no step"}
     hr = scheme(HR, "h", flags=["lost", "garbled"])
-    entry = {"index": 0, "from_step": 0, "step": 1, "from": "Planner", "to": "Booker", "flags": ["garbled", "lost"], "explicit": False,
+    entry = {"index": 0, "from_step": 0, "step": 1, "from": "Planner", "to": "Booker", "flags": ["garbled", "lost"],
+             "explicit": False,
              "quality": 3}
     said = decisions(hr, [entry], record)
     assert said == {"handoff Planner #1 -> Booker #2": "flags lost, garbled; quality 3"}

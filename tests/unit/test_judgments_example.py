@@ -50,7 +50,8 @@ def test_an_llm_reply_in_step_numbers_becomes_the_stored_shape_and_a_bad_one_is_
         asked.append(text)
         return '{"agent": "Booker", "step": 4, "reason": "wrong date"}'
 
-    assert module.llm_judge(record, reply) == {"responsible_agent": "Booker", "decisive_step": 3, "reason": "wrong date"}
+    assert module.llm_judge(record, reply) == {"responsible_agent": "Booker", "decisive_step": 3,
+                                               "reason": "wrong date"}
     assert "#4 Booker: Booked flight LIS-OSL" in asked[0]
     problems = []
     lines = module.judgment_lines([record], lambda r: module.llm_judge(r, lambda t: '{"agent": "Pilot", "step": 9}'),
