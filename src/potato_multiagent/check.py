@@ -12,7 +12,7 @@ from typing import List
 
 from .schemes import SCHEMES
 from .trace import derive
-from .task import Task, TaskError, scheme_type
+from .task import Task, scheme_type
 
 PLUGIN_NAME = "multiagent"
 
@@ -76,11 +76,9 @@ def check_task(task: Task) -> List[Finding]:
 
 
 def run_check(config_path: str) -> tuple[int, List[str]]:
-    """``(exit code, report lines)``: 1 when any error (not warning) was found."""
-    try:
-        findings = check_task(Task(config_path))
-    except TaskError as error:
-        return 1, [f"error: {error}"]
+    """``(exit code, report lines)``: 1 when any error (not warning) was found. A task that cannot
+    be read raises :class:`TaskError` (or ``files.PathError``) for the command to report."""
+    findings = check_task(Task(config_path))
     errors = [finding for finding in findings if finding.level == "error"]
     summary = f"{len(errors)} problem(s), {len(findings) - len(errors)} warning(s)"
     return (1 if errors else 0), [str(finding) for finding in findings] + [summary]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from .trace import derive
 
@@ -17,7 +17,7 @@ def _derive_command(args: argparse.Namespace) -> int:
 
     try:
         records = read_records(Path(args.file))
-    except (OSError, TaskError) as error:
+    except TaskError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     if args.id is not None:
@@ -41,8 +41,13 @@ def _derive_command(args: argparse.Namespace) -> int:
 
 def _check_command(args: argparse.Namespace) -> int:
     from .check import run_check
+    from .task import TaskError
 
-    code, lines = run_check(args.config)
+    try:
+        code, lines = run_check(args.config)
+    except TaskError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     print("\n".join(lines))
     return code
 
@@ -53,7 +58,7 @@ def _convert_command(args: argparse.Namespace) -> int:
     try:
         conversion = convert_inputs(args.format, [Path(name) for name in args.inputs])
         write_conversion(conversion, Path(args.output), Path(args.gold) if args.gold else None)
-    except (ConvertError, OSError) as error:
+    except ConvertError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"wrote {len(conversion.records)} record(s) to {args.output}")
@@ -73,7 +78,7 @@ def _export_command(args: argparse.Namespace) -> int:
     try:
         collection = collect(Task(args.config))
         report = export_collection(collection, Path(args.out), args.format)
-    except (TaskError, ExportError, OSError) as error:
+    except (TaskError, ExportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for table in report["tables"]:
@@ -104,25 +109,19 @@ def _agreement_command(args: argparse.Namespace) -> int:
 
 
 def _migrate_config_command(args: argparse.Namespace) -> int:
+    from .files import read_text, write_text_whole
     from .migrate import migrate_config_text
 
     source = Path(args.config)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    migration = migrate_config_text(text)
+    migration = migrate_config_text(read_text(source))
+    if args.output is not None:
+        write_text_whole(args.output, migration.text)  # the config is whole or untouched, never half-written
     for change in migration.changes:
         print(f"{source}: {change}", file=sys.stderr)
     if args.output is None:
         sys.stdout.write(migration.text)
-        return 0
-    target = Path(args.output)
-    staged = target.with_name(f".{target.name}.migrating")
-    staged.write_text(migration.text, encoding="utf-8")
-    os.replace(staged, target)  # the config is whole or untouched, never half-written
-    print(f"wrote {target} ({len(migration.changes)} change(s))", file=sys.stderr)
+    else:
+        print(f"wrote {args.output} ({len(migration.changes)} change(s))", file=sys.stderr)
     return 0
 
 
@@ -133,7 +132,7 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
     config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
     try:
         migration = ValueMigration(config)
-    except (TaskError, OSError, ValueError) as error:
+    except (TaskError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     lines = migration.lines()
@@ -214,10 +213,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _path_errors_as_one_line(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Any command: a path it cannot read or write (missing, a folder, binary, no permission) is
+    one ``error: PATH: why`` line on standard error and exit 1, never a traceback."""
+    from .files import PathError, why_not
+
+    @functools.wraps(run)
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except BrokenPipeError:
+            raise
+        except PathError as error:
+            print(f"error: {error}", file=sys.stderr)
+        except OSError as error:  # a read or write that did not go through files.py
+            where = error.filename2 or error.filename
+            print(f"error: {where}: {why_not(error)}" if where else f"error: {why_not(error)}", file=sys.stderr)
+        return 1
+    return guarded
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return _path_errors_as_one_line(args.run)(args)
     except BrokenPipeError:  # `potato-multiagent derive ... | head` closed the pipe: not an error
         sys.stderr.close()
         return 0

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import yaml
 
+from .files import read_text
 from .schemes import SCHEMES
 
 HISTORY_FILE = "annotation_history.jsonl"
@@ -40,7 +41,7 @@ class SavedValue:
 
 def read_records(path: Path) -> List[Any]:
     """The items of a JSON (array or single object) or JSON Lines data file, as Potato reads them."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     try:
         data = json.loads(text)
         return data if isinstance(data, list) else [data]
@@ -54,6 +55,13 @@ def read_records(path: Path) -> List[Any]:
             except ValueError as error:
                 raise TaskError(f"{path}:{number}: not a JSON line ({error})") from None
     return records
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML error on one line: where, and what (PyYAML's own text spans several lines)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
 
 
 def last_saved_times(history_path: Path) -> Dict[tuple, str]:
@@ -81,10 +89,11 @@ class Task:
 
     def __init__(self, config_path: str | Path):
         self.config_path = Path(config_path).resolve()
+        text = read_text(config_path)
         try:
-            self.config = yaml.safe_load(self.config_path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise TaskError(f"{config_path}: cannot read the config ({error})") from None
+            self.config = yaml.safe_load(text) or {}
+        except yaml.YAMLError as error:
+            raise TaskError(f"{config_path}: cannot read the config ({yaml_problem(error)})") from None
         if not isinstance(self.config, dict):
             raise TaskError(f"{config_path}: the config is not a mapping")
         self.config_dir = self.config_path.parent
@@ -139,8 +148,8 @@ class Task:
             return
         for state_path in sorted(self.output_dir.glob("*/user_state.json")):
             try:
-                state = json.loads(state_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as error:
+                state = json.loads(read_text(state_path))
+            except ValueError as error:
                 raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
             user = str(state.get("user_id") or state_path.parent.name)
             saved_at = last_saved_times(state_path.parent / HISTORY_FILE)

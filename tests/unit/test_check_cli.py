@@ -101,8 +101,10 @@ def test_a_saved_instance_missing_from_the_data_is_a_problem(tmp_path, capsys):
 
 def test_an_unreadable_config_is_one_clear_line(tmp_path, capsys):
     (tmp_path / "config.yaml").write_text("annotation_schemes: [")
-    code, lines = run_check(tmp_path / "config.yaml", capsys)
-    assert code == 1 and lines[0].startswith(f"error: {tmp_path / 'config.yaml'}: cannot read the config")
+    code = main(["check", str(tmp_path / "config.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"error: {tmp_path / 'config.yaml'}: cannot read the config")
 
 
 # -- derive ------------------------------------------------------------------------------------

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Callable, Dict, List
 
+from ..files import PathError, why_not, write_whole
 from .collect import Collection, SchemeTable
 
 FORMATS = ("csv", "jsonl", "parquet")
@@ -32,17 +31,17 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
         raise ExportError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if fmt == "parquet":
         _require_pyarrow()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _make_folder(out_dir)
     names = file_names(list(collection.tables))
     written = []
     for name, table in collection.tables.items():
         path = out_dir / f"{names[name]}.{fmt}"
-        _write_atomically(path, lambda target, table=table: WRITERS[fmt](table, target))
+        write_whole(path, lambda target, table=table: WRITERS[fmt](table, target))
         written.append({"scheme": name, "type": table.scheme.type_name(), "file": path.name, "rows": len(table.rows)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
-    _write_atomically(out_dir / REPORT_FILE, lambda target: target.write_text(
+    write_whole(out_dir / REPORT_FILE, lambda target: target.write_text(
         json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"))
     return report
 
@@ -81,13 +80,13 @@ WRITERS: Dict[str, Callable[[SchemeTable, Path], None]] = {
     "csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}
 
 
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+def _make_folder(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise PathError(out_dir, "is a file; --out names a folder")
     try:
-        write(staged)
-        os.replace(staged, path)
-    finally:
-        staged.unlink(missing_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise PathError(out_dir, why_not(error)) from None
 
 
 def _require_pyarrow() -> None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, List, Optional
 
+from ..files import PathError, read_text
+
 INPUT_SUFFIXES = (".json", ".jsonl")
 _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
@@ -88,9 +90,9 @@ def input_files(paths: Iterable[Path]) -> List[Path]:
 def read_items(path: Path) -> List[Item]:
     """The items of one file: a JSON array's elements, one JSON document, or JSON Lines records."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConvertError(path, None, "input", f"cannot read the file ({error})") from None
+        text = read_text(path, encoding="utf-8-sig")
+    except PathError as error:
+        raise ConvertError(path, None, "input", error.why) from None
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise ConvertError(path, None, "input", "the file is empty")

@@ -1,0 +1,80 @@
+"""Reading and writing the files a command names, with one kind of error that names the path.
+
+Every command reads text (configs, records, saved states, gold) and writes files whole (a staged
+file renamed over the target). Both go through here so that a missing, binary, unreadable or
+unwritable path, or a folder where a file belongs, becomes one :class:`PathError` whose text is
+``PATH: why``, and a staged file never outlives a failed write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import uuid
+from pathlib import Path
+from typing import Callable, Union
+
+PathLike = Union[str, Path]
+
+_WHY = {
+    errno.ENOENT: "no such file or folder",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the device",
+}
+
+
+class PathError(Exception):
+    """A path that cannot be read or written; ``str()`` is ``PATH: why``."""
+
+    def __init__(self, path: PathLike, why: str):
+        super().__init__(f"{path}: {why}")
+        self.path, self.why = Path(path), why
+
+
+def why_not(error: OSError) -> str:
+    """The reason of an OS error in words, without the errno number or the path."""
+    return _WHY.get(error.errno, (error.strerror or str(error)).lower())
+
+
+def read_text(path: PathLike, encoding: str = "utf-8") -> str:
+    """The text of a file, or a :class:`PathError` saying why it cannot be had."""
+    path = Path(path)
+    if path.is_dir():
+        raise PathError(path, _WHY[errno.EISDIR])
+    try:
+        return path.read_text(encoding=encoding)
+    except UnicodeDecodeError as error:
+        raise PathError(path, f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+                              f"{error.start}): a binary file?") from None
+    except OSError as error:
+        raise PathError(path, why_not(error)) from None
+
+
+def write_whole(path: PathLike, write: Callable[[Path], None]) -> None:
+    """Run ``write(staged)`` on a hidden file beside ``path``, then rename it over ``path``.
+
+    The target is complete or untouched; the staged file is removed whatever fails, and any
+    OS error is a :class:`PathError` naming ``path``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise PathError(path, "is a folder; give a file name")
+    staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        write(staged)
+        os.replace(staged, path)
+    except OSError as error:
+        raise PathError(path, why_not(error)) from None
+    finally:
+        with contextlib.suppress(OSError):
+            staged.unlink(missing_ok=True)
+
+
+def write_text_whole(path: PathLike, text: str) -> None:
+    """:func:`write_whole` for a text (UTF-8)."""
+    write_whole(path, lambda staged: staged.write_text(text, encoding="utf-8"))
