@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 import yaml
 
@@ -144,6 +144,31 @@ class Task:
     def saved_values(self) -> Iterator[SavedValue]:
         """Every value saved for one of our schemes, by every user, in a stable order."""
         ours = {scheme.get("name") for scheme in self.our_schemes()}
+        for user, instance_id, pairs, hidden, saved_at in self._saved_pairs():
+            for label, value in pairs:
+                scheme = label.get("schema") if isinstance(label, dict) else None
+                if scheme in ours:
+                    yield SavedValue(user, instance_id, scheme, value, scheme in hidden,
+                                     saved_at.get((instance_id, scheme)))
+
+    def saved_answers(self, names: Iterable[str]) -> Iterator[SavedValue]:
+        """What each user saved for each of the named schemes (Potato's own types), one
+        :class:`SavedValue` per user, instance and scheme whose ``value`` is the scheme's
+        ``[(label_name, value)]`` entries in stored order (a radio stores one, a multiselect one
+        per ticked box plus ``free_response``)."""
+        wanted = set(names)
+        for user, instance_id, pairs, hidden, saved_at in self._saved_pairs():
+            entries: Dict[str, list] = {}
+            for label, value in pairs:
+                if isinstance(label, dict) and label.get("schema") in wanted:
+                    entries.setdefault(label["schema"], []).append((str(label.get("name") or ""), value))
+            for scheme, scheme_entries in entries.items():
+                yield SavedValue(user, instance_id, scheme, scheme_entries, scheme in hidden,
+                                 saved_at.get((instance_id, scheme)))
+
+    def _saved_pairs(self) -> Iterator[tuple]:
+        """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every
+        instance of every user_state.json, users in name order."""
         if not self.output_dir.is_dir():
             return
         for state_path in sorted(self.output_dir.glob("*/user_state.json")):
@@ -155,12 +180,8 @@ class Task:
             saved_at = last_saved_times(state_path.parent / HISTORY_FILE)
             per_instance = state.get("instance_id_to_label_to_value") or {}
             for instance_id, pairs in per_instance.items():
-                hidden = self._hidden_schemes(instance_id, pairs)
-                for label, value in pairs:
-                    scheme = label.get("schema") if isinstance(label, dict) else None
-                    if scheme in ours:
-                        yield SavedValue(user, instance_id, scheme, value, scheme in hidden,
-                                         saved_at.get((instance_id, scheme)))
+                pairs = [pair for pair in pairs if isinstance(pair, (list, tuple)) and len(pair) == 2]
+                yield user, instance_id, pairs, self._hidden_schemes(instance_id, pairs), saved_at
 
     def _hidden_schemes(self, instance_id: str, pairs: list) -> set:
         """Schemes hidden by ``display_logic`` given these answers (Potato's own evaluator)."""

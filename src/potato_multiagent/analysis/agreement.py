@@ -22,7 +22,7 @@ def agreement_frame(collection: Collection, gold: Optional[Mapping[str, dict]] =
     rows = []
     for name, table in collection.tables.items():
         for figure in table.adapter.agreement(table.judgements(), table.config, gold, within):
-            rows.append({"scheme": name, "type": table.scheme.type_name(), "measure": figure.measure,
+            rows.append({"scheme": name, "type": table.type_name, "measure": figure.measure,
                          "annotator": figure.annotator, "value": figure.value, "items": figure.items,
                          "annotators": figure.annotators, "note": figure.note})
     return pd.DataFrame(rows, columns=list(COLUMNS))

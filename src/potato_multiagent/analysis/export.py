@@ -14,8 +14,10 @@ import re
 from pathlib import Path
 from typing import Callable, Dict, List
 
+import pandas as pd
+
 from ..files import PathError, why_not, write_whole
-from .collect import Collection, SchemeTable
+from .collect import Collection
 
 FORMATS = ("csv", "jsonl", "parquet")
 REPORT_FILE = "report.json"
@@ -32,12 +34,15 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
     if fmt == "parquet":
         _require_pyarrow()
     _make_folder(out_dir)
-    names = file_names(list(collection.tables))
+    frames = [(name, table, table_name, frame) for name, table in collection.tables.items()
+              for table_name, frame in table.frames().items()]
+    names = file_names([table_name for _, _, table_name, _ in frames])
     written = []
-    for name, table in collection.tables.items():
-        path = out_dir / f"{names[name]}.{fmt}"
-        write_whole(path, lambda target, table=table: WRITERS[fmt](table, target))
-        written.append({"scheme": name, "type": table.scheme.type_name(), "file": path.name, "rows": len(table.rows)})
+    for name, table, table_name, frame in frames:
+        path = out_dir / f"{names[table_name]}.{fmt}"
+        write_whole(path, lambda target, frame=frame: WRITERS[fmt](frame, target))
+        written.append({"scheme": name, "table": table_name, "type": table.type_name, "file": path.name,
+                        "rows": len(frame)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
@@ -60,23 +65,31 @@ def file_names(schemes: List[str]) -> Dict[str, str]:
     return names
 
 
-def _write_csv(table: SchemeTable, path: Path) -> None:
-    frame = table.frame().astype(object)
-    frame = frame.map(lambda cell: json.dumps(cell, ensure_ascii=False) if isinstance(cell, (list, dict)) else cell)
-    frame.to_csv(path, index=False)
+LIST_SEPARATOR = ";"
 
 
-def _write_jsonl(table: SchemeTable, path: Path) -> None:
+def csv_cell(cell):
+    """A list is its items joined with ``;`` (a CSV cell holds no JSON); anything else as it is."""
+    if isinstance(cell, (list, tuple)):
+        return LIST_SEPARATOR.join("" if item is None else str(item) for item in cell)
+    return cell
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.astype(object).map(csv_cell).to_csv(path, index=False)
+
+
+def _write_jsonl(frame: pd.DataFrame, path: Path) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        for row in table.rows:
-            handle.write(json.dumps({column: row.get(column) for column in table.columns}, ensure_ascii=False) + "\n")
+        for row in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def _write_parquet(table: SchemeTable, path: Path) -> None:
-    table.frame().to_parquet(path, index=False)
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
 
 
-WRITERS: Dict[str, Callable[[SchemeTable, Path], None]] = {
+WRITERS: Dict[str, Callable[[pd.DataFrame, Path], None]] = {
     "csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}
 
 
