@@ -98,7 +98,7 @@ def _agreement_command(args: argparse.Namespace) -> int:
     except (TaskError, GoldError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    frame = agreement_frame(collection, gold, args.within)
+    frame = agreement_frame(collection, gold, args.within, exclude_bulk=args.exclude_bulk)
     if args.json:
         figures = frame.astype(object).where(frame.notna(), None).to_dict("records")
         json.dump(figures, sys.stdout, ensure_ascii=False, indent=2)
@@ -196,6 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--gold", metavar="FILE", help="gold lines ({id, gold}) as convert --gold writes them")
     a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1)")
     a.add_argument("--json", action="store_true", help="print the figures as JSON")
+    a.add_argument("--exclude-bulk", action="store_true",
+                   help="leave out values set in bulk ('Mark all unreviewed handoffs as fine')")
     a.set_defaults(run=_agreement_command)
 
     m = commands.add_parser("migrate-config", help="rewrite Potato's built-in multi-agent types to ours, "

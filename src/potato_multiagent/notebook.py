@@ -76,11 +76,13 @@ class LoadedTask:
             raise KeyError(f"no exported table named {table!r} (tables: {known})")
         return frames[table]
 
-    def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1) -> pd.DataFrame:
-        """Agreement figures per scheme; ``gold`` is a gold file (``convert --gold``) or ``{id: gold}``."""
+    def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1,
+                  exclude_bulk: bool = False) -> pd.DataFrame:
+        """Agreement figures per scheme; ``gold`` is a gold file (``convert --gold``) or ``{id: gold}``;
+        ``exclude_bulk`` leaves out values set in bulk (the ``bulk`` column counts them)."""
         if isinstance(gold, (str, Path)):
             gold = read_gold(Path(gold))
-        return agreement_frame(self.collection(), gold, within)
+        return agreement_frame(self.collection(), gold, within, exclude_bulk=exclude_bulk)
 
     def invalid(self) -> pd.DataFrame:
         """Saved values that fail validation (left out of annotations and agreement)."""

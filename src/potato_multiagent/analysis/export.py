@@ -42,7 +42,7 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
         path = out_dir / f"{names[table_name]}.{fmt}"
         write_whole(path, lambda target, frame=frame: WRITERS[fmt](frame, target))
         written.append({"scheme": name, "table": table_name, "type": table.type_name, "file": path.name,
-                        "rows": len(frame)})
+                        "rows": len(frame), **_bulk_count(table.adapter.bulk_column, frame)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
@@ -91,6 +91,11 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
 
 WRITERS: Dict[str, Callable[[pd.DataFrame, Path], None]] = {
     "csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}
+
+
+def _bulk_count(column, frame: pd.DataFrame) -> dict:
+    """``{"bulk": N}``: how many rows an annotator set in bulk, for a type that has a bulk action."""
+    return {} if column is None else {"bulk": int(frame[column].fillna(False).astype(bool).sum())}
 
 
 def _make_folder(out_dir: Path) -> None:
