@@ -1,0 +1,68 @@
+"""Potato's own types beside ours, as the real server saves them, come out of export and load_task.
+
+On the team-evaluation example an annotator answers the outcome radio, tags one step for MAST with
+Potato's trajectory_eval (incorrect, a severity, a failure mode, a rationale) in Chromium; then
+`potato-multiagent export` and `load_task(...).annotations(...)` must read what Potato wrote to
+`user_state.json`, with the step's `#N` and the agent our derivation names.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+
+from potato_multiagent import derive, load_task
+
+from .harness import current_instance_id, login, wait_saved
+
+MAST = "mast_steps"
+SUBTYPE = "FM-2.3 Task derailment"
+
+
+def mast_card(page, index: int):
+    return page.locator(f'form[data-schema-name="{MAST}"] .traj-step-card[data-step-index="{index}"]')
+
+
+def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(potato_task, page, tmp_path):
+    task = potato_task("team-evaluation")
+    user = f"mast-{uuid.uuid4().hex[:8]}"
+    login(page, task.base_url, user)
+    instance = current_instance_id(page)
+
+    page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
+    card = mast_card(page, 2)
+    card.locator('.traj-correctness-btn[data-value="incorrect"]').click()
+    card.locator(".traj-error-type").select_option(f"Inter-Agent Misalignment::{SUBTYPE}")
+    card.locator('input.traj-severity-radio[value="major"]').check()
+    card.locator(".traj-rationale").fill("asked for the range, wrote about price")
+    mast_card(page, 0).locator('.traj-correctness-btn[data-value="correct"]').click()
+
+    wait_saved(task, user, instance, "outcome", lambda value: value is not None)
+    wait_saved(task, user, instance, MAST,
+               lambda value: value is not None and "asked for the range, wrote about price" in value
+               and '"correct"' in value)
+
+    loaded = load_task(task.task_dir / "config.yaml")
+    outcome = loaded.annotations("outcome")
+    assert outcome[["instance_id", "user", "label"]].values.tolist() == [[instance, user, "failure"]]
+    mast = loaded.annotations(MAST)
+    record = loaded.records()[instance]
+    agents = [step.agent for step in derive(record).steps]
+    assert [(row["step"], row["step_number"], row["step_agent"], row["correctness"]) for row in mast.to_dict("records")] \
+        == [(0, 1, agents[0], "correct"), (2, 3, agents[2], "incorrect")]
+    tagged = mast.iloc[1]
+    assert (tagged["severity"], tagged["error_type"], tagged["error_subtype"], tagged["rationale"]) == (
+        "major", "Inter-Agent Misalignment", SUBTYPE, "asked for the range, wrote about price")
+
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "export",
+                             str(task.task_dir / "config.yaml"), "--format", "jsonl", "--out", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (out / f"{MAST}.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(row["user"], row["step_number"], row["error_subtype"]) for row in rows] == [
+        (user, 1, None), (user, 3, SUBTYPE)]
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["invalid"] == []
