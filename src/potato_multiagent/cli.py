@@ -82,7 +82,7 @@ def _export_command(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for table in report["tables"]:
-        print(f"{table['scheme']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
+        print(f"{table['table']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
     print("\n".join(left_out_lines(collection) + [f"report: {Path(args.out) / 'report.json'}"]))
     return 0
 

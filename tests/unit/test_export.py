@@ -289,7 +289,9 @@ def test_interaction_graph_is_two_tables_agents_and_edges(tmp_path, capsys):
                                                    ("Booker", "Planner", "normal", 1, [3], [4])]
     with pytest.raises(KeyError, match=r"no exported table named 'graph' \(tables: graph.agents, graph.edges\)"):
         task.annotations("graph")
-    assert export(config, tmp_path / "out", "csv", capsys)[0] == 0
+    code, out = export(config, tmp_path / "out", "csv", capsys)
+    assert code == 0 and out.splitlines()[:2] == [f"graph.agents: 2 row(s) -> {tmp_path / 'out' / 'graph.agents.csv'}",
+                                                  f"graph.edges: 2 row(s) -> {tmp_path / 'out' / 'graph.edges.csv'}"]
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [(t["table"], t["file"], t["rows"]) for t in report["tables"]] == [
         ("graph.agents", "graph.agents.csv", 2), ("graph.edges", "graph.edges.csv", 2)]

@@ -150,6 +150,8 @@ def _collect_potato_types(task: Task, tables: Dict[str, SchemeTable],
     derivations: Dict[Tuple[str, str], Derivation] = {}
     invalid: List[dict] = []
     hidden: List[dict] = []
+    if not potato:
+        return invalid, hidden  # no second pass over the saved states
     for saved in task.saved_answers(potato):
         table = potato[saved.scheme]
         where = {"scheme": saved.scheme, INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at}
