@@ -13,7 +13,7 @@ import errno
 import os
 import uuid
 from pathlib import Path
-from typing import Callable, Union
+from typing import Callable, List, Sequence, Union
 
 PathLike = Union[str, Path]
 
@@ -53,6 +53,43 @@ def read_text(path: PathLike, encoding: str = "utf-8") -> str:
                               f"{error.start}): a binary file?") from None
     except OSError as error:
         raise PathError(path, why_not(error)) from None
+
+
+def files_under(folder: PathLike, suffixes: Sequence[str]) -> List[Path]:
+    """Every file under ``folder`` (recursively, sorted) whose name ends in one of ``suffixes``.
+
+    A folder on the way that cannot be listed is a :class:`PathError`, never silently nothing
+    (``Path.rglob`` skips it, and an unreadable input would read as an empty one).
+    """
+    def fail(error: OSError) -> None:
+        raise PathError(error.filename or folder, why_not(error))
+
+    found = []
+    for root, _, names in os.walk(folder, onerror=fail):
+        found.extend(Path(root) / name for name in names if name.endswith(tuple(suffixes)))
+    return sorted(found)
+
+
+def user_state_files(output_dir: PathLike) -> List[Path]:
+    """``<output_dir>/<user>/user_state.json`` of every user, in user order; none without the folder.
+
+    A user folder that cannot be read is a :class:`PathError`: skipping it would make ``check`` pass
+    and ``export`` leave that annotator out without a word.
+    """
+    output_dir = Path(output_dir)
+    if not output_dir.is_dir():
+        return []
+    try:
+        folders = sorted(entry for entry in output_dir.iterdir() if entry.is_dir())
+    except OSError as error:
+        raise PathError(output_dir, why_not(error)) from None
+    states = []
+    for folder in folders:
+        if not os.access(folder, os.R_OK | os.X_OK):
+            raise PathError(folder, why_not(PermissionError(errno.EACCES, "")))
+        if (folder / "user_state.json").is_file():
+            states.append(folder / "user_state.json")
+    return states
 
 
 def write_whole(path: PathLike, write: Callable[[Path], None]) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .files import PathError, read_text, why_not, write_text_whole
+from .files import PathError, read_text, user_state_files, why_not, write_text_whole
 from .schemes.agent_interaction_graph import edge_key
 from .schemes.tool_call_review import call_positions
 from .task import Task, TaskError, scheme_type
@@ -171,7 +171,7 @@ class ValueMigration:
         self.reports: List[ValueReport] = []
         self.states: Dict[Path, dict] = {}
         """Each user_state.json that changes, with its new content."""
-        for state_path in sorted(self.task.output_dir.glob("*/user_state.json")):
+        for state_path in user_state_files(self.task.output_dir):
             self._migrate_state(state_path)
 
     def _our_schemes(self) -> Dict[str, tuple]:

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 import yaml
 
-from .files import read_text
+from .files import read_text, user_state_files
 from .schemes import SCHEMES
 
 HISTORY_FILE = "annotation_history.jsonl"
@@ -169,9 +169,7 @@ class Task:
     def _saved_pairs(self) -> Iterator[tuple]:
         """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every
         instance of every user_state.json, users in name order."""
-        if not self.output_dir.is_dir():
-            return
-        for state_path in sorted(self.output_dir.glob("*/user_state.json")):
+        for state_path in user_state_files(self.output_dir):
             try:
                 state = json.loads(read_text(state_path))
             except ValueError as error:

@@ -87,6 +87,10 @@ CASES = [
     ("migrate-config", "-o", ["migrate-config", "CONFIG", "-o", "BAD"], WRITE_KINDS),
     ("migrate-values", "--config", ["migrate-values", "TASK", "--config", "BAD"], READ_KINDS),
     ("migrate-values", "user_state.json", ["migrate-values", "TASK"], ["unwritable folder", "binary"]),
+    ("check", "user_state.json", ["check", "CONFIG"], ["binary", "unreadable", "unreadable folder"]),
+    ("export", "user_state.json", ["export", "CONFIG", "--out", "OUT"], ["binary", "unreadable", "unreadable folder"]),
+    ("agreement", "user_state.json", ["agreement", "CONFIG"], ["unreadable folder"]),
+    ("convert", "INPUT folder", ["convert", "--from", "who-and-when", "BAD", "-o", "OUT"], ["unreadable folder"]),
 ]
 PARAMS = [pytest.param(command, what, argv, kind, id=f"{command} {what} {kind}")
           for command, what, argv, kinds in CASES for kind in kinds]
@@ -112,9 +116,21 @@ def prepare(root: Path, what: str, kind: str) -> tuple:
         state = task / "annotation_output" / "alice" / "user_state.json"
         if kind == "binary":
             state.write_bytes(BINARY)
+        elif kind == "unreadable":
+            state.chmod(0)
+        elif kind == "unreadable folder":  # an annotator's folder nobody may list: never "no values"
+            state.parent.chmod(0)
+            return places, state.parent
         else:
             state.parent.chmod(stat.S_IRUSR | stat.S_IXUSR)
         return places, state
+    if what == "INPUT folder":
+        folder = root / "runs"
+        (folder / "Hand-Crafted").mkdir(parents=True)
+        (folder / "Hand-Crafted" / "1.json").write_text(json.dumps(WHO_AND_WHEN_RUN))
+        (folder / "Hand-Crafted").chmod(0)
+        places["BAD"] = folder
+        return places, folder / "Hand-Crafted"
     bad = bad_path(root, kind)
     places["BAD"] = bad
     return places, bad
@@ -133,7 +149,7 @@ def files_under(root: Path) -> set:
 
 @pytest.mark.parametrize("command, what, argv, kind", PARAMS)
 def test_a_bad_path_is_one_error_line_and_leaves_nothing_behind(tmp_path, command, what, argv, kind):
-    if kind in ("unreadable", "unwritable folder") and not PERMISSIONS_BITE:
+    if kind in ("unreadable", "unwritable folder", "unreadable folder") and not PERMISSIONS_BITE:
         pytest.skip("running as root without setpriv: file permissions do not apply")
     places, named = prepare(tmp_path, what, kind)
     before = files_under(tmp_path)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, List, Optional
 
-from ..files import PathError, read_text
+from ..files import PathError, files_under, read_text
 
 INPUT_SUFFIXES = (".json", ".jsonl")
 _WHITESPACE = " \t\r\n"
@@ -76,7 +76,7 @@ def input_files(paths: Iterable[Path]) -> List[Path]:
     files: List[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in INPUT_SUFFIXES)
+            found = files_under(path, INPUT_SUFFIXES)
             if not found:
                 raise ConvertError(path, None, "input", "the folder holds no .json or .jsonl file")
             files.extend(found)
