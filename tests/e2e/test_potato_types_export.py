@@ -1,6 +1,7 @@
 """Potato's own types beside ours, as the real server saves them, come out of export and load_task.
 
-On the team-evaluation example an annotator answers the outcome radio, tags one step for MAST with
+On the team-evaluation example an annotator answers the outcome radio and the orchestration radio
+(a label and its "Other" text), tags one step for MAST with
 Potato's trajectory_eval (incorrect, a severity, a failure mode, a rationale) in Chromium; then
 `potato-multiagent export` and `load_task(...).annotations(...)` must read what Potato wrote to
 `user_state.json`, with the step's `#N` and the agent our derivation names.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import uuid
 
 from potato_multiagent import derive, load_task
@@ -25,6 +27,14 @@ def mast_card(page, index: int):
     return page.locator(f'form[data-schema-name="{MAST}"] .traj-step-card[data-step-index="{index}"]')
 
 
+def wait_free_response_saved(task, user: str, instance: str, schema: str, timeout: float = 10.0) -> None:
+    """The "Other" text is its own label (`free_response`) of the radio's scheme: wait for it."""
+    deadline = time.monotonic() + timeout
+    while "free_response" not in task.saved_labels(user).get(instance, {}).get(schema, {}):
+        assert time.monotonic() < deadline, task.saved_labels(user)
+        time.sleep(0.2)
+
+
 def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(potato_task, page, tmp_path):
     task = potato_task("team-evaluation")
     user = f"mast-{uuid.uuid4().hex[:8]}"
@@ -32,6 +42,10 @@ def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(pot
     instance = current_instance_id(page)
 
     page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
+    pattern = page.locator('form[data-schema-name="orchestration_pattern"]')
+    pattern.locator('input[type="radio"][value="hub_and_spoke"]').check()
+    pattern.locator('input[label_name="free_response"]').fill("hub with a critic")
+    pattern.locator('input[label_name="free_response"]').press("Tab")
     card = mast_card(page, 2)
     card.locator('.traj-correctness-btn[data-value="incorrect"]').click()
     card.locator(".traj-error-type").select_option(f"Inter-Agent Misalignment::{SUBTYPE}")
@@ -40,6 +54,7 @@ def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(pot
     mast_card(page, 0).locator('.traj-correctness-btn[data-value="correct"]').click()
 
     wait_saved(task, user, instance, "outcome", lambda value: value is not None)
+    wait_free_response_saved(task, user, instance, "orchestration_pattern")
     wait_saved(task, user, instance, MAST,
                lambda value: value is not None and "asked for the range, wrote about price" in value
                and '"correct"' in value)
@@ -47,6 +62,8 @@ def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(pot
     loaded = load_task(task.task_dir / "config.yaml")
     outcome = loaded.annotations("outcome")
     assert outcome[["instance_id", "user", "label"]].values.tolist() == [[instance, user, "failure"]]
+    pattern_rows = loaded.annotations("orchestration_pattern")
+    assert pattern_rows[["label", "free_response"]].values.tolist() == [["hub_and_spoke", "hub with a critic"]]
     mast = loaded.annotations(MAST)
     record = loaded.records()[instance]
     agents = [step.agent for step in derive(record).steps]
