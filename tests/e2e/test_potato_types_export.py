@@ -15,9 +15,11 @@ import sys
 import time
 import uuid
 
+import yaml
+
 from potato_multiagent import derive, load_task
 
-from .harness import current_instance_id, login, wait_saved
+from .harness import EXAMPLES_DIR, current_instance_id, login, wait_saved
 
 MAST = "mast_steps"
 SUBTYPE = "FM-2.3 Task derailment"
@@ -83,3 +85,39 @@ def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(pot
         (user, 1, None), (user, 3, SUBTYPE)]
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert report["invalid"] == []
+
+
+def with_multiselects(name: str) -> str:
+    """team-evaluation's config with a multiselect and a turn-level multiselect on the trace display."""
+    config = yaml.safe_load((EXAMPLES_DIR / "team-evaluation" / "config.yaml").read_text(encoding="utf-8"))
+    config["annotation_task_name"] = name
+    config["annotation_schemes"] += [
+        {"annotation_type": "multiselect", "name": "modes", "description": "Which failure modes?",
+         "labels": ["derailment", "withholding", "reset"]},
+        {"annotation_type": "multiselect", "name": "turn_errors", "description": "Errors in this turn",
+         "labels": ["hallucination", "wrong_tool"], "turn_level": True, "turn_binding": {"field": "steps"}}]
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def test_multiselect_and_turn_level_answers_saved_by_potato_are_exported(potato_task, page):
+    task = potato_task("team-evaluation", files={"config.yaml": with_multiselects(f"multiselect export {uuid.uuid4().hex[:6]}")})
+    user = f"multi-{uuid.uuid4().hex[:8]}"
+    login(page, task.base_url, user)
+    instance = current_instance_id(page)
+    modes = page.locator('form[data-schema-name="modes"]')
+    modes.locator('input[type="checkbox"][value="derailment"]').check()
+    modes.locator('input[type="checkbox"][value="reset"]').check()
+    slot = page.locator('.turn-anno-slot[data-turn-id="t2"]')
+    slot.locator('.ta-chip[data-ta-schema="turn_errors"][data-value="wrong_tool"]').click()
+
+    wait_saved(task, user, instance, "turn_errors", lambda value: value is not None and "wrong_tool" in value)
+    deadline = time.monotonic() + 10
+    while set(task.saved_labels(user).get(instance, {}).get("modes", {})) != {"derailment", "reset"}:
+        assert time.monotonic() < deadline, task.saved_labels(user)
+        time.sleep(0.2)
+
+    loaded = load_task(task.task_dir / "config.yaml")
+    assert loaded.annotations("modes")[["user", "labels"]].values.tolist() == [[user, ["derailment", "reset"]]]
+    turns = loaded.annotations("turn_errors")
+    assert [(row["user"], row["turn"], row["values"]) for row in turns.to_dict("records")] == [(user, "t2", ["wrong_tool"])]
+    assert loaded.invalid().empty
