@@ -17,7 +17,7 @@ import pytest
 
 from potato_multiagent import load_task
 from potato_multiagent.cli import main
-from tests.unit.test_export import RECORDS, attribution, handoff, make_task, save, scheme
+from .test_export import attribution, handoff, make_task, save, scheme
 
 ROOT = Path(__file__).resolve().parents[2]
 MAST = {"annotation_type": "trajectory_eval", "name": "mast_steps", "description": "MAST", "steps_key": "steps",
