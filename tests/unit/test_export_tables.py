@@ -17,7 +17,7 @@ import pytest
 
 from potato_multiagent import load_task
 from potato_multiagent.cli import main
-from .test_export import attribution, handoff, make_task, save, scheme
+from .test_export import attribution, handoff, make_task, region_mark, save, scheme
 
 ROOT = Path(__file__).resolve().parents[2]
 MAST = {"annotation_type": "trajectory_eval", "name": "mast_steps", "description": "MAST", "steps_key": "steps",
@@ -54,7 +54,8 @@ def every_type_task(tmp_path):
         scheme("multiagent.tool_call_review", "calls"),
         scheme("multiagent.emergent_behavior", "behaviour"),
         scheme("multiagent.agent_scorecard", "scores", milestones=["booked"], milestone_steps=True),
-        scheme("multiagent.agent_interaction_graph", "graph")])
+        scheme("multiagent.agent_interaction_graph", "graph"),
+        scheme("multiagent.tool_contention", "contention")])
     for user, step in (("alice", 2), ("bob", 1)):
         save(config, user, "run-1", {
             "attribution": attribution("Booker", step, "wrong date"),
@@ -64,7 +65,8 @@ def every_type_task(tmp_path):
             "behaviour": {"groupthink": {"turns": [0, 3], "note": ""}},
             "scores": {"agents": {"Booker": {"contribution": 2}}, "team": {}, "milestones": {"booked": True},
                        "milestone_steps": {"booked": 2}, "not_applicable": {"agents": {}, "team": []}},
-            "graph": {"critical_nodes": ["Booker"], "edges": {}, "edge_marks": []}})
+            "graph": {"critical_nodes": ["Booker"], "edges": {}, "edge_marks": []},
+            "contention": {"contentions": {"0": "race_condition"}, "regions": [region_mark("race_condition")]}})
         store_pairs(config, user, "run-1", [
             [{"schema": "outcome", "name": "failure"}, "failure"],
             [{"schema": "modes", "name": "derailment"}, "derailment"],
@@ -152,7 +154,7 @@ def test_the_team_evaluation_example_has_its_mast_and_outcome_tables():
 
 # --------------------------------------------------------------------------- dtypes per format
 
-INTS, BOOLS = "Int64", "boolean"
+INTS, BOOLS, FLOATS = "Int64", "boolean", "Float64"
 EXPECTED = {  # table -> {column: what a pandas user expects}
     "attribution": {"decisive_step": INTS, "decisive_step_number": INTS},
     "handoffs": {"from_step": INTS, "from_step_number": INTS, "step_number": INTS, "quality": INTS,
@@ -162,6 +164,7 @@ EXPECTED = {  # table -> {column: what a pandas user expects}
     "scores": {"score": INTS, "reached_step_number": INTS, "reached": BOOLS},
     "graph.agents": {"critical": BOOLS, "path_position": INTS},
     "graph.edges": {"count": INTS, "steps": list, "steps_number": list},
+    "contention": {"region_index": INTS, "start": FLOATS, "end": FLOATS, "agents": list, "calls": list, "tools": list},
     "outcome": {"label": "string"},
     "modes": {"labels": list},
     "mast_steps": {"step": INTS, "step_number": INTS, "score": INTS, "score_complete": BOOLS},
@@ -208,5 +211,10 @@ def test_each_exported_file_loads_in_pandas_with_the_dtypes_a_user_expects(tmp_p
                 assert pd.api.types.is_integer_dtype(frame[column].dtype), where
             elif expected == BOOLS:
                 assert pd.api.types.is_bool_dtype(frame[column].dtype), where
+            elif expected == FLOATS and fmt == "jsonl":  # pandas reads 0.0 back as an int: look at the JSON
+                lines = (tmp_path / "out" / entry["file"]).read_text().splitlines()
+                assert all(isinstance(json.loads(line)[column], float) for line in lines), where
+            elif expected == FLOATS:
+                assert pd.api.types.is_float_dtype(frame[column].dtype), where
             else:
                 assert pd.api.types.is_string_dtype(frame[column].dtype), where
