@@ -28,12 +28,16 @@ _WHY = {
 }
 
 
-class PathError(Exception):
-    """A path that cannot be read or written; ``str()`` is ``PATH: why``."""
+class PathError(OSError):
+    """A path that cannot be read or written; ``str()`` is ``PATH: why``. An ``OSError``, so code
+    around ``load_task`` that catches ``OSError`` keeps working."""
 
     def __init__(self, path: PathLike, why: str):
-        super().__init__(f"{path}: {why}")
-        self.path, self.why = Path(path), why
+        super().__init__(why)
+        self.path, self.why, self.filename = Path(path), why, str(path)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.why}"
 
 
 def why_not(error: OSError) -> str:
@@ -105,6 +109,8 @@ def write_whole(path: PathLike, write: Callable[[Path], None]) -> None:
     try:
         write(staged)
         os.replace(staged, path)
+    except PathError:
+        raise
     except OSError as error:
         raise PathError(path, why_not(error)) from None
     finally:

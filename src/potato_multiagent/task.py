@@ -67,12 +67,14 @@ def yaml_problem(error: yaml.YAMLError) -> str:
 def last_saved_times(history_path: Path) -> Dict[tuple, str]:
     """``{(instance_id, scheme): timestamp}`` of the last label action Potato logged for each.
 
-    A missing file gives ``{}``; a torn last line (the server writing) is skipped.
+    A missing file gives ``{}``; a torn last line (the server writing) is skipped. The log only
+    dates values (``timestamp`` columns), so one that cannot be read as text gives ``{}`` too,
+    never a traceback.
     """
     times: Dict[tuple, str] = {}
     try:
         lines = history_path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return times
     for line in lines:
         try:

@@ -86,7 +86,7 @@ def _stage_jsonl(path: Path, rows: Iterable[dict]) -> Path:
     except BaseException as error:
         with contextlib.suppress(OSError):
             staged.unlink(missing_ok=True)
-        if isinstance(error, OSError):
+        if isinstance(error, OSError) and not isinstance(error, PathError):
             raise PathError(path, why_not(error)) from None
         raise
     return staged
