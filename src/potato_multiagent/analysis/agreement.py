@@ -55,9 +55,8 @@ def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
     lines: List[str] = []
     for scheme, figures in frame.groupby("scheme", sort=False):
         lines.append(f"{scheme} ({figures['type'].iloc[0]})")
-        bulk = figures["bulk"].iloc[0]
-        if not pd.isna(bulk):
-            total = len(collection.tables[scheme].rows)
+        bulk, total = figures["bulk"].iloc[0], len(collection.tables[scheme].rows)
+        if not pd.isna(bulk) and total:
             lines.append(f"  {int(bulk)} of {total} value(s) were set in bulk: "
                          + ("left out (--exclude-bulk)" if figures["bulk_left_out"].iloc[0]
                             else "kept (--exclude-bulk leaves them out)"))
