@@ -106,6 +106,14 @@
     return field + ": '" + String(value) + "' is not in this trace";
   }
 
+  /**
+   * The one wording for a stored number above the bound its scheme's config sets (a score past
+   * `scale`): same as Python's above_bound and as value_shape.js for a schema bound.
+   */
+  function aboveBound(field, value, bound) {
+    return field + ': should be at most ' + bound + ', got ' + value;
+  }
+
   var LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/g;
 
   /**
@@ -926,6 +934,7 @@
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
+   *   aboveBound(field, value, bound),
    *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
    *   flushEdits()                    run every waiting debounce now (done before the page goes)
    *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
@@ -940,6 +949,7 @@
     clear: clear,
     snippet: snippet,
     notInTrace: notInTrace,
+    aboveBound: aboveBound,
     parseStored: parseStored,
     debounce: debounce,
     deriveOptions: deriveOptions,
