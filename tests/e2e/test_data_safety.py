@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -26,6 +29,8 @@ from playwright.sync_api import expect
 
 from .harness import (
     CONFIGS_DIR,
+    annotation_pairs,
+    returning_user_state,
     current_instance_id,
     login,
     open_annotate,
@@ -243,3 +248,25 @@ def test_same_cell_in_two_tabs_the_later_wins_and_the_other_tab_refreshes(task, 
     expect(form(tab_a, schema).locator("[data-ma-sync-notice]")).to_have_text(REFRESHED)
     expect(form(tab_a, schema).locator("[data-ma-sync-notice]")).to_have_attribute("role", "status")
     assert scores(saved_value(task, user, schema)).get("Manager") == [5]
+
+
+# --------------------------------------------------------------------------- range messages (item 5)
+
+TAMPERED_USER = f"tampered-{uuid.uuid4().hex[:8]}"
+TAMPERED_SCORECARD = {"agents": {"Manager": {"contribution": 99}}, "team": {}, "milestones": {}}
+AT_MOST_FIVE = "agents.Manager.contribution: should be at most 5, got 99"
+
+
+def test_a_tampered_score_is_reported_against_the_configured_scale(potato_task, page):
+    """99 on the default 1-5 scale: the browser and `check` both say "at most 5" (not the 10 of
+    the schema), in the same words."""
+    state = returning_user_state(TAMPERED_USER, [FIRST_ID, "pipeline-07"],
+                                 annotation_pairs({FIRST_ID: {"scorecard": json.dumps(TAMPERED_SCORECARD)}}))
+    task = potato_task("team-evaluation", files=TASK_FILES, users={TAMPERED_USER: state})
+    login(page, task.base_url, TAMPERED_USER)
+    expect(form(page, "scorecard").locator(".ma-notices")).to_contain_text(AT_MOST_FIVE)
+    script = Path(sys.executable).with_name("potato-multiagent")
+    result = subprocess.run([str(script), "check", str(task.task_dir / "config.yaml")],
+                            capture_output=True, text=True, timeout=120)
+    assert AT_MOST_FIVE in result.stdout, result.stdout + result.stderr
+    assert "at most 10" not in result.stdout + page.content()

@@ -553,6 +553,7 @@
   var OWN_WRITES_KEPT = 50;
   var SYNC_WAIT_MS = 1500;    // the longest a Potato save waits for a read in flight
   var latestRead = null;      // {instanceId, promise}: one read serves every form of the page
+  var potatoRestored = false; // Potato has put the saved answers in (potato:instance-ready)
 
   /** The stored string is the server's (Potato's restore, not an edit): it is the merge base. */
   function trackServerValue(state) {
@@ -667,8 +668,10 @@
     }
   }
 
-  /** Back in view: store what is pending, then pick up what other tabs saved. */
+  /** Back in view: store what is pending, then pick up what other tabs saved. Not before Potato
+   * has restored the saved answers: until then the hidden inputs are not the server's yet. */
   function syncAll() {
+    if (!potatoRestored) { return; }
     flushEdits();
     eachFormState(function (state) { requestSync(state); });
   }
@@ -917,7 +920,7 @@
       // Already loaded (script added late): let widget scripts loaded right after this one register.
       setTimeout(firstPass, 0);
     }
-    document.addEventListener('potato:instance-ready', function () { renderAll(); });
+    document.addEventListener('potato:instance-ready', function () { potatoRestored = true; renderAll(); });
   }
 
   /*
