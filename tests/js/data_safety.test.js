@@ -104,3 +104,13 @@ test('a widget may name its own entry identity', () => {
   assert.deepEqual(merged.value, [{ name: 'x', v: 1 }]);
   assert.equal(merged.conflicts, 1);
 });
+
+test('a key named __proto__ is merged as data, never as a prototype', () => {
+  const mine = JSON.parse('{"__proto__": {"turns": [1], "note": ""}, "groupthink": {"turns": [2], "note": ""}}');
+  const theirs = JSON.parse('{"__proto__": {"turns": [1], "note": "theirs"}}');
+  const base = JSON.parse('{"__proto__": {"turns": [1], "note": ""}}');
+  const merged = runtime.mergeValues(base, mine, theirs).value;
+  assert.equal(JSON.stringify(merged),
+    '{"__proto__":{"turns":[1],"note":"theirs"},"groupthink":{"turns":[2],"note":""}}');
+  assert.equal(Object.getPrototypeOf({}).turns, undefined);
+});

@@ -298,7 +298,10 @@
     }));
     keys.forEach(function (key) {
       var value = mergeCell(own(base, key), own(mine, key), own(theirs, key), keyOf, report);
-      if (value !== undefined) { result[key] = value; }
+      // defineProperty: a key may be "__proto__" (a behaviour, an agent), which `=` would not store
+      if (value !== undefined) {
+        Object.defineProperty(result, key, {value: value, enumerable: true, writable: true, configurable: true});
+      }
     });
     return result;
   }
