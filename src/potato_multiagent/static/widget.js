@@ -645,7 +645,6 @@
     var time = new Date().toTimeString().slice(0, 8);
     line.textContent = 'Refreshed at ' + time + ': this question now also shows changes saved in ' +
       'another tab or window.';
-    line.hidden = false;
     state.form.setAttribute('data-ma-refreshed', time);
   }
 
@@ -768,6 +767,7 @@
       }
       recoverFromReset(state);
       trackServerValue(state);
+      syncNoticeOf(state);   // the live region exists before it speaks, so the refresh is announced
       var render = widgets[state.widgetName];
       if (typeof render !== 'function') {
         showRuntimeError(state, 'The script for the "' + state.widgetName + '" widget did not load, ' +
