@@ -9,8 +9,11 @@ a script forcing a layout counts as layout.
 
 from __future__ import annotations
 
+import argparse
+import gzip
 import json
-from typing import Any, Dict, Iterable, List, Tuple
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 CATEGORIES = ["devtools.timeline", "v8.execute", "blink.user_timing", "loading", "disabled-by-default-devtools.timeline"]
 
@@ -66,26 +69,33 @@ def main_thread(events: List[Dict[str, Any]], url_part: str = "") -> Tuple[int, 
     return max(busy, key=busy.get)
 
 
-def complete_events(events: Iterable[Dict[str, Any]], thread: Tuple[int, int]) -> List[Tuple[float, float, str]]:
-    """`(start_us, end_us, name)` of the thread's complete ('X') and paired ('B'/'E') events."""
+Span = Tuple[float, float, str, float]  # start_us, end_us, name, thread (CPU) duration in us
+
+
+def complete_events(events: Iterable[Dict[str, Any]], thread: Tuple[int, int]) -> List[Span]:
+    """`(start_us, end_us, name, cpu_us)` of the thread's complete ('X') and paired ('B'/'E')
+    events; `cpu_us` is the thread time Chromium records beside the wall time (`tdur`, `tts`),
+    or the wall duration where it records none."""
     spans, open_spans = [], []
     for event in events:
         if (event.get("pid"), event.get("tid")) != thread:
             continue
         phase = event.get("ph")
         if phase == "X" and "dur" in event:
-            spans.append((event["ts"], event["ts"] + event["dur"], event["name"]))
+            spans.append((event["ts"], event["ts"] + event["dur"], event["name"], event.get("tdur", event["dur"])))
         elif phase == "B":
             open_spans.append(event)
         elif phase == "E" and open_spans:
             begun = open_spans.pop()
-            spans.append((begun["ts"], event["ts"], begun["name"]))
+            cpu = event["tts"] - begun["tts"] if "tts" in event and "tts" in begun else event["ts"] - begun["ts"]
+            spans.append((begun["ts"], event["ts"], begun["name"], cpu))
     spans.sort(key=lambda span: (span[0], -(span[1] - span[0])))
     return spans
 
 
-def self_times(spans: List[Tuple[float, float, str]]) -> Dict[str, float]:
-    """Self time in ms per bucket; `busy` is the time covered by top-level events."""
+def self_times(spans: List[Span], cpu: bool = False) -> Dict[str, float]:
+    """Self time in ms per bucket (wall, or with `cpu` the thread's CPU time); `busy` is the
+    time covered by top-level events."""
     totals = {bucket: 0.0 for bucket in ORDER}
     busy = 0.0
     stack: List[List[Any]] = []  # [end, bucket, self_us]
@@ -93,14 +103,15 @@ def self_times(spans: List[Tuple[float, float, str]]) -> Dict[str, float]:
     def close(entry):
         totals[entry[1]] += max(entry[2], 0.0) / 1000
 
-    for start, end, name in spans:
+    for start, end, name, cpu_us in spans:
+        took = cpu_us if cpu else end - start
         while stack and stack[-1][0] <= start:
             close(stack.pop())
         if stack:
-            stack[-1][2] -= min(end, stack[-1][0]) - start
+            stack[-1][2] -= took if cpu else min(end, stack[-1][0]) - start
         else:
-            busy += end - start
-        stack.append([end, bucket_of(name), end - start])
+            busy += took
+        stack.append([end, bucket_of(name), took])
     while stack:
         close(stack.pop())
     return {**totals, "busy": busy / 1000}
@@ -112,7 +123,7 @@ def top_other(trace_bytes: bytes, url_part: str = "", count: int = 12) -> List[T
     spans = complete_events(events, main_thread(events, url_part))
     names: Dict[str, float] = {}
     stack: List[List[Any]] = []
-    for start, end, name in spans:
+    for start, end, name, _ in spans:
         while stack and stack[-1][0] <= start:
             done = stack.pop()
             names[done[1]] = names.get(done[1], 0.0) + done[2] / 1000
@@ -137,6 +148,25 @@ def breakdown(trace_bytes: bytes, url_part: str = "") -> Dict[str, float]:
     thread = main_thread(events, url_part)
     spans = complete_events(events, thread)
     result = self_times(spans)
+    result["cpu"] = self_times(spans, cpu=True)
     if spans:
         result["window"] = (max(span[1] for span in spans) - spans[0][0]) / 1000
     return result
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """`python -m bench.chrome_trace TRACE.json[.gz] ...`: each trace's breakdown as JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.chrome_trace", description=main.__doc__)
+    parser.add_argument("traces", nargs="+", type=Path)
+    parser.add_argument("--url", default="", help="the part of the page's URL that picks its renderer")
+    args = parser.parse_args(argv)
+    for path in args.traces:
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        print(json.dumps({"trace": str(path), **breakdown(data, args.url),
+                          "top_other": top_other(data, args.url, 5)}))
+
+
+if __name__ == "__main__":
+    main()

@@ -437,6 +437,9 @@ def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
             row("download of the page", lambda t: number(t["response_end"] - t["ttfb"])),
             row("page size (MB)", lambda t: f"{t['page_mb']:.1f}")]
     rows += [row(title, lambda t, part=part: number(t["trace"][part])) for part, title in TRACE_PARTS]
+    if any(entry and "cpu" in entry["trace"] for entry in traced.values()):
+        rows += [row(f"{title}: CPU", lambda t, part=part: number(t["trace"]["cpu"][part]) if "cpu" in t["trace"] else "—")
+                 for part, title in TRACE_PARTS]
     rows += [row("of the script: our derivation (derive.js)", lambda t: number(t["derive"]) if "derive" in t else "—"),
              row("of the script: widget.js on DOMContentLoaded (derivation + DOM build)",
                  lambda t: number(t["ours_dcl"]) if t.get("ours_dcl") is not None else "—"),
@@ -485,7 +488,9 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
     if trace_rows:
         lines += [f"### Where the time goes at {scale['traced_at']:,} steps (one traced load per page, ms)", "",
                   "A Chromium performance trace (CDP) of one more load of each page; main-thread *self* time per kind "
-                  "of work (`bench/chrome_trace.py`), so nothing is counted twice. Tracing slows the page somewhat.", "",
+                  "of work (`bench/chrome_trace.py`), so nothing is counted twice, in wall time and then (rows "
+                  "ending in *CPU*) in the thread's CPU time, which other processes on a busy machine do not "
+                  "stretch. Tracing slows the page somewhat.", "",
                   *table(["", *[title for _, title in SCALE_SIDES]], trace_rows), ""]
     failed = [f"- {size['steps']:,} {name}: {len(side['failed_loads'])} load(s) failed, e.g. {side['failed_loads'][0]}"
               for size in _sizes(scale) for name, side in size["sides"].items() if side.get("failed_loads")]

@@ -52,6 +52,7 @@ SIDES = ("bare", "ours", "ours_nested", "agent_trace")
 SIDE_TITLES = {"bare": "Potato alone (a radio)", "ours": "+ our widgets",
                "ours_nested": "+ our widgets, record under `trace`", "agent_trace": "Potato's `agent_trace` alone"}
 PROGRESS_FILE = "scale-progress.json"
+ANNOTATE_PATH = "/annotate"  # picks the measured page's renderer in a trace
 SERVER_START_TIMEOUT_S = 300  # Potato reads and indexes a 50,000-step record before it listens
 LOAD_TIMEOUT_MS = 480_000     # agent_trace at 50,000 steps took 38 s on a quieter machine; here 8 share 2 cores
 RADIO = {"annotation_type": "radio", "name": "bench_radio", "description": "Did the run succeed?",
@@ -167,10 +168,9 @@ def load_once(side: ScaleSide, chromium=None) -> Dict[str, Any]:
         sample = page.evaluate(LOAD_JS, {"marks": side.spec.marks})
         sample["wall_s"] = time.monotonic() - started
         if trace is not None:
-            sample["trace"] = chrome_trace.breakdown(trace, side.task.base_url)
+            sample["trace"] = chrome_trace.breakdown(trace, ANNOTATE_PATH)
             sample["trace_mb"] = len(trace) / 1e6
-            kept = side.task.task_dir.parent / f"{side.spec.slug}.trace.json.gz"
-            kept.write_bytes(gzip.compress(trace))  # for DevTools' Performance panel
+            trace_file(side.task.task_dir.parent, side.key, side.spec.slug).write_bytes(gzip.compress(trace))
         if side.interactions:
             sample["clicks"] = clicks(page, side.interactions)
         return sample
@@ -188,6 +188,21 @@ def clicks(page, interactions: Dict[str, browser.Interaction]) -> Dict[str, Any]
         except Exception as error:
             result[widget] = {"error": str(error).strip().splitlines()[0][:300]}
     return result
+
+
+def trace_file(size_dir: Path, key: str, slug: str = "") -> Path:
+    """Where a traced load's Chromium trace is kept (open it in DevTools' Performance panel)."""
+    return size_dir / f"{slug or f'{size_dir.name}-{key}'}.trace.json.gz"
+
+
+def refresh_breakdowns(done: Dict[str, Any], workdir: Path) -> None:
+    """Recompute the traced loads' breakdowns of resumed sizes from their kept trace files, so
+    that a resumed run reports what the current `chrome_trace` reads from them."""
+    for steps, size in done.items():
+        for key, side in size["sides"].items():
+            path = trace_file(workdir / f"scale-{steps}", key)
+            if "traced" in side and path.exists():
+                side["traced"]["trace"] = chrome_trace.breakdown(gzip.decompress(path.read_bytes()), ANNOTATE_PATH)
 
 
 # --------------------------------------------------------------------------- the page's bytes
@@ -321,6 +336,7 @@ def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup
         if saved.get("key") == key:
             done = saved["sizes"]
             log(f"scale: resuming, {', '.join(done) or 'no size'} already measured ({progress_path})")
+            refresh_breakdowns(done, workdir)
     largest = max(sizes)
     with sync_playwright() as playwright:
         chromium = browser.launch(playwright)

@@ -93,9 +93,14 @@ def test_trace_self_time_counts_nested_work_once():
         {"ph": "X", "name": "V8.GC_SCAVENGER", "ts": 200, "dur": 4, **thread},
         {"ph": "X", "name": "Layout", "ts": 0, "dur": 999, "pid": 1, "tid": 3},  # another thread
     ]
-    times = chrome_trace.self_times(chrome_trace.complete_events(events, (1, 2)))
+    spans = chrome_trace.complete_events(events, (1, 2))
+    times = chrome_trace.self_times(spans)
     assert times == {"parse_html": 0.03, "script": 0.025, "style": 0.01, "layout": 0.005, "paint": 0.0,
                      "gc": 0.004, "other": 0.03, "busy": 0.104}
+    assert chrome_trace.self_times(spans, cpu=True) == times  # no thread times recorded: wall stands in
+    events[2]["tdur"], events[3]["tdur"] = 40, 10                # the parser ran 40 us, its script 10 us
+    cpu = chrome_trace.self_times(chrome_trace.complete_events(events, (1, 2)), cpu=True)
+    assert (cpu["parse_html"], cpu["script"], cpu["layout"]) == (0.03, 0.005, 0.005)
 
 
 # --------------------------------------------------------------------------- scenario data
