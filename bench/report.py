@@ -450,6 +450,15 @@ def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
+def _resumed_note(scale: Dict[str, Any]) -> List[str]:
+    resumed = scale.get("resumed_sizes") or []
+    if not resumed:
+        return []
+    return [f"Sizes {', '.join(f'{int(n):,}' for n in resumed)} were measured by an earlier run with the same "
+            "`--workdir` and taken from its progress file (their trace breakdowns re-read from the kept traces); "
+            "the run time above does not include them.", ""]
+
+
 def scale_section(scale: Dict[str, Any]) -> List[str]:
     record = scale["record"]
     widgets = len(scale["widgets"])
@@ -464,6 +473,7 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
              "radio and Potato's `agent_trace` display of the steps (no plugin). *Ready*: from navigation start "
              "to `potato:instance-ready` and the last `multiagent:ready:*` mark of every widget of ours (they render "
              "again on instance-ready); ratios are medians over the bare page's median.", "",
+             *_resumed_note(scale),
              *table(ready_header, scale_ready_rows(scale, "ready")), "",
              "The same loads to the first frame painted after that:", "",
              *table(ready_header, scale_ready_rows(scale, "painted")), "",

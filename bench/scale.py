@@ -337,6 +337,7 @@ def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup
             done = saved["sizes"]
             log(f"scale: resuming, {', '.join(done) or 'no size'} already measured ({progress_path})")
             refresh_breakdowns(done, workdir)
+    resumed = sorted(done, key=int)
     largest = max(sizes)
     with sync_playwright() as playwright:
         chromium = browser.launch(playwright)
@@ -350,6 +351,6 @@ def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup
                 progress_path.write_text(json.dumps({"key": key, "sizes": done}, indent=1), encoding="utf-8")
         finally:
             chromium.close()
-    return {"sizes": done, "widgets": key["widgets"], "traced_at": largest,
+    return {"sizes": done, "widgets": key["widgets"], "traced_at": largest, "resumed_sizes": resumed,
             "record": {"agents": len(synth.SCALE_AGENTS), "resources": len(synth.SCALE_RESOURCES),
                        "tool_call_every": synth.SCALE_TOOL_CALL_EVERY}}
