@@ -60,7 +60,11 @@ step = st.one_of(
         "action": action, "tool_calls": st.lists(call_object | json_scalar, max_size=3), "tool_call": call_object,
         "tool_call_id": call_ids, "call_id": call_ids,
     }) | st.fixed_dictionaries({"content": st.lists(content_block, max_size=3)},
-                               optional={"role": st.sampled_from(["tool", "function", "user"]), "agent": agentish}))
+                               optional={"role": st.sampled_from(["tool", "function", "user"]), "agent": agentish}),
+    # chat-shaped calls and tool results, so that results attributed to their caller are common
+    st.fixed_dictionaries({"role": st.sampled_from(["assistant", "tool", "function", "tool (x)", "A"])}, optional={
+        "tool_calls": st.lists(call_object, max_size=2), "tool_call_id": call_ids, "content": text,
+        "agent": st.sampled_from(["tool", "function", "A", "Computer_terminal"]), "action": action, "to": names}))
 call = json_scalar | st.fixed_dictionaries({}, optional={
     "agent": agentish, "name": names, "tool": names, "resource": names | st.integers(0, 3) | st.floats(0, 3),
     "start": time_value, "end": time_value})

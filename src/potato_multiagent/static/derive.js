@@ -341,7 +341,8 @@
     for (var i = 0; i < steps.length; i++) {
       var step = steps[i];
       var agent = step.agent;
-      if (agent === null) continue; // agentless steps are transparent
+      // Transparent: steps with no agent, and tools answering their caller.
+      if (agent === null || step.kind === 'tool_result') continue;
       if (previous !== null && previous.agent !== agent) {
         if (!previous.addressed) addEdge(previous.agent, agent, i);
         addHandoff(previous.agent, agent, i, previous.index, false);
@@ -533,6 +534,33 @@
         call.result_step = next;
       }
     }
+  }
+
+  var AGENTLESS_RESULT_AGENTS = [null, 'tool', 'function'];
+
+  // A tool result with no agent of its own belongs to its caller (SPEC §3 "Tool results"): a
+  // turn that is a call's result_step and whose agent is null, tool or function becomes
+  // kind "tool_result" with the agent of the first call it answers. Steps are settled in index
+  // order (a call always precedes its result, so the caller's agent is final when read); each
+  // call then takes its step's final agent.
+  function attributeResults(steps, calls) {
+    var answered = new Map();
+    for (var c = 0; c < calls.length; c++) {
+      var resultStep = calls[c].result_step;
+      if (resultStep !== null && !answered.has(resultStep)) answered.set(resultStep, calls[c]);
+    }
+    if (answered.size === 0) return;
+    for (var i = 0; i < steps.length; i++) {
+      var call = answered.get(i);
+      var step = steps[i];
+      if (call !== undefined && step.kind === 'turn' && AGENTLESS_RESULT_AGENTS.indexOf(step.agent) >= 0) {
+        step.agent = steps[call.step].agent;
+        step.qualifier = null;
+        step.to = null;
+        step.kind = 'tool_result';
+      }
+    }
+    for (var k = 0; k < calls.length; k++) calls[k].agent = steps[calls[k].step].agent;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -754,6 +782,7 @@
       for (var r = 0; r < roster.length; r++) add(nameOf(roster[r]));
     }
     for (var i = 0; i < steps.length; i++) {
+      if (steps[i].kind === 'tool_result') continue; // the caller is listed; a tool adds no agent
       add(steps[i].agent);
       add(steps[i].to);
     }
@@ -783,6 +812,7 @@
       collectToolCalls(rawSteps[i], step, toolCalls, problems);
     }
     linkResults(toolCalls, rawSteps, steps);
+    attributeResults(steps, toolCalls);
 
     var flow = deriveFlow(steps);
     var timed = readTimedCalls(record, opts);

@@ -337,7 +337,8 @@
 
   function nextAgentStep(steps, index) {
     for (var i = index + 1; i < steps.length; i++) {
-      if (steps[i].agent !== null) { return steps[i]; }
+      // a tool result is its caller's, but not a message by it
+      if (steps[i].agent !== null && steps[i].kind !== 'tool_result') { return steps[i]; }
     }
     return null;
   }

@@ -276,7 +276,8 @@
     if (call.result_step === null || call.result_step === undefined) { return null; }
     var step = derivation.steps[call.result_step];
     if (!step) { return null; }
-    var who = step.agent === null ? 'no agent' : step.agent;
+    // A tool result belongs to its caller (derivation kind tool_result), but the tool wrote it.
+    var who = step.kind === 'tool_result' ? 'tool' : step.agent === null ? 'no agent' : step.agent;
     return {label: 'Result in step ' + (step.index + 1) + ' (' + who + ')', text: step.text,
       empty: step.text === '' ? 'That step has no text to preview.' : null};
   }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
-from .steps import HANDOFF, Step
+from .steps import HANDOFF, TOOL_RESULT, Step
 
 
 def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
@@ -37,8 +37,8 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
     previous_index = -1
     for step in steps:
         agent = step.agent
-        if agent is None:
-            continue
+        if agent is None or step.kind == TOOL_RESULT:
+            continue  # transparent: no agent, or a tool answering its caller
         if previous_agent is not None and previous_agent != agent:
             if not previous_addressed:
                 add_edge(previous_agent, agent, step.index)

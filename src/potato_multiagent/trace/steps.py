@@ -19,6 +19,7 @@ TEXT_FIELDS = ("content", "text", "message", "thought", "action", "result")
 
 TURN = "turn"
 HANDOFF = "handoff"
+TOOL_RESULT = "tool_result"
 
 _QUALIFIED = re.compile(rf"([\s\S]*{NON_WS}){WS}+\(([^()]*)\)")
 _LEADING_WS = re.compile(f"^{WS}+")

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import replace
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .jsjson import StrictJSONError, strict_loads
 from .names import WS, first_name, is_name
 from .problems import problem
+from .steps import TOOL_RESULT, TURN
 
 ID_FIELDS = ("id", "call_id")
 TOOL_FIELDS = ("name", "tool")
@@ -18,6 +20,7 @@ ARGUMENT_FIELDS = ("arguments", "args", "input", "tool_input")
 RESULT_ID_FIELDS = ("tool_call_id", "call_id")
 RESULT_ROLES = ("tool", "function")
 RESULT_AGENTS = ("tool", "function", "Computer_terminal")
+AGENTLESS_RESULT_AGENTS = (None, "tool", "function")
 
 _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -141,6 +144,32 @@ def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[O
         if call["result_step"] is None and following < len(raw_steps) \
                 and not ids_by_step[following] and is_result_step(raw_steps[following], agents[following]):
             call["result_step"] = following
+
+
+def attribute_results(steps: List[Any], calls: List[dict]) -> List[Any]:
+    """Give each tool result with no agent of its own to its caller (SPEC §3 "Tool results").
+
+    A ``turn`` that is a call's ``result_step`` and whose agent is null, ``tool`` or ``function``
+    becomes ``kind: "tool_result"`` with the agent of the first call it answers, so that
+    ``assistant -> tool -> assistant`` is one agent using a tool, not two handoffs. Steps are
+    settled in index order; a call always precedes its result, so the caller's agent is final
+    when it is read. Each call then takes its step's final agent.
+    """
+    answered: Dict[int, dict] = {}
+    for call in calls:
+        if call["result_step"] is not None:
+            answered.setdefault(call["result_step"], call)
+    if not answered:
+        return steps
+    settled = list(steps)
+    for index, step in enumerate(settled):
+        call = answered.get(index)
+        if call is not None and step.kind == TURN and step.agent in AGENTLESS_RESULT_AGENTS:
+            settled[index] = replace(step, agent=settled[call["step"]].agent, qualifier=None, to=None,
+                                     kind=TOOL_RESULT)
+    for call in calls:
+        call["agent"] = settled[call["step"]].agent
+    return settled
 
 
 def _first_after(ascending: List[int], step: int) -> Optional[int]:
