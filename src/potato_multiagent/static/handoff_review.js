@@ -337,8 +337,9 @@
 
   function nextAgentStep(steps, index) {
     for (var i = index + 1; i < steps.length; i++) {
-      // a tool result is its caller's, but not a message by it
-      if (steps[i].agent !== null && steps[i].kind !== 'tool_result') { return steps[i]; }
+      // a tool result is its caller's, but not a message by it; parallel threads are not "after"
+      if (steps[i].agent !== null && steps[i].kind !== 'tool_result' &&
+          (steps[i].thread || null) === (steps[index].thread || null)) { return steps[i]; }
     }
     return null;
   }

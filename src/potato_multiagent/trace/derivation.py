@@ -10,6 +10,7 @@ from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .problems import problem
 from .steps import TOOL_RESULT, Step, read_step
+from .threads import next_in_thread, resolve_parents
 from .tools import attribute_results, link_results, tool_calls as step_tool_calls
 
 
@@ -68,7 +69,8 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
         result.steps.append(step)
         result.tool_calls.extend(
             step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
-    link_results(result.tool_calls, raw_steps, [step.agent for step in result.steps])
+    result.steps = resolve_parents(result.steps, raw_steps)
+    link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
     result.steps = attribute_results(result.steps, result.tool_calls)
     result.edges, result.handoffs = edges_and_handoffs(result.steps)
 

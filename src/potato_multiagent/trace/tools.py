@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from .jsjson import StrictJSONError, strict_loads
 from .names import WS, first_name, is_name
 from .problems import problem
-from .steps import TOOL_RESULT, TURN
+from .steps import TOOL_RESULT, TURN, error_text
 
 ID_FIELDS = ("id", "call_id")
 TOOL_FIELDS = ("name", "tool")
@@ -48,13 +48,14 @@ def _first_present(obj: dict, keys) -> Any:
     return None
 
 
-def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any]:
-    """``(tool, id, raw arguments)`` of a call object in the OpenAI or the flat shape."""
+def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any, Optional[str]]:
+    """``(tool, id, raw arguments, error)`` of a call object in the OpenAI or the flat shape."""
     if not isinstance(call, dict):
-        return None, None, None
+        return None, None, None, None
     body = call["function"] if isinstance(call.get("function"), dict) else call
     tool = next((body[key] for key in TOOL_FIELDS if is_name(body.get(key))), None)
-    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS)
+    error = error_text(call.get("error")) if "error" in call else None
+    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS), error
 
 
 def _action_string(action: str) -> Optional[Tuple[str, Any]]:
@@ -67,8 +68,8 @@ def _action_string(action: str) -> Optional[Tuple[str, Any]]:
     return None
 
 
-def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], Any]]:
-    """Every call in a step as ``(path suffix, tool, id, raw arguments)``, in the contract's order."""
+def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], Any, Optional[str]]]:
+    """Every call in a step as ``(path suffix, tool, id, raw arguments, error)``, in the contract's order."""
     tool_calls = step.get("tool_calls")
     if isinstance(tool_calls, list):
         for k, call in enumerate(tool_calls):
@@ -86,7 +87,7 @@ def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], A
     elif isinstance(action, str):
         parsed = _action_string(action)
         if parsed is not None:
-            yield "action", parsed[0], None, parsed[1]
+            yield "action", parsed[0], None, parsed[1], None
 
 
 def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
@@ -95,7 +96,7 @@ def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: in
     if not isinstance(step, dict):
         return []
     calls = []
-    for suffix, tool, call_id, raw in raw_calls(step):
+    for suffix, tool, call_id, raw, error in raw_calls(step):
         path = f"steps[{step_index}].{suffix}"
         arguments, invalid = parse_arguments(raw)
         if tool is None:
@@ -103,7 +104,8 @@ def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: in
         if invalid:
             problems.append(problem(path, "arguments_invalid", "the arguments look like JSON but do not parse"))
         calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
-                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None})
+                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
+                      "error": error})
     return calls
 
 
@@ -128,9 +130,11 @@ def is_result_step(step: Any, agent: Optional[str]) -> bool:
     return step.get("role") in RESULT_ROLES or agent in RESULT_AGENTS
 
 
-def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[Optional[str]]) -> None:
-    """Set each call's ``result_step``: the first later step naming its id, else the next step
-    when that is a result step naming no id (docs/derivation.md#call-results)."""
+def link_results(calls: List[dict], raw_steps: Sequence[Any], steps: Sequence[Any],
+                 following: Sequence[Optional[int]]) -> None:
+    """Set each call's ``result_step``: the first later step naming its id, else the next step of
+    its thread (``following``) when that is a result step naming no id; and each call's ``error``:
+    its result step's, else its own (docs/derivation.md#call-results)."""
     if not calls:
         return
     ids_by_step = [named_call_ids(step) for step in raw_steps]
@@ -140,10 +144,12 @@ def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[O
             naming.setdefault(call_id, []).append(index)
     for call in calls:
         call["result_step"] = _first_after(naming.get(call["id"], []), call["step"])
-        following = call["step"] + 1
-        if call["result_step"] is None and following < len(raw_steps) \
-                and not ids_by_step[following] and is_result_step(raw_steps[following], agents[following]):
-            call["result_step"] = following
+        after = following[call["step"]]
+        if call["result_step"] is None and after is not None \
+                and not ids_by_step[after] and is_result_step(raw_steps[after], steps[after].agent):
+            call["result_step"] = after
+        if call["result_step"] is not None and steps[call["result_step"]].error is not None:
+            call["error"] = steps[call["result_step"]].error
 
 
 def attribute_results(steps: List[Any], calls: List[dict]) -> List[Any]:
