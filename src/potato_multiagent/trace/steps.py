@@ -26,9 +26,13 @@ _LEADING_WS = re.compile(f"^{WS}+")
 _ARROW_TARGET = re.compile(rf"(?:->|→)({WS}*)([\s\S]*?)({WS}*)")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Step:
-    """One step as the derivation sees it (the ``steps`` entries of the output)."""
+    """One step as the derivation sees it (the ``steps`` entries of the output).
+
+    Read-only by convention: a frozen dataclass costs four times as much to build, and a trace
+    has tens of thousands of steps (bench/derive_timing.py).
+    """
 
     index: int
     agent: Optional[str]
@@ -60,6 +64,8 @@ def split_qualifier(name: str) -> tuple[str, Optional[str], Optional[str]]:
     >>> split_qualifier("Orchestrator(thought)")
     ('Orchestrator(thought)', None, None)
     """
+    if name[-1:] != ")":  # the grammar ends with ")": most names are settled without the regex
+        return name, None, None
     match = _QUALIFIED.fullmatch(name)
     if match is None:
         return name, None, None
@@ -130,8 +136,9 @@ def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
         return Step(index, None, None, None, TURN, text)
     fields = agent_fields(agent_key)
     thread = step.get("thread")
-    thread = thread if is_name(thread) else None
-    error = error_text(step.get("error")) if "error" in step else None
+    if thread is not None and not is_name(thread):
+        thread = None
+    error = error_text(step["error"]) if "error" in step else None
     if _is_handoff_event(step):
         source = first_name(step, HANDOFF_SOURCE_FIELDS + fields)
         target = first_name(step, HANDOFF_TARGET_FIELDS)

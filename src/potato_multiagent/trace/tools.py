@@ -24,6 +24,8 @@ AGENTLESS_RESULT_AGENTS = (None, "tool", "function")
 
 _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_JSON_WHITESPACE = " \t\n\r"
+_OPENERS = ("{", "[")
 
 
 def parse_arguments(value: Any) -> Tuple[Any, bool]:
@@ -34,6 +36,8 @@ def parse_arguments(value: Any) -> Tuple[Any, bool]:
     """
     if not isinstance(value, str):
         return value, False
+    if value.lstrip(_JSON_WHITESPACE)[:1] not in _OPENERS:
+        return value, False  # only text opening with { or [ can parse to an object or an array
     try:
         parsed = strict_loads(value)
     except StrictJSONError:
@@ -52,9 +56,15 @@ def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any, Optional
     """``(tool, id, raw arguments, error)`` of a call object in the OpenAI or the flat shape."""
     if not isinstance(call, dict):
         return None, None, None, None
-    body = call["function"] if isinstance(call.get("function"), dict) else call
-    tool = next((body[key] for key in TOOL_FIELDS if is_name(body.get(key))), None)
-    error = error_text(call.get("error")) if "error" in call else None
+    body = call.get("function")
+    if not isinstance(body, dict):
+        body = call
+    tool = None
+    for key in TOOL_FIELDS:
+        if key in body and is_name(body[key]):
+            tool = body[key]
+            break
+    error = error_text(call["error"]) if "error" in call else None
     return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS), error
 
 
@@ -68,58 +78,75 @@ def _action_string(action: str) -> Optional[Tuple[str, Any]]:
     return None
 
 
-def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], Any, Optional[str]]]:
-    """Every call in a step as ``(path suffix, tool, id, raw arguments, error)``, in the contract's order."""
+def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[int], Any]]:
+    """Every call in a step as ``(shape, position, call)``, in the contract's order: the raw call
+    object, or for an action string its ``(tool, raw arguments)``. ``call_path`` names it."""
     tool_calls = step.get("tool_calls")
     if isinstance(tool_calls, list):
         for k, call in enumerate(tool_calls):
-            yield (f"tool_calls[{k}]",) + _object_call(call)
+            yield "tool_calls", k, call
     if isinstance(step.get("tool_call"), dict):
-        yield ("tool_call",) + _object_call(step["tool_call"])
+        yield "tool_call", None, step["tool_call"]
     content = step.get("content")
     if isinstance(content, list):
         for k, block in enumerate(content):
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                yield (f"content[{k}]",) + _object_call(block)
+                yield "content", k, block
     action = step.get("action")
     if isinstance(action, dict):
-        yield ("action",) + _object_call(action)
+        yield "action", None, action
     elif isinstance(action, str):
         parsed = _action_string(action)
         if parsed is not None:
-            yield "action", parsed[0], None, parsed[1], None
+            yield "action_string", None, parsed
+
+
+def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
+    """The problem path of a call: ``steps[i].tool_calls[k]``, ``steps[i].action``, ..."""
+    field = "action" if shape == "action_string" else shape
+    suffix = field if position is None else f"{field}[{position}]"
+    return f"steps[{step_index}].{suffix}"
 
 
 def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
                problems: List[dict]) -> List[dict]:
     """The calls of one step as output entries, appending their problems in order."""
-    if not isinstance(step, dict):
+    if not isinstance(step, dict) or ("tool_calls" not in step and "tool_call" not in step
+                                      and "content" not in step and "action" not in step):
         return []
     calls = []
-    for suffix, tool, call_id, raw, error in raw_calls(step):
-        path = f"steps[{step_index}].{suffix}"
+    for shape, position, call in raw_calls(step):
+        if shape == "action_string":
+            (tool, raw), call_id, error = call, None, None
+        else:
+            tool, call_id, raw, error = _object_call(call)
         arguments, invalid = parse_arguments(raw)
         if tool is None:
-            problems.append(problem(path, "tool_name_missing", "the call has no tool name (name or tool)"))
+            problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
+                                    "the call has no tool name (name or tool)"))
         if invalid:
-            problems.append(problem(path, "arguments_invalid", "the arguments look like JSON but do not parse"))
+            problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
+                                    "the arguments look like JSON but do not parse"))
         calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
                       "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
                       "error": error})
     return calls
 
 
-def named_call_ids(step: Any) -> List[str]:
+def named_call_ids(step: Any) -> Tuple[str, ...]:
     """The call ids a step says it answers: its ``tool_call_id`` and ``call_id``, and the
     ``tool_use_id`` of each ``tool_result`` block in its ``content`` (string names only)."""
     if not isinstance(step, dict):
-        return []
-    ids = [step[key] for key in RESULT_ID_FIELDS if is_name(step.get(key))]
+        return ()
+    ids: Tuple[str, ...] = ()  # the empty tuple is shared: most steps name no id
+    for key in RESULT_ID_FIELDS:
+        if key in step and is_name(step[key]):
+            ids += (step[key],)
     content = step.get("content")
     if isinstance(content, list):
-        ids.extend(block["tool_use_id"] for block in content
-                   if isinstance(block, dict) and block.get("type") == "tool_result"
-                   and is_name(block.get("tool_use_id")))
+        ids += tuple(block["tool_use_id"] for block in content
+                     if isinstance(block, dict) and block.get("type") == "tool_result"
+                     and is_name(block.get("tool_use_id")))
     return ids
 
 
@@ -137,19 +164,23 @@ def link_results(calls: List[dict], raw_steps: Sequence[Any], steps: Sequence[An
     its result step's, else its own (docs/derivation.md#call-results)."""
     if not calls:
         return
-    ids_by_step = [named_call_ids(step) for step in raw_steps]
     naming: Dict[str, List[int]] = {}
-    for index, ids in enumerate(ids_by_step):
-        for call_id in ids:
+    naming_steps = set()
+    for index, step in enumerate(raw_steps):
+        for call_id in named_call_ids(step):
             naming.setdefault(call_id, []).append(index)
+            naming_steps.add(index)
     for call in calls:
-        call["result_step"] = _first_after(naming.get(call["id"], []), call["step"])
-        after = following[call["step"]]
-        if call["result_step"] is None and after is not None \
-                and not ids_by_step[after] and is_result_step(raw_steps[after], steps[after].agent):
-            call["result_step"] = after
-        if call["result_step"] is not None and steps[call["result_step"]].error is not None:
-            call["error"] = steps[call["result_step"]].error
+        named = naming.get(call["id"])
+        result = _first_after(named, call["step"]) if named else None
+        if result is None:
+            after = following[call["step"]]
+            if after is not None and after not in naming_steps \
+                    and is_result_step(raw_steps[after], steps[after].agent):
+                result = after
+        call["result_step"] = result
+        if result is not None and steps[result].error is not None:
+            call["error"] = steps[result].error
 
 
 def attribute_results(steps: List[Any], calls: List[dict]) -> List[Any]:
