@@ -491,11 +491,18 @@
         call.id === null ? null : h('p', {class: 'ma-tcr-id', text: 'Call id: ' + call.id}),
         expandable('arguments', argumentsView(call), ARGUMENT_PREVIEW, 'Show all arguments'),
         resultBlock(call, ui.derivation),
+        errorLine(call),
         verdictGroup,
         card.notes ? h('label', {class: 'ma-tcr-notes'}, [h('span', {text: 'Notes'}), card.notes]) : null
       ])
     ]);
     return card;
+  }
+
+  /** The failure the trace records for the call (its result step's error, else its own), as text. */
+  function errorLine(call) {
+    if (typeof call.error !== 'string') { return null; }
+    return h('p', {class: 'ma-tcr-error', 'data-ma-part': 'error', text: 'Error: ' + call.error});
   }
 
   function resultBlock(call, derivation) {
