@@ -77,11 +77,16 @@ step = st.one_of(
     st.fixed_dictionaries({"agent": st.sampled_from(["A", "B", "C", "M"])}, optional={
         "thread": threads, "parent_thread": threads, "to": st.sampled_from(["A", "B", "M"]),
         "type": st.just("handoff"), "to_agent": st.sampled_from(["A", "B"])}))
+# runs made mostly of threaded agent steps, so that several children start and end around their parent
+threaded_step = st.fixed_dictionaries({"agent": st.sampled_from(["A", "B", "C", "M"])}, optional={
+    "thread": st.sampled_from(["t1", "t2", "t3"]), "parent_thread": st.sampled_from(["t1", "t2", "t3", "ghost"]),
+    "to": st.sampled_from(["A", "M"]), "role": st.just("tool")})
 call = json_scalar | st.fixed_dictionaries({}, optional={
     "agent": agentish, "name": names, "tool": names, "resource": names | st.integers(0, 3) | st.floats(0, 3),
     "start": time_value, "end": time_value})
 record = st.fixed_dictionaries({"steps": st.lists(step, max_size=10)},
-                               optional={"calls": st.lists(call, max_size=8) | json_scalar})
+                               optional={"calls": st.lists(call, max_size=8) | json_scalar}) | \
+    st.fixed_dictionaries({"steps": st.lists(threaded_step | step, min_size=3, max_size=12)})
 options = st.fixed_dictionaries({}, optional={
     "agent_key": st.sampled_from(["agent", "role", "speaker", "constructor"]),
     "agents": st.lists(names, max_size=3), "agent_qualifiers": st.booleans()})
