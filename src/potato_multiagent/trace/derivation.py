@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, Iterator, List, Optional
 
 from .contention import contention_regions, read_calls
 from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .problems import problem
-from .steps import Step, read_step
-from .tools import link_results, tool_calls as step_tool_calls
+from .steps import TOOL_RESULT, Step, read_step
+from .threads import next_in_thread, resolve_parents
+from .tools import attribute_results, link_results, tool_calls as step_tool_calls
 
 
 @dataclass
@@ -58,6 +61,31 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
     >>> d.agents, [(e["from"], e["to"]) for e in d.edges]
     (['Orchestrator', 'WebSurfer'], [('Orchestrator', 'WebSurfer')])
     """
+    with _cyclic_collector_paused():
+        return _derive(record, steps_key, agent_key, calls_key, resource_key, agents, agent_qualifiers)
+
+
+@contextmanager
+def _cyclic_collector_paused() -> Iterator[None]:
+    """Pause CPython's cyclic garbage collector while one record is derived.
+
+    A derivation builds tens of thousands of objects that form no reference cycle (steps, calls,
+    handoffs); the collector, triggered by their number, would traverse them dozens of times and
+    free nothing, a quarter of the time at 10,000 steps (bench/derive_timing.py). Reference
+    counting frees everything as usual; the collector's previous state is restored, and what it
+    would have looked at waits for its next run.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _derive(record: Any, steps_key: str, agent_key: str, calls_key: str, resource_key: str,
+            agents: Optional[Iterable[Any]], agent_qualifiers: bool) -> Derivation:
     result = Derivation()
     found, raw_steps = lookup_path(record, steps_key)
     if not (found and isinstance(raw_steps, list)):
@@ -68,7 +96,9 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
         result.steps.append(step)
         result.tool_calls.extend(
             step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
-    link_results(result.tool_calls, raw_steps, [step.agent for step in result.steps])
+    result.steps = resolve_parents(result.steps, raw_steps)
+    link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
+    result.steps = attribute_results(result.steps, result.tool_calls)
     result.edges, result.handoffs = edges_and_handoffs(result.steps)
 
     found, raw_calls = lookup_path(record, calls_key)
@@ -86,6 +116,8 @@ def _agent_list(roster: Iterable[Any], steps: List[Step], calls: List[dict]) -> 
     """Roster first, then step agents and addressees by first appearance, then call agents."""
     ordered = dict.fromkeys(name for name in map(name_of, roster) if name is not None)
     for step in steps:
+        if step.kind == TOOL_RESULT:
+            continue  # the caller is listed already; a tool adds no agent
         for name in (step.agent, step.to):
             if name is not None:
                 ordered.setdefault(name)
