@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, List, Optional
+from typing import Any, Iterable, List, Optional
 
 from .contention import contention_regions, read_calls
 from .flow import edges_and_handoffs
@@ -61,31 +59,6 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
     >>> d.agents, [(e["from"], e["to"]) for e in d.edges]
     (['Orchestrator', 'WebSurfer'], [('Orchestrator', 'WebSurfer')])
     """
-    with _cyclic_collector_paused():
-        return _derive(record, steps_key, agent_key, calls_key, resource_key, agents, agent_qualifiers)
-
-
-@contextmanager
-def _cyclic_collector_paused() -> Iterator[None]:
-    """Pause CPython's cyclic garbage collector while one record is derived.
-
-    A derivation builds tens of thousands of objects that form no reference cycle (steps, calls,
-    handoffs); the collector, triggered by their number, would traverse them dozens of times and
-    free nothing, a quarter of the time at 10,000 steps (bench/derive_timing.py). Reference
-    counting frees everything as usual; the collector's previous state is restored, and what it
-    would have looked at waits for its next run.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _derive(record: Any, steps_key: str, agent_key: str, calls_key: str, resource_key: str,
-            agents: Optional[Iterable[Any]], agent_qualifiers: bool) -> Derivation:
     result = Derivation()
     found, raw_steps = lookup_path(record, steps_key)
     if not (found and isinstance(raw_steps, list)):
