@@ -284,10 +284,9 @@
     function draw() {
       if (!state.open) { return; }
       var count = total();
+      // The rows under the scroll position (the keys scroll the active option into view first;
+      // the wheel may take the view away from it).
       var view = scrollWindow(scroller.scrollTop, ROW_PX, VIEW_ROWS, count, OVERSCAN);
-      if (state.active !== null && (state.active < view.first || state.active >= view.end)) {
-        view = clampWindow(count, state.active - OVERSCAN, VIEW_ROWS + 2 * OVERSCAN);
-      }
       state.first = view.first;
       state.end = view.end;
       var fragment = document.createDocumentFragment();
@@ -319,7 +318,7 @@
       if (previous) { previous.classList.remove('ma-combo-active'); previous.setAttribute('aria-selected', 'false'); }
       if (state.active === null) { input.removeAttribute('aria-activedescendant'); return; }
       var node = document.getElementById(optionId(itemAt(state.active)));
-      if (!node) { return; }
+      if (!node) { input.removeAttribute('aria-activedescendant'); return; }   // scrolled out of view
       node.classList.add('ma-combo-active');
       node.setAttribute('aria-selected', 'true');
       input.setAttribute('aria-activedescendant', node.id);
