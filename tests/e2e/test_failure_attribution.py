@@ -257,6 +257,8 @@ def test_step_picker_searches_by_agent_and_text_and_escape_keeps_the_choice(task
     options = step_picker_options(form)
     steps = derivation_of(FIRST)["steps"]
 
+    help_id = box.get_attribute("aria-describedby")   # what "decisive step" means, said to screen readers
+    expect(form.locator(f'[id="{help_id}"]')).to_contain_text("earliest step whose error")
     box.fill("{{ 7*7 }}")                       # an agent name (and text) with braces: literal search
     expect(options).to_have_text([re.compile(r"^#3 "), re.compile(r"^#4 ")])
     box.fill("{% disk")                         # words of step #4's text, in any order
