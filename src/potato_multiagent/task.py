@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import yaml
 
-from .schemes import SCHEMES
+from .types import SCHEMES
 
 HISTORY_FILE = "annotation_history.jsonl"
 

@@ -1,5 +1,5 @@
 """multiagent.agent_scorecard: config model, value model, validation, rendering, and the widget's
-wording of the same problems (static/agent_scorecard.js run by node on the same cases)."""
+wording of the same problems (types/agent_scorecard/widget.js run by node on the same cases)."""
 
 import json
 import re
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.agent_scorecard"
 SCHEME = SCHEMES[TYPE]
@@ -20,7 +20,7 @@ CONFIG = {"annotation_type": TYPE, "name": "scorecard", "description": "Score th
 SMITH = 'Agent "Smith"'
 RECORD = {"id": "r1", "steps": [{"agent": "Planner", "content": "plan"}, {"agent": SMITH, "content": "x"},
                                  {"agent": "<b>Bold</b> {{ 7*7 }}", "content": "y"}]}
-STATIC = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent"
 
 
 def scorecard(agents=None, team=None, milestones=None, **extra):
@@ -275,9 +275,9 @@ PARITY_CASES = [
 ]
 
 AUDIT_IN_NODE = """
-const scorecard = require(process.argv[1] + '/agent_scorecard.js');
-const runtime = require(process.argv[1] + '/widget.js');
-const {derive} = require(process.argv[1] + '/derive.js');
+const scorecard = require(process.argv[1] + '/types/agent_scorecard/widget.js');
+const runtime = require(process.argv[1] + '/web/widget.js');
+const {derive} = require(process.argv[1] + '/web/derive.js');
 const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 console.log(JSON.stringify(cases.map(({value, config, record}) =>
   scorecard.audit(value, config, derive(record, runtime.deriveOptions(config))).map((mark) => mark.text))));
@@ -291,7 +291,7 @@ def test_the_widget_words_every_mark_exactly_as_validate_does():
         config, problems = SCHEME.parse_config({**CONFIG, **overrides})
         assert problems == []
         cases.append({"value": value, "config": SCHEME.widget_config(config), "record": RECORD})
-    out = subprocess.run(["node", "-e", AUDIT_IN_NODE, str(STATIC)], input=json.dumps(cases),
+    out = subprocess.run(["node", "-e", AUDIT_IN_NODE, str(PACKAGE)], input=json.dumps(cases),
                          capture_output=True, text=True, check=True).stdout
     widget_words = json.loads(out)
     python_words = [check(value, **overrides) for value, overrides in PARITY_CASES]

@@ -7,8 +7,8 @@ from html import unescape
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
-from potato_multiagent.schemes.emergent_behavior import EmergentBehaviorValue
+from potato_multiagent.types import SCHEMES, scheme_for
+from potato_multiagent.types.emergent_behavior.scheme import EmergentBehaviorValue
 
 TYPE = "multiagent.emergent_behavior"
 CONFIG = {"annotation_type": TYPE, "name": "emergent", "description": "Which behaviours?"}
@@ -53,7 +53,7 @@ def test_declares_every_config_key_to_potato():
     ({"behaviors": "groupthink"}, "config: behaviors: Input should be a valid list"),
     ({"behaviors": ["groupthink", " "]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
     ({"behaviors": ["groupthink", ""]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
-    ({"behaviors": ["groupthink", "groupthink"]}, "config: behaviors: Value error, names must be unique"),
+    ({"behaviors": ["groupthink", "groupthink"]}, "config: behaviors: Value error, 'groupthink' is listed twice"),
     ({"behaviors": ["groupthink", 3]}, "config: behaviors[1]: Input should be a valid string"),
     ({"allow_note": "yes"}, "config: allow_note: Input should be a valid boolean"),
 ])
@@ -144,7 +144,7 @@ def test_rejects_malformed_values_naming_the_field(value, field):
 
 def test_repeated_turns_name_the_turn():
     assert problems({"groupthink": {"turns": [1, 1], "note": ""}}) == [
-        "groupthink.turns: Value error, turn 1 is listed twice"]
+        "groupthink.turns: Value error, 1 is listed twice"]
 
 
 def test_value_schema_says_turns_are_unique_so_the_browser_agrees():

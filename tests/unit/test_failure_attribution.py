@@ -6,7 +6,7 @@ import re
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.failure_attribution"
 CONFIG = {"annotation_type": TYPE, "name": "attribution", "description": "Who failed?"}

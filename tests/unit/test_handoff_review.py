@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent import derive, validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 from .test_value_shape import assert_same_verdicts
 
@@ -27,7 +27,7 @@ RECORD = {"steps": [
     {"agent": 'Reviewer "Smith"', "content": "looks fine"},
 ]}
 HANDOFFS = derive(RECORD).handoffs
-JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static" / "handoff_review.js"
+JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "types" / "handoff_review" / "widget.js"
 NODE = shutil.which("node")
 
 
@@ -211,9 +211,8 @@ def test_the_widget_reports_the_same_problems_as_python():
         [entry(3, **{"from": "A->B", "to": "{{ 7*7 }}"})],
     ]
     config, _ = SCHEMES[TYPE].parse_config({**CONFIG, "allow_note": False})
-    static = JS.parent
     result = subprocess.run(
-        [NODE, "-e", JS_TRACE_PROBLEMS, str(JS), str(static / "derive.js")],
+        [NODE, "-e", JS_TRACE_PROBLEMS, str(JS), str(JS.parents[2] / "web" / "derive.js")],
         input=json.dumps({"record": RECORD, "options": config.derive_options(), "config": config.widget_config(),
                           "values": values}),
         capture_output=True, text=True, check=True, timeout=60)

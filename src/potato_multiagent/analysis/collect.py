@@ -14,12 +14,11 @@ from typing import Any, Dict, List, Tuple, Type
 
 import pandas as pd
 
-from ..schemes import Scheme, SchemeConfig
+from ..types import Scheme, SchemeConfig, adapter_for
 from ..task import Task, scheme_type
 from ..trace import Derivation, derive
 from ..trace.jsjson import strict_loads
-from .adapters import Adapter, adapter_for
-from .adapters.base import INSTANCE, Judgements
+from .adapter import INSTANCE, Adapter, Judgements
 from .statistics import USER
 
 TIMESTAMP = "timestamp"

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, List, Optional, Tuple, Type
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictBool, StrictStr, ValidationError,
-                      field_validator)
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
 from markupsafe import Markup
 
-from ..rendering import escape_braces, render_template
-from ..trace import Derivation, derive, is_name
-from ..trace.jsjson import StrictJSONError, strict_loads
+from ...rendering import escape_braces, render_template
+from ...trace import DeriveOptions, Derivation, derive, unique_names
+from ...trace.jsjson import StrictJSONError, strict_loads
 
 
 def _integral_float_to_int(value: Any) -> Any:
@@ -43,37 +42,39 @@ NonNegativeJsonInt = json_int(ge=0)
 """A 0-based position of anything else (a call, a region, a place within a step)."""
 
 
-class SchemeConfig(BaseModel):
-    """Config keys every multiagent scheme reads; Potato's own keys pass through untouched."""
+Labels = Annotated[List[StrictStr], AfterValidator(unique_names)]
+"""A config's list of labels an annotator reads (flags, verdicts, behaviours...): names, none twice."""
+
+
+def no_repeats(items: list) -> list:
+    """A stored list that is a set (flags, dimensions, turns): the one wording of a repeat."""
+    seen = set()
+    for item in items:
+        if item in seen:
+            raise ValueError(f"{_quoted(item)} is listed twice")
+        seen.add(item)
+    return items
+
+
+def _quoted(item: Any) -> str:
+    return f"'{item}'" if isinstance(item, str) else str(item)
+
+
+def unique_list(item_type: Any) -> Any:
+    """A list stored as a set; the JSON Schema says ``uniqueItems`` so the browser agrees."""
+    return Annotated[List[item_type], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(no_repeats)]
+
+
+class SchemeConfig(DeriveOptions):
+    """Config keys every multiagent scheme reads: the derive options, plus name and description.
+
+    Potato's own keys pass through untouched.
+    """
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     name: StrictStr = Field(min_length=1, description="The scheme's name (Potato stores values under it).")
     description: StrictStr = Field(description="Shown as the question's title.")
-    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path is a path.")
-    agent_key: StrictStr = Field("agent", min_length=1, description="First field tried for a step's agent.")
-    calls_key: StrictStr = Field("calls", min_length=1, description="Where timed resource calls are.")
-    resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
-    agents: Optional[List[StrictStr]] = Field(None, description="Static roster, listed before observed agents.")
-    agent_qualifiers: StrictBool = Field(True, description="Read 'Orchestrator (thought)' as agent + qualifier.")
-
-    @field_validator("agents")
-    @classmethod
-    def _roster_names(cls, roster: Optional[List[str]]) -> Optional[List[str]]:
-        if roster is None:
-            return roster
-        for position, name in enumerate(roster):
-            if not is_name(name):
-                raise ValueError(f"entry {position} is empty or only whitespace")
-        if len(set(roster)) != len(roster):
-            raise ValueError("names must be unique")
-        return roster
-
-    def derive_options(self) -> dict:
-        """The options of :func:`potato_multiagent.derive` this config sets."""
-        return {"steps_key": self.steps_key, "agent_key": self.agent_key, "calls_key": self.calls_key,
-                "resource_key": self.resource_key, "agents": self.agents,
-                "agent_qualifiers": self.agent_qualifiers}
 
     def widget_config(self) -> dict:
         """The JSON the widget script receives: everything but name and description."""
@@ -111,7 +112,8 @@ class Scheme:
     """
 
     widget: ClassVar[str]
-    """Short name: the template, the widget script and the CSS class (``failure_attribution``)."""
+    """Short name, set by the registry from the type's folder: the template, the widget script and
+    the CSS class (``failure_attribution``)."""
     Config: ClassVar[Type[SchemeConfig]]
     Value: ClassVar[Type[BaseModel]]
     summary: ClassVar[str] = ""
@@ -143,7 +145,7 @@ class Scheme:
             config, problems = cls.parse_config(scheme)
             if config is None:
                 return cls._error_card(name, "Configuration error", problems), []
-            return render_template(f"{cls.widget}.html", **cls._template_context(config, scheme)), []
+            return render_template(f"types/{cls.widget}/template.html", **cls._template_context(config, scheme)), []
         except Exception as error:  # the page must survive any surprise in one scheme
             return cls._error_card(name, "Rendering error", [f"{type(error).__name__}: {error}"]), []
 

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ...schemes.agent_interaction_graph import (AgentInteractionGraphConfig, AgentInteractionGraphValue,
+from .scheme import (AgentInteractionGraphConfig, AgentInteractionGraphValue,
                                                 edge_key)
 from ...trace import Derivation
-from ..statistics import Figure, krippendorff_alpha, mean_pairwise_jaccard, pairwise_rate
-from .base import INSTANCE, Adapter, Judgements, per_judge
+from ...analysis.statistics import Figure, krippendorff_alpha, mean_pairwise_jaccard, pairwise_rate
+from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
 
 AGENT_ELEMENT, EDGE_ELEMENT, NORMAL = "agent", "edge", "normal"
 
 
 class AgentInteractionGraphAdapter(Adapter):
-    widget = "agent_interaction_graph"
     item_key = ("element", "from", "to")
 
     @classmethod

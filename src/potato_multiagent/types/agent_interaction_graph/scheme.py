@@ -17,8 +17,8 @@ from typing import Dict, List, Literal, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from ..trace import Derivation
-from .base import Scheme, SchemeConfig, not_in_trace
+from ...trace import Derivation
+from .._base import Scheme, SchemeConfig, not_in_trace
 
 EdgeStatus = Literal["critical", "problematic"]
 
@@ -66,7 +66,6 @@ class AgentInteractionGraphValue(BaseModel):
 
 
 class AgentInteractionGraph(Scheme):
-    widget = "agent_interaction_graph"
     Config = AgentInteractionGraphConfig
     Value = AgentInteractionGraphValue
     summary = "Mark the critical path and flag edges on the directed graph of who passed control to whom."
@@ -74,13 +73,13 @@ class AgentInteractionGraph(Scheme):
     @classmethod
     def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,
                        config: AgentInteractionGraphConfig) -> List[str]:
-        edges_by_key = _edges_by_key(derivation)
+        by_key = edges_by_key(derivation)
         return (_critical_node_problems(value.critical_nodes, derivation.agents)
-                + _edge_mark_problems(value.edge_marks, edges_by_key)
-                + _edges_map_problems(value, edges_by_key))
+                + _edge_mark_problems(value.edge_marks, by_key)
+                + _edges_map_problems(value, by_key))
 
 
-def _edges_by_key(derivation: Derivation) -> Dict[str, List[Tuple[str, str]]]:
+def edges_by_key(derivation: Derivation) -> Dict[str, List[Tuple[str, str]]]:
     """Every ``"A->B"`` key of the record with the edges it could name (more than one: ambiguous)."""
     by_key: Dict[str, List[Tuple[str, str]]] = {}
     for edge in derivation.edges:

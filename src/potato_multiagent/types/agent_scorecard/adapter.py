@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ...schemes.agent_scorecard import AgentScorecardConfig, AgentScorecardValue
+from .scheme import AgentScorecardConfig, AgentScorecardValue
 from ...trace import Derivation
-from ..statistics import Figure, krippendorff_alpha
-from .base import Adapter, Judgements
+from ...analysis.statistics import Figure, krippendorff_alpha
+from ...analysis.adapter import Adapter, Judgements
 
 AGENT_SCOPE, TEAM_SCOPE, MILESTONE_SCOPE = "agent", "team", "milestone"
 
 
 class AgentScorecardAdapter(Adapter):
-    widget = "agent_scorecard"
     item_key = ("scope", "agent", "item")
 
     @classmethod

@@ -15,30 +15,10 @@ from typing import Annotated, Any, Dict, List, Optional, Tuple
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt,
                       StrictStr, ValidationInfo, field_validator)
 
-from ..trace import Derivation, is_name
-from .base import Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
+from ...trace import Derivation, unique_names
+from .._base import Labels, Scheme, unique_list, SchemeConfig, StepIndex, json_int, not_in_trace
 
 MAX_SCALE = 10
-
-
-def _unique_names(labels: List[str]) -> List[str]:
-    """Labels an annotator reads: each a name (not blank), none twice."""
-    for position, label in enumerate(labels):
-        if not is_name(label):
-            raise ValueError(f"entry {position} is empty or only whitespace")
-    return _no_repeat(labels)
-
-
-def _no_repeat(items: List[str]) -> List[str]:
-    seen = set()
-    for item in items:
-        if item in seen:
-            raise ValueError(f"{item!r} is listed twice")
-        seen.add(item)
-    return items
-
-
-Labels = Annotated[List[StrictStr], AfterValidator(_unique_names)]
 
 
 class AgentScorecardConfig(SchemeConfig):
@@ -78,7 +58,7 @@ class AgentScorecardConfig(SchemeConfig):
         outside = [score for score in labels if not 1 <= score <= scale]
         if outside:
             raise ValueError(f"score {outside[0]} is outside the scale 1..{scale}")
-        _unique_names(list(labels.values()))
+        unique_names(list(labels.values()))
         return labels
 
     def scale_points(self) -> List[Tuple[int, Optional[str]]]:
@@ -99,7 +79,7 @@ def _score_key(key: Any) -> Any:
 Score = json_int(ge=1, le=MAX_SCALE)
 """A score as stored (a JSON integer, ``4.0`` is ``4``); ``1..scale`` is checked against the config."""
 
-DimensionList = Annotated[List[StrictStr], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(_no_repeat)]
+DimensionList = unique_list(StrictStr)
 
 
 class NotApplicable(BaseModel):
@@ -128,7 +108,6 @@ class AgentScorecardValue(BaseModel):
 
 
 class AgentScorecard(Scheme):
-    widget = "agent_scorecard"
     Config = AgentScorecardConfig
     Value = AgentScorecardValue
     summary = "Score every agent and the team on dimensions, mark cells not applicable, tick milestones."

@@ -18,7 +18,7 @@
 (function (root, factory) {
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
-  var runtime = isCommonJS ? require('./widget.js') : root && root.PotatoMultiagent;
+  var runtime = isCommonJS ? require('../../web/widget.js') : root && root.PotatoMultiagent;
   var api = factory(runtime);
   if (isCommonJS) {
     module.exports = api;

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ...schemes.emergent_behavior import EmergentBehaviorConfig, EmergentBehaviorValue
+from .scheme import EmergentBehaviorConfig, EmergentBehaviorValue
 from ...trace import Derivation
-from ..statistics import Figure, mean_pairwise_jaccard
-from .base import INSTANCE, Adapter, Judgements, per_judge
+from ...analysis.statistics import Figure, mean_pairwise_jaccard
+from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
 
 
 class EmergentBehaviorAdapter(Adapter):
-    widget = "emergent_behavior"
     item_key = ("behavior", "occurrence")
 
     @classmethod

@@ -21,42 +21,22 @@ from __future__ import annotations
 
 from typing import Annotated, Dict, Iterator, List, Tuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
-from ..trace import Derivation, is_name
-from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
+from ...trace import Derivation
+from .._base import Labels, Scheme, unique_list, SchemeConfig, StepIndex, not_in_trace
 
 DEFAULT_BEHAVIORS = ["collusion", "groupthink", "cascading_error", "role_drift"]
 
 
-def _no_repeated_turns(turns: List[int]) -> List[int]:
-    seen = set()
-    for turn in turns:
-        if turn in seen:
-            raise ValueError(f"turn {turn} is listed twice")
-        seen.add(turn)
-    return turns
-
-
-TurnSet = Annotated[List[StepIndex], Field(json_schema_extra={"uniqueItems": True}),
-                    AfterValidator(_no_repeated_turns)]
+TurnSet = unique_list(StepIndex)
 """Step indices, each at most once (the JSON Schema says ``uniqueItems`` so the browser agrees)."""
 
 
 class EmergentBehaviorConfig(SchemeConfig):
-    behaviors: List[StrictStr] = Field(list(DEFAULT_BEHAVIORS), min_length=1,
+    behaviors: Labels = Field(list(DEFAULT_BEHAVIORS), min_length=1,
                                        description="The collective behaviours the annotator can mark.")
     allow_note: StrictBool = Field(True, description="Offer a free-text note on each instance of a behaviour.")
-
-    @field_validator("behaviors")
-    @classmethod
-    def _behavior_names(cls, behaviors: List[str]) -> List[str]:
-        for position, name in enumerate(behaviors):
-            if not is_name(name):
-                raise ValueError(f"entry {position} is empty or only whitespace")
-        if len(set(behaviors)) != len(behaviors):
-            raise ValueError("names must be unique")
-        return behaviors
 
 
 class BehaviorInstance(BaseModel):
@@ -90,7 +70,6 @@ class EmergentBehaviorValue(RootModel[Dict[StrictStr, BehaviorEntry]]):
 
 
 class EmergentBehavior(Scheme):
-    widget = "emergent_behavior"
     Config = EmergentBehaviorConfig
     Value = EmergentBehaviorValue
     summary = "Mark, per collective behaviour, each instance's set of turns across agents, with a note."

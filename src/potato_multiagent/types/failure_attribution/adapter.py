@@ -15,16 +15,15 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from ...schemes.failure_attribution import FailureAttributionValue
+from .scheme import FailureAttributionValue
 from ...trace import Derivation
-from ..statistics import Figure, USER, cohen_kappa, krippendorff_alpha, pairwise_rate
-from .base import INSTANCE, Adapter, Judgements, step_agent, step_text
+from ...analysis.statistics import Figure, USER, cohen_kappa, krippendorff_alpha, pairwise_rate
+from ...analysis.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text
 
 AGENT, STEP = "responsible_agent", "decisive_step"
 
 
 class FailureAttributionAdapter(Adapter):
-    widget = "failure_attribution"
 
     @classmethod
     def columns(cls, config) -> tuple:

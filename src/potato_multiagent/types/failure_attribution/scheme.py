@@ -10,8 +10,8 @@ from typing import List, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from ..trace import Derivation
-from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
+from ...trace import Derivation
+from .._base import Scheme, SchemeConfig, StepIndex, not_in_trace
 
 
 class FailureAttributionConfig(SchemeConfig):
@@ -29,7 +29,6 @@ class FailureAttributionValue(BaseModel):
 
 
 class FailureAttribution(Scheme):
-    widget = "failure_attribution"
     Config = FailureAttributionConfig
     Value = FailureAttributionValue
     summary = "Pick the responsible agent, the decisive step and the reason of a failed run."

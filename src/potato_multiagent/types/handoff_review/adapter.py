@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ...schemes.handoff_review import HandoffReviewConfig, HandoffReviewEntry, HandoffReviewValue
+from .scheme import HandoffReviewConfig, HandoffReviewEntry, HandoffReviewValue
 from ...trace import Derivation
-from ..statistics import Figure, krippendorff_alpha
-from .base import Adapter, Judgements, step_text
+from ...analysis.statistics import Figure, krippendorff_alpha
+from ...analysis.adapter import Adapter, Judgements, step_text
 
 
 def flag_column(flag: str) -> str:
@@ -22,7 +22,6 @@ def flag_column(flag: str) -> str:
 
 
 class HandoffReviewAdapter(Adapter):
-    widget = "handoff_review"
     item_key = ("from_step", "step", "from", "to")
 
     @classmethod

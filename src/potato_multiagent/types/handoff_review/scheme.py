@@ -16,8 +16,8 @@ from typing import Annotated, Dict, List, Optional, Tuple
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool,
                       StrictInt, StrictStr, field_validator)
 
-from ..trace import Derivation, is_name
-from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
+from ...trace import Derivation
+from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, json_int, not_in_trace, unique_list
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -29,41 +29,30 @@ def flag_label(flag: str) -> str:
     return flag.replace("_", " ") if SNAKE_CASE.fullmatch(flag) else flag
 
 
-def _distinct(items: List[str]) -> List[str]:
-    seen = set()
-    for item in items:
-        if item in seen:
-            raise ValueError(f"'{item}' is listed twice")
-        seen.add(item)
-    return items
-
-
 class HandoffReviewConfig(SchemeConfig):
     """The shared trace keys, plus the flags, the quality scale and whether notes are taken."""
 
-    flags: List[StrictStr] = Field(default_factory=lambda: list(DEFAULT_FLAGS), min_length=1,
+    flags: Labels = Field(default_factory=lambda: list(DEFAULT_FLAGS), min_length=1,
                                    description="Misalignment flags an annotator can set on a handoff.")
     quality_scale: StrictInt = Field(5, ge=2, le=10, description="Quality is rated 1..quality_scale.")
     allow_note: StrictBool = Field(True, description="Offer a free-text note per handoff (evidence).")
 
     @field_validator("flags")
     @classmethod
-    def _flag_names(cls, flags: List[str]) -> List[str]:
+    def _flags_read_apart(cls, flags: List[str]) -> List[str]:
+        """Distinct flags can still read the same (``info_loss`` and ``info loss``)."""
         labels: Dict[str, str] = {}
-        for position, flag in enumerate(flags):
-            if not is_name(flag):
-                raise ValueError(f"entry {position} is empty or only whitespace")
+        for flag in flags:
             label = flag_label(flag)
             if label in labels:
-                raise ValueError(f"'{labels[label]}' and '{flag}' would both read '{label}'"
-                                 if labels[label] != flag else f"'{flag}' is listed twice")
+                raise ValueError(f"'{labels[label]}' and '{flag}' would both read '{label}'")
             labels[label] = flag
         return flags
 
 
 Position = NonNegativeJsonInt
 Quality = json_int(ge=1)
-FlagList = Annotated[List[StrictStr], AfterValidator(_distinct), Field(json_schema_extra={"uniqueItems": True})]
+FlagList = unique_list(StrictStr)
 
 
 class HandoffReviewEntry(BaseModel):
@@ -99,7 +88,6 @@ def _handoff_identity(handoff: dict) -> Tuple[int, int, str, str]:
 
 
 class HandoffReview(Scheme):
-    widget = "handoff_review"
     Config = HandoffReviewConfig
     Value = HandoffReviewValue
     summary = "Flag misalignment on each handoff A -> B and rate its quality; long runs paged."

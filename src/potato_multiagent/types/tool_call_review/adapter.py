@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional
 
-from ...schemes.tool_call_review import CallIndex, ToolCallJudgement, ToolCallReviewConfig, ToolCallReviewValue
+from .scheme import CallIndex, ToolCallJudgement, ToolCallReviewConfig, ToolCallReviewValue
 from ...trace import Derivation
-from ..statistics import Figure, cohen_kappa, krippendorff_alpha
-from .base import Adapter, Judgements, step_text
+from ...analysis.statistics import Figure, cohen_kappa, krippendorff_alpha
+from ...analysis.adapter import Adapter, Judgements, step_text
 
 
 def verdict_column(verdict: str) -> str:
@@ -23,7 +23,6 @@ def verdict_column(verdict: str) -> str:
 
 
 class ToolCallReviewAdapter(Adapter):
-    widget = "tool_call_review"
     item_key = ("call_index",)
 
     @classmethod

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
-from ..trace import Derivation, is_name
-from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
+from ...trace import Derivation
+from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
@@ -24,22 +24,12 @@ CallNumber = NonNegativeJsonInt
 
 
 class ToolCallReviewConfig(SchemeConfig):
-    verdict_options: List[StrictStr] = Field(
+    verdict_options: Labels = Field(
         default_factory=lambda: list(DEFAULT_VERDICTS), min_length=1,
         description="The verdicts an annotator can give a call, in display order.")
     multi_verdict: StrictBool = Field(
         False, description="Allow several verdicts per call (checkboxes instead of radio buttons).")
     allow_notes: StrictBool = Field(True, description="Show a Notes field on every call.")
-
-    @field_validator("verdict_options")
-    @classmethod
-    def _verdicts_are_distinct_names(cls, verdicts: List[str]) -> List[str]:
-        for position, verdict in enumerate(verdicts):
-            if not is_name(verdict):
-                raise ValueError(f"entry {position} is empty or only whitespace")
-        if len(set(verdicts)) != len(verdicts):
-            raise ValueError("verdicts must be unique")
-        return verdicts
 
 
 class ToolCallJudgement(BaseModel):
@@ -111,7 +101,6 @@ def _json(value: Any) -> str:
 
 
 class ToolCallReview(Scheme):
-    widget = "tool_call_review"
     Config = ToolCallReviewConfig
     Value = ToolCallReviewValue
     summary = "Judge every tool call of a trace: right tool, right arguments, right order."

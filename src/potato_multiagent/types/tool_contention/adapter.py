@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ...schemes.tool_contention import ToolContentionConfig, ToolContentionValue, describe_region, region_key
+from .scheme import ToolContentionConfig, ToolContentionValue, describe_region, region_key
 from ...trace import Derivation
-from ..statistics import Figure, krippendorff_alpha
-from .base import Adapter, Judgements
+from ...analysis.statistics import Figure, krippendorff_alpha
+from ...analysis.adapter import Adapter, Judgements
 
 
 class ToolContentionAdapter(Adapter):
-    widget = "tool_contention"
     item_key = ("region",)
     float_columns = ("start", "end")
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Dict, List, Optional, Tuple
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 
-from ..trace import Derivation, is_name
-from ..trace.jsjson import js_number
-from .base import NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+from ...trace import Derivation
+from ...trace.jsjson import js_number
+from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
@@ -31,20 +31,10 @@ Index = NonNegativeJsonInt
 class ToolContentionConfig(SchemeConfig):
     """The labels offered for each region, and whether a label can carry a note."""
 
-    contention_labels: List[StrictStr] = Field(
+    contention_labels: Labels = Field(
         default_factory=lambda: list(DEFAULT_LABELS), min_length=1,
         description="The labels an annotator chooses from for each contention region.")
     allow_note: StrictBool = Field(True, description="Offer a free-text note beside each region's label.")
-
-    @field_validator("contention_labels")
-    @classmethod
-    def _labels_are_unique_names(cls, labels: List[str]) -> List[str]:
-        for position, label in enumerate(labels):
-            if not is_name(label):
-                raise ValueError(f"entry {position} is empty or only whitespace")
-        if len(set(labels)) != len(labels):
-            raise ValueError("labels must be unique")
-        return labels
 
 
 class CallIdentity(BaseModel):
@@ -107,7 +97,6 @@ def describe_call(call: CallIdentity) -> str:
 
 
 class ToolContention(Scheme):
-    widget = "tool_contention"
     Config = ToolContentionConfig
     Value = ToolContentionValue
     summary = "Label each shared-resource contention region on a multi-lane timeline of the agents' calls."

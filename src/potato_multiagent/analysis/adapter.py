@@ -1,4 +1,4 @@
-"""What each annotation type tells export and agreement: its rows and its figures.
+"""The contract each annotation type's ``adapter.py`` fulfils for export and agreement.
 
 An adapter turns one valid stored value into tidy rows (one per judged item, joined with the
 derived context the item refers to) and computes the type's agreement figures from the table of
@@ -12,8 +12,8 @@ from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Tuple
 
 import pandas as pd
 
-from ...trace import Derivation
-from ..statistics import USER
+from ..trace import Derivation
+from .statistics import USER
 
 INSTANCE = "instance_id"
 
@@ -34,8 +34,8 @@ class Judgements:
 class Adapter:
     """One annotation type's export and agreement.
 
-    Subclasses set ``widget`` (and ``item_key``/``float_columns`` where needed) and define three
-    classmethods:
+    Each type's ``types/<type>/adapter.py`` defines one subclass (``item_key``/``float_columns``
+    where needed) with three classmethods:
 
     - ``columns(config) -> tuple[str, ...]``: the adapter's own columns, in order (export puts
       ``instance_id, user, timestamp`` first);
@@ -45,8 +45,6 @@ class Adapter:
       and against ``gold`` (instance id -> gold object) when the type has any.
     """
 
-    widget: ClassVar[str]
-    """The scheme's widget name (``failure_attribution``)."""
     item_key: ClassVar[Tuple[str, ...]] = ()
     """Columns that identify a judged item within an instance (empty: the instance is the item)."""
     float_columns: ClassVar[Tuple[str, ...]] = ()
