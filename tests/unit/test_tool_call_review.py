@@ -67,13 +67,13 @@ def test_config_defaults():
 
 
 @pytest.mark.parametrize("bad, expected", [
-    ({"verdict_options": []}, "config: verdict_options: List should have at least 1 item after validation, not 0"),
-    ({"verdict_options": "correct"}, "config: verdict_options: Input should be a valid list"),
-    ({"verdict_options": ["ok", "ok"]}, "config: verdict_options: Value error, 'ok' is listed twice"),
-    ({"verdict_options": ["ok", " "]}, "config: verdict_options: Value error, entry 1 is empty or only whitespace"),
-    ({"verdict_options": ["ok", 3]}, "config: verdict_options[1]: Input should be a valid string"),
-    ({"multi_verdict": "yes"}, "config: multi_verdict: Input should be a valid boolean"),
-    ({"allow_notes": 1}, "config: allow_notes: Input should be a valid boolean"),
+    ({"verdict_options": []}, "config: verdict_options: should have at least 1 item(s)"),
+    ({"verdict_options": "correct"}, "config: verdict_options: should be a list, got \"correct\""),
+    ({"verdict_options": ["ok", "ok"]}, "config: verdict_options: 'ok' is listed twice"),
+    ({"verdict_options": ["ok", " "]}, "config: verdict_options: entry 1 is empty or only whitespace"),
+    ({"verdict_options": ["ok", 3]}, "config: verdict_options[1]: should be a text, got 3"),
+    ({"multi_verdict": "yes"}, "config: multi_verdict: should be true or false, got \"yes\""),
+    ({"allow_notes": 1}, "config: allow_notes: should be true or false, got 1"),
 ])
 def test_a_bad_config_is_reported_by_key(bad, expected):
     assert problems([], **bad) == [expected]

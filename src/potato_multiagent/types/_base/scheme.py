@@ -7,14 +7,17 @@ are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shap
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar, List, Optional, Tuple, Type
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
+from pydantic_core import PydanticCustomError
 from markupsafe import Markup
 
 from ...rendering import escape_braces, render_template
 from ...trace import DeriveOptions, Derivation, derive, unique_names
 from ...trace.jsjson import StrictJSONError, strict_loads
+from .words import field_path, shape_problem, word
 
 
 def _integral_float_to_int(value: Any) -> Any:
@@ -47,17 +50,14 @@ Labels = Annotated[List[StrictStr], AfterValidator(unique_names)]
 
 
 def no_repeats(items: list) -> list:
-    """A stored list that is a set (flags, dimensions, turns): the one wording of a repeat."""
+    """A stored list that is a set (flags, dimensions, turns): a repeat is named by its position,
+    as the browser names it (``flags[2]: repeats an earlier item``)."""
     seen = set()
-    for item in items:
+    for position, item in enumerate(items):
         if item in seen:
-            raise ValueError(f"{_quoted(item)} is listed twice")
+            raise PydanticCustomError("repeat", "repeats an earlier item", {"position": position})
         seen.add(item)
     return items
-
-
-def _quoted(item: Any) -> str:
-    return f"'{item}'" if isinstance(item, str) else str(item)
 
 
 def unique_list(item_type: Any) -> Any:
@@ -81,26 +81,22 @@ class SchemeConfig(DeriveOptions):
         return self.model_dump(exclude={"name", "description"})
 
 
-def field_path(loc: tuple) -> str:
-    """A pydantic location as the widget writes it: ``[0].flags``, ``groupthink.instances[1].turns``.
-
-    >>> field_path((0, "flags")), field_path(("groupthink", "instances", 1, "turns")), field_path(())
-    ('[0].flags', 'groupthink.instances[1].turns', 'value')
-    """
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "value"
+@lru_cache(maxsize=None)
+def json_schema(model: Type[BaseModel]) -> dict:
+    """A model's JSON Schema (the widget checks stored values against the Value model's)."""
+    return model.model_json_schema()
 
 
-def format_validation_error(error: ValidationError, prefix: str = "") -> List[str]:
-    """One readable line per pydantic error, naming the field: ``decisive_step: Input should be ...``."""
-    return [f"{prefix}{field_path(item['loc'])}: {item['msg']}" for item in error.errors()]
+def format_validation_error(error: ValidationError, model: Type[BaseModel], data: Any) -> List[str]:
+    """One line per fault of ``data``, in the words the browser uses (:mod:`.words`): naming the
+    field, ``decisive_step: should be an integer ≥ 0 or null, got -1``."""
+    root = json_schema(model)
+    return [shape_problem(item, root, data) for item in error.errors()]
 
 
 def not_in_trace(field: str, value: Any) -> str:
     """The one wording for a stored mark the record does not contain (SPEC §5)."""
-    return f"{field}: '{value}' is not in this trace"
+    return word("not_in_trace", field=field, value=value)
 
 
 class Scheme:
@@ -134,7 +130,7 @@ class Scheme:
         try:
             return cls.Config.model_validate(scheme), []
         except ValidationError as error:
-            return None, format_validation_error(error)
+            return None, format_validation_error(error, cls.Config, scheme)
 
     # -- rendering ----------------------------------------------------------------------------
     @classmethod
@@ -167,7 +163,7 @@ class Scheme:
         The schema comes from the pydantic ``Value`` model, so the browser checks stored values
         against the same definition as :meth:`validate`, never a hand-written copy.
         """
-        return {**config.widget_config(), "value_schema": cls.Value.model_json_schema()}
+        return {**config.widget_config(), "value_schema": json_schema(cls.Value)}
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:
@@ -190,11 +186,11 @@ class Scheme:
             try:
                 value = strict_loads(value)
             except StrictJSONError as error:
-                return [f"value: not valid JSON ({error})"]
+                return [word("not_json", reason=error)]
         try:
             parsed = cls.Value.model_validate(value)
         except ValidationError as error:
-            return format_validation_error(error)
+            return format_validation_error(error, cls.Value, value)
         if derivation is None:
             derivation = derive(record, **config.derive_options())
         return cls.trace_problems(parsed, derivation, config)
