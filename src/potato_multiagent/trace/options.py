@@ -35,12 +35,12 @@ class DeriveOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path is a path.")
-    agent_key: StrictStr = Field("agent", min_length=1, description="First field tried for a step's agent.")
-    calls_key: StrictStr = Field("calls", min_length=1, description="Where timed resource calls are.")
+    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path (`trace.steps`) is a path.")
+    agent_key: StrictStr = Field("agent", min_length=1, description="The first field read for a step's or a call's agent (see docs/derivation.md for the fields tried next).")
+    calls_key: StrictStr = Field("calls", min_length=1, description="Where the timed resource calls are; a dotted path is a path.")
     resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
-    agents: Optional[List[StrictStr]] = Field(None, description="Static roster, listed before observed agents.")
-    agent_qualifiers: StrictBool = Field(True, description="Read 'Orchestrator (thought)' as agent + qualifier.")
+    agents: Optional[List[StrictStr]] = Field(None, description="A roster, listed before the observed agents (an agent who never acts is still offered).")
+    agent_qualifiers: StrictBool = Field(True, description="Read `Orchestrator (thought)` as agent `Orchestrator`, and `Orchestrator (-> WebSurfer)` as a message to WebSurfer.")
 
     @field_validator("agents")
     @classmethod

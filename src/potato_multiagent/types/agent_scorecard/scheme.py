@@ -25,15 +25,15 @@ class AgentScorecardConfig(SchemeConfig):
     """The dimensions, milestones and scale; the agents come from the trace (and ``agents``)."""
 
     agent_dimensions: Labels = Field(["role fidelity", "contribution", "coordination"], min_length=1,
-                                     description="Columns scored for every agent.")
+                                     description="The columns scored for every agent; at least one, unique, none blank.")
     team_dimensions: Labels = Field(["coordination", "communication", "efficiency"], min_length=1,
-                                    description="Dimensions scored once for the whole team.")
-    milestones: Labels = Field([], description="Checkpoints ticked when the run reached them.")
-    scale: StrictInt = Field(5, ge=2, le=MAX_SCALE, description="Scores run from 1 to scale.")
+                                    description="The dimensions scored once for the team; at least one, unique, none blank.")
+    milestones: Labels = Field([], description="Checkpoints ticked when the run reached them; unique, none blank.")
+    scale: StrictInt = Field(5, ge=2, le=MAX_SCALE, description="Scores run from 1 to `scale`.")
     scale_labels: Optional[Dict[int, StrictStr]] = Field(
-        None, description="Words for the scores: a list of `scale` labels, or a map from score to label.")
-    allow_na: StrictBool = Field(True, description="Offer 'not applicable' in every cell.")
-    milestone_steps: StrictBool = Field(False, description="Record the step where each ticked milestone was reached.")
+        None, description="Words for the scores: a list of `scale` labels, or a map score -> label (`{1: poor, 5: excellent}` names only the ends).")
+    allow_na: StrictBool = Field(True, description="Every cell offers \"not applicable\".")
+    milestone_steps: StrictBool = Field(False, description="Each ticked milestone can record the step where it was reached.")
 
     @field_validator("scale_labels", mode="before")
     @classmethod

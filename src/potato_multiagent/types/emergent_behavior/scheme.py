@@ -35,8 +35,8 @@ TurnSet = unique_list(StepIndex)
 
 class EmergentBehaviorConfig(SchemeConfig):
     behaviors: Labels = Field(list(DEFAULT_BEHAVIORS), min_length=1,
-                                       description="The collective behaviours the annotator can mark.")
-    allow_note: StrictBool = Field(True, description="Offer a free-text note on each instance of a behaviour.")
+                                       description="The behaviours offered, in this order; at least one, unique, none empty or only whitespace.")
+    allow_note: StrictBool = Field(True, description="A note per episode; with false no note can be written (stored notes are still shown).")
 
 
 class BehaviorInstance(BaseModel):

@@ -33,9 +33,9 @@ class HandoffReviewConfig(SchemeConfig):
     """The shared trace keys, plus the flags, the quality scale and whether notes are taken."""
 
     flags: Labels = Field(default_factory=lambda: list(DEFAULT_FLAGS), min_length=1,
-                                   description="Misalignment flags an annotator can set on a handoff.")
-    quality_scale: StrictInt = Field(5, ge=2, le=10, description="Quality is rated 1..quality_scale.")
-    allow_note: StrictBool = Field(True, description="Offer a free-text note per handoff (evidence).")
+                                   description="The misalignment flags offered, in this order; at least one, unique, none empty or only whitespace. A snake_case flag is shown with `_` read as a space (`info_loss` reads `info loss`); any other label is shown exactly as configured. Two flags that would read the same (`info_loss`, `info loss`) are refused.")
+    quality_scale: StrictInt = Field(5, ge=2, le=10, description="Quality is rated 1 (poor) .. `quality_scale` (good).")
+    allow_note: StrictBool = Field(True, description="A free-text \"Note\" per handoff, for evidence.")
 
     @field_validator("flags")
     @classmethod

@@ -26,10 +26,10 @@ CallNumber = NonNegativeJsonInt
 class ToolCallReviewConfig(SchemeConfig):
     verdict_options: Labels = Field(
         default_factory=lambda: list(DEFAULT_VERDICTS), min_length=1,
-        description="The verdicts an annotator can give a call, in display order.")
+        description="The verdicts, in display order; at least one, unique, none blank (spaces and quotes are fine).")
     multi_verdict: StrictBool = Field(
-        False, description="Allow several verdicts per call (checkboxes instead of radio buttons).")
-    allow_notes: StrictBool = Field(True, description="Show a Notes field on every call.")
+        False, description="Several verdicts per call (checkboxes) instead of one (radio buttons).")
+    allow_notes: StrictBool = Field(True, description="A \"Notes\" field on every call.")
 
 
 class ToolCallJudgement(BaseModel):

@@ -33,8 +33,8 @@ class ToolContentionConfig(SchemeConfig):
 
     contention_labels: Labels = Field(
         default_factory=lambda: list(DEFAULT_LABELS), min_length=1,
-        description="The labels an annotator chooses from for each contention region.")
-    allow_note: StrictBool = Field(True, description="Offer a free-text note beside each region's label.")
+        description="The labels offered for every region; at least one, unique, none blank.")
+    allow_note: StrictBool = Field(True, description="Offer a free-text \"Note\" beside each region's label.")
 
 
 class CallIdentity(BaseModel):
