@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from .trace import DeriveOptions, derive
 
@@ -17,7 +17,7 @@ def _derive_command(args: argparse.Namespace) -> int:
 
     try:
         records = read_records(Path(args.file))
-    except (OSError, TaskError) as error:
+    except TaskError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     if args.id is not None:
@@ -51,8 +51,13 @@ def _add_derive_options(parser: argparse.ArgumentParser) -> None:
 
 def _check_command(args: argparse.Namespace) -> int:
     from .check import run_check
+    from .task import TaskError
 
-    code, lines = run_check(args.config)
+    try:
+        code, lines = run_check(args.config)
+    except TaskError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     print("\n".join(lines))
     return code
 
@@ -69,6 +74,10 @@ def _convert_command(args: argparse.Namespace) -> int:
     if not conversion.records and conversion.skipped:
         print("error: no record could be read; nothing written", file=sys.stderr)
         return 1
+    if args.judgments:
+        conversion = _with_judgments(conversion, args)
+        if conversion is None:
+            return 1
     try:
         write_conversion(conversion, Path(args.output), Path(args.gold) if args.gold else None)
     except OSError as error:
@@ -86,6 +95,29 @@ def _convert_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_judgments(conversion, args: argparse.Namespace):
+    """The conversion with the shown judgments of ``--judgments`` in its records (None: errors printed)."""
+    import dataclasses
+
+    from .judgments import JudgmentError, attach_judgments, our_schemes
+    from .task import Task, TaskError
+
+    if not args.config:
+        print("error: --judgments needs --config CONFIG (the task config whose schemes the judgments name)",
+              file=sys.stderr)
+        return None
+    try:
+        attached = attach_judgments(conversion.records, Path(args.judgments), our_schemes(Task(args.config).config),
+                                    args.judgments_key)
+    except (JudgmentError, TaskError) as error:
+        for line in getattr(error, "problems", [str(error)]):
+            print(f"error: {line}", file=sys.stderr)
+        return None
+    print(f"placed {attached.shown} judgment(s) under {args.judgments_key!r}; {attached.evaluation_only} kept for "
+          f"evaluation only (show: false) stay out of the records")
+    return dataclasses.replace(conversion, records=attached.records)
+
+
 def _report_conversion_problems(conversion) -> None:
     """Each skipped record and each warning on its own stderr line, naming file:line and field."""
     for error in conversion.skipped:
@@ -100,11 +132,14 @@ def _init_command(args: argparse.Namespace) -> int:
 
     try:
         result = init_task(args.format, [Path(name) for name in args.inputs], Path(args.output),
-                           strict=args.strict, force=args.force)
+                           strict=args.strict, force=args.force,
+                           judgments=Path(args.judgments) if args.judgments else None,
+                           judgments_key=args.judgments_key)
     except (ConvertError, InitError, OSError) as error:
         if getattr(error, "conversion", None) is not None:
             _report_conversion_problems(error.conversion)
-        print(f"error: {error}", file=sys.stderr)
+        for line in str(error).splitlines():  # one line per bad judgment, each an error line
+            print(f"error: {line}", file=sys.stderr)
         return 1
     _report_conversion_problems(result.conversion)
     print("\n".join(result.lines()))
@@ -116,15 +151,53 @@ def _export_command(args: argparse.Namespace) -> int:
     from .analysis.agreement import left_out_lines
     from .task import Task, TaskError
 
+    if args.as_gold:
+        return _export_gold_command(args)
+    if not args.out:
+        print("error: export needs --out DIR (or --as-gold FILE)", file=sys.stderr)
+        return 1
     try:
         collection = collect(Task(args.config))
         report = export_collection(collection, Path(args.out), args.format)
-    except (TaskError, ExportError, OSError) as error:
+    except (TaskError, ExportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for table in report["tables"]:
-        print(f"{table['scheme']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
+        print(f"{table['table']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
     print("\n".join(left_out_lines(collection) + [f"report: {Path(args.out) / 'report.json'}"]))
+    return 0
+
+
+def _export_gold_command(args: argparse.Namespace) -> int:
+    from .adjudicate import export_gold, write_gold
+    from .analysis import GoldError, read_gold
+    from .task import TaskError
+
+    try:
+        merge = read_gold(Path(args.merge_gold)) if args.merge_gold else None
+        gold = export_gold(Path(args.config), merge)
+        write_gold(gold.lines, Path(args.as_gold))
+    except (TaskError, GoldError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print("\n".join([f"left out {line}" for line in gold.left_out]
+                    + [f"conflict (left out): {line}" for line in gold.conflicts]
+                    + [f"wrote {len(gold.lines)} gold line(s) to {args.as_gold}"
+                       + (f" ({gold.merged} merged from {args.merge_gold})" if args.merge_gold else "")]))
+    return 0
+
+
+def _adjudicate_command(args: argparse.Namespace) -> int:
+    from .adjudicate import AdjudicationError, adjudicate
+    from .task import TaskError
+
+    try:
+        result = adjudicate(Path(args.config), Path(args.output), args.min_annotators, args.only_disagreements,
+                            args.show_names, args.judgments_key)
+    except (AdjudicationError, TaskError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print("\n".join(result.lines()))
     return 0
 
 
@@ -139,7 +212,9 @@ def _agreement_command(args: argparse.Namespace) -> int:
     except (TaskError, GoldError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    frame = agreement_frame(collection, gold, args.within)
+    frame = agreement_frame(collection, gold, args.within, exclude_bulk=args.exclude_bulk)
+    if args.judgments:
+        return _judge_agreement(args, collection, frame, gold)
     if args.json:
         figures = frame.astype(object).where(frame.notna(), None).to_dict("records")
         json.dump(figures, sys.stdout, ensure_ascii=False, indent=2)
@@ -149,26 +224,48 @@ def _agreement_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judge_agreement(args: argparse.Namespace, collection, frame, gold) -> int:
+    """``agreement --judgments``: the annotators' figures, then each judge's."""
+    from .analysis.agreement import agreement_lines
+    from .judge_agreement import judge_agreement_frame, judge_agreement_lines
+    from .judgments import JudgmentError, check_judgments, our_schemes, read_judgments
+    from .task import Task
+
+    task = Task(args.config)
+    try:
+        judgments = read_judgments(Path(args.judgments))
+        problems = check_judgments(judgments, our_schemes(task.config), task.records())
+        if problems:
+            raise JudgmentError(problems)
+    except JudgmentError as error:
+        for line in error.problems:
+            print(f"error: {line}", file=sys.stderr)
+        return 1
+    judged = judge_agreement_frame(task, collection, judgments, gold, args.within)
+    if args.json:
+        as_records = lambda f: f.astype(object).where(f.notna(), None).to_dict("records")  # noqa: E731
+        json.dump({"annotators": as_records(frame), "judgments": as_records(judged)}, sys.stdout,
+                  ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print("\n".join(agreement_lines(frame, collection) + judge_agreement_lines(judged)))
+    return 0
+
+
 def _migrate_config_command(args: argparse.Namespace) -> int:
+    from .files import read_text, write_text_whole
     from .migrate import migrate_config_text
 
     source = Path(args.config)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    migration = migrate_config_text(text)
+    migration = migrate_config_text(read_text(source))
+    if args.output is not None:
+        write_text_whole(args.output, migration.text)  # the config is whole or untouched, never half-written
     for change in migration.changes:
         print(f"{source}: {change}", file=sys.stderr)
     if args.output is None:
         sys.stdout.write(migration.text)
-        return 0
-    target = Path(args.output)
-    staged = target.with_name(f".{target.name}.migrating")
-    staged.write_text(migration.text, encoding="utf-8")
-    os.replace(staged, target)  # the config is whole or untouched, never half-written
-    print(f"wrote {target} ({len(migration.changes)} change(s))", file=sys.stderr)
+    else:
+        print(f"wrote {args.output} ({len(migration.changes)} change(s))", file=sys.stderr)
     return 0
 
 
@@ -179,7 +276,7 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
     config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
     try:
         migration = ValueMigration(config)
-    except (TaskError, OSError, ValueError) as error:
+    except (TaskError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     lines = migration.lines()
@@ -190,6 +287,13 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
     print("\n".join(lines + [f"wrote {path}" for path in written]
                     + [f"{len(written)} user_state.json file(s) changed"]))
     return 0
+
+
+def _judgment_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--judgments", metavar="FILE", help="judgments ({id, scheme, source, value} lines) to put "
+                                                            "into the records (those with show: false stay out)")
+    parser.add_argument("--judgments-key", default="judgments", metavar="KEY",
+                        help="the record field that holds them (default: judgments)")
 
 
 def _non_negative(text: str) -> int:
@@ -227,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--strict", action="store_true",
                    help="all or nothing: write nothing when any record cannot be read (default: name it "
                         "on stderr and write the rest)")
+    _judgment_options(v)
+    v.add_argument("--config", help="with --judgments: the task config whose schemes the judgments name")
     v.set_defaults(run=_convert_command)
 
     i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
@@ -237,19 +343,42 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
     i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
     i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
+    _judgment_options(i)
     i.set_defaults(run=_init_command)
 
     e = commands.add_parser("export", help="one tidy table per scheme, joined with the derived context")
     e.add_argument("config")
     e.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
-    e.add_argument("--out", required=True, help="folder for the tables and report.json")
+    e.add_argument("--out", help="folder for the tables and report.json")
+    e.add_argument("--as-gold", metavar="FILE", help="instead: write the saved values as a gold file "
+                                                     "(agreement --gold reads it), e.g. an adjudicator's")
+    e.add_argument("--merge-gold", metavar="FILE", help="with --as-gold: gold lines to start from (the unanimous "
+                                                        "gold.jsonl adjudicate wrote); saved values win per scheme")
     e.set_defaults(run=_export_command)
+
+    j = commands.add_parser("adjudicate", help="a Potato task of the items where annotators disagree, their "
+                                               "answers shown as judgments; unanimous items to gold")
+    j.add_argument("config")
+    j.add_argument("-o", "--output", required=True, metavar="DIR", help="the adjudication task folder to write")
+    j.add_argument("--min-annotators", type=_non_negative, default=2, metavar="N",
+                   help="compare an item's scheme only when N or more annotators saved a valid value (default 2)")
+    j.add_argument("--only-disagreements", action="store_true",
+                   help="carry judgments only for the schemes that differ (agreed ones go to gold.jsonl)")
+    j.add_argument("--show-names", action="store_true", help="name the annotators (default: annotator 1, 2, ...)")
+    j.add_argument("--judgments-key", default="judgments", metavar="KEY",
+                   help="the record field that holds the judgments (default: judgments)")
+    j.set_defaults(run=_adjudicate_command)
 
     a = commands.add_parser("agreement", help="inter-annotator agreement per scheme (and accuracy against gold)")
     a.add_argument("config")
     a.add_argument("--gold", metavar="FILE", help="gold lines ({id, gold}) as convert --gold writes them")
     a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1)")
     a.add_argument("--json", action="store_true", help="print the figures as JSON")
+    a.add_argument("--judgments", metavar="FILE", help="judgments ({id, scheme, source, value} lines): each "
+                                                       "source's accuracy vs gold, agreement with each annotator, "
+                                                       "and how often annotators accepted it")
+    a.add_argument("--exclude-bulk", action="store_true",
+                   help="leave out values set in bulk ('Mark all unreviewed handoffs as fine')")
     a.set_defaults(run=_agreement_command)
 
     m = commands.add_parser("migrate-config", help="rewrite Potato's built-in multi-agent types to ours, "
@@ -267,10 +396,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _path_errors_as_one_line(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Any command: a path it cannot read or write (missing, a folder, binary, no permission) is
+    one ``error: PATH: why`` line on standard error and exit 1, never a traceback."""
+    from .files import PathError, why_not
+
+    @functools.wraps(run)
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except BrokenPipeError:
+            raise
+        except PathError as error:
+            print(f"error: {error}", file=sys.stderr)
+        except OSError as error:  # a read or write that did not go through files.py
+            where = error.filename2 or error.filename
+            print(f"error: {where}: {why_not(error)}" if where else f"error: {why_not(error)}", file=sys.stderr)
+        return 1
+    return guarded
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return _path_errors_as_one_line(args.run)(args)
     except BrokenPipeError:  # `potato-multiagent derive ... | head` closed the pipe: not an error
         sys.stderr.close()
         return 0

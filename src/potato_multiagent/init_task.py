@@ -200,20 +200,40 @@ class InitResult:
 
 
 def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bool = False,
-              force: bool = False) -> InitResult:
-    """Convert, survey, choose and write the task folder (config last, so a failure leaves no config)."""
+              force: bool = False, judgments: Optional[Path] = None,
+              judgments_key: str = "judgments") -> InitResult:
+    """Convert, survey, choose and write the task folder (config last, so a failure leaves no config).
+
+    ``judgments``: a judgments file naming the chosen schemes (``attribution``, ``handoffs``, ...);
+    its shown judgments go into the records under ``judgments_key`` (see :mod:`.judgments`).
+    """
     config_path = folder / "config.yaml"
     if config_path.exists() and not force:
         raise InitError(f"{config_path} already exists: choose a new folder, or pass --force to replace it")
     conversion = convert_inputs(format_name, inputs, strict=strict)
     if not conversion.records:
         raise InitError("no record could be read; nothing written", conversion)
-    write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
     found = survey(conversion.records, conversion.gold)
     choices = choose(found)
+    if judgments is not None:
+        conversion = _with_judgments(conversion, choices, judgments, judgments_key)
+    write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
     task_name = f"{format_name} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
     _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name))
     return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
+
+
+def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Path, key: str) -> Conversion:
+    from dataclasses import replace
+
+    from .judgments import JudgmentError, attach_judgments, our_schemes
+
+    schemes = our_schemes({"annotation_schemes": [c.scheme for c in choices if c.scheme is not None]})
+    try:
+        attached = attach_judgments(conversion.records, path, schemes, key)
+    except JudgmentError as error:
+        raise InitError("\n".join(error.problems) + "\nnothing written") from None
+    return replace(conversion, records=attached.records)
 
 
 def _config_text(config: dict, choices: Sequence[Choice], format_name: str) -> str:

@@ -11,15 +11,15 @@ left alone, so a second run changes nothing.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .task import Task, scheme_type
+from .files import PathError, read_text, user_state_files, why_not, write_text_whole
+from .task import Task, TaskError, scheme_type
+from .trace import derive
 from .types import TYPES
 from .types._base import Outcome
-from .trace import derive
 from .trace.jsjson import StrictJSONError, strict_loads
 
 BACKUP_SUFFIX = ".bak"
@@ -66,7 +66,7 @@ class ValueMigration:
         self.reports: List[ValueReport] = []
         self.states: Dict[Path, dict] = {}
         """Each user_state.json that changes, with its new content."""
-        for state_path in sorted(self.task.output_dir.glob("*/user_state.json")):
+        for state_path in user_state_files(self.task.output_dir):
             self._migrate_state(state_path)
 
     def _our_schemes(self) -> Dict[str, tuple]:
@@ -79,7 +79,10 @@ class ValueMigration:
         return schemes
 
     def _migrate_state(self, state_path: Path) -> None:
-        state = json.loads(state_path.read_text(encoding="utf-8"))
+        try:
+            state = json.loads(read_text(state_path))
+        except ValueError as error:
+            raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
         user = str(state.get("user_id") or state_path.parent.name)
         changed = False
         for instance_id, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
@@ -120,8 +123,10 @@ class ValueMigration:
         for path, state in self.states.items():
             backup = path.with_name(path.name + BACKUP_SUFFIX)
             if not backup.exists():
-                backup.write_bytes(path.read_bytes())
-            staged = path.with_name(f".{path.name}.migrating")
-            staged.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-            os.replace(staged, path)
+                try:
+                    backup.write_bytes(path.read_bytes())
+                except OSError as error:
+                    raise PathError(path, f"cannot back it up as {backup.name} ({why_not(error)}); "
+                                          "this file was not changed") from None
+            write_text_whole(path, json.dumps(state, ensure_ascii=False))
         return list(self.states)

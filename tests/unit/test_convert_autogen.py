@@ -96,7 +96,13 @@ def test_a_failed_tool_execution_says_so(tmp_path):
 
 def test_an_ag2_chat_keeps_its_messages_and_openai_tool_calls(tmp_path):
     [record] = convert(tmp_path, "chat.json", json.dumps(AG2_CHAT))
-    assert record == {"id": "ag2-chat-7", "steps": AG2_CHAT["chat_history"]}
+    history = AG2_CHAT["chat_history"]
+    assert record["id"] == "ag2-chat-7"
+    assert [record["steps"][k] for k in (0, 3)] == [history[0], history[3]]
+    assert record["steps"][1] == {**history[1], "content": 'python({"code": "6*7"})'}
+    assert record["steps"][2] == {"content": [{"type": "tool_result", "tool_use_id": "call_9", "name": "python",
+                                               "is_error": False, "content": "42", "text": "python: 42"}],
+                                  "role": "tool", "name": "user_proxy"}
     derivation = derive(record)
     assert derivation.agents == ["user_proxy", "coder"]
     assert [(call["agent"], call["tool"], call["arguments"]) for call in derivation.tool_calls] == [
@@ -133,3 +139,63 @@ def test_unknown_or_malformed_input_names_file_line_and_field(tmp_path, text, me
     with pytest.raises(ConvertError) as error:
         convert(tmp_path, "bad.jsonl", text)
     assert str(error.value).startswith(f"{tmp_path / 'bad.jsonl'}:{message}")
+
+
+def test_a_single_agents_state_is_refused_with_what_was_expected(tmp_path):
+    state = {"type": "AssistantAgentState", "version": "1.0.0", "llm_context": {"messages": []}}
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, "agent.json", json.dumps(state))
+    assert str(error.value).startswith(f"{tmp_path / 'agent.json'}:1: item: neither an AutoGen conversation")
+    assert "team.save_state() (type TeamState)" in str(error.value)
+
+
+def test_a_team_state_needs_one_manager_thread(tmp_path):
+    state = {"type": "TeamState", "version": "1.0.0", "agent_states": {"writer": {"type": "ChatAgentContainerState"}}}
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, "team.json", json.dumps(state))
+    assert str(error.value) == (f"{tmp_path / 'team.json'}:1: agent_states: expected one group chat manager state "
+                                "with a message_thread, found 0")
+
+
+def test_magentic_one_llm_call_lines_are_token_counts_not_steps(tmp_path, capsys):
+    """LLMCallEvent lines as Magentic-One's LogHandler writes them (its utils.py; the scripted fixture has none)."""
+    lines = [{"timestamp": "2024-11-02T10:00:00", "source": "UserProxy", "message": "Task", "type": "OrchestrationEvent"},
+             {"timestamp": "2024-11-02T10:00:01", "prompt_tokens": 812, "completion_tokens": 90, "type": "LLMCallEvent"},
+             {"timestamp": "2024-11-02T10:00:02", "source": "Orchestrator (thought)", "message": "Plan",
+              "type": "OrchestrationEvent"}]
+    (tmp_path / "run7").mkdir()
+    [record] = convert(tmp_path, "run7/log.jsonl", "\n".join(json.dumps(line) for line in lines))
+    assert record == {"id": "run7", "steps": [lines[0], lines[2]]}
+    assert "LLMCallEvent lines (token counts of one model call each) x1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("message, error", [
+    ("The script ran, then exited with Unix exit code: 2\nIts output was:\nusage: x", "exit code 2: usage: x"),
+    ("The script ran but produced no output to console. The Unix exit code was: 1. If you were expecting output, "
+     "consider revising the script to ensure content is printed to stdout.", "exit code 1"),
+    ("The script ran, then exited with Unix exit code: 0\nIts output was:\n9.0\n", None),
+])
+def test_a_magentic_one_executor_report_with_a_nonzero_exit_code_is_an_error(tmp_path, message, error):
+    line = {"timestamp": "2024-11-02T10:00:00", "source": "Executor", "message": message, "type": "OrchestrationEvent"}
+    [record] = convert(tmp_path, "run.jsonl", json.dumps(line))
+    assert record["steps"][0].get("error") == error
+
+
+def test_conversation_fields_not_read_are_named_on_stderr(tmp_path, capsys):
+    run = {**TASK_RESULT, "run_by": "nightly", "task": "Book LIS to OSL."}
+    [record] = convert(tmp_path, "run.json", json.dumps(run))
+    assert record["task"] == "Book LIS to OSL." and "run_by" not in record
+    err = capsys.readouterr().err
+    assert "run_by (a conversation field this converter does not read) x1" in err
+    assert "models_usage (token counts) x1" in err and "context (the model context a HandoffMessage hands over" in err
+
+
+def test_odd_call_ids_neither_crash_nor_link(tmp_path):
+    messages = [{"source": "a", "type": "ToolCallRequestEvent", "content": [{"id": ["x"], "name": "t", "arguments": "{}"}]},
+                {"source": "a", "type": "ToolCallExecutionEvent",
+                 "content": [{"content": "boom", "name": "t", "call_id": ["x"], "is_error": True}]},
+                {"source": "a", "type": "ToolCallSummaryMessage", "content": "boom", "tool_calls": None, "results": None}]
+    [record] = convert(tmp_path, "odd.json", json.dumps({"messages": messages}))
+    assert "error" not in record["steps"][0]["tool_calls"][0]
+    assert record["steps"][1]["error"] == "boom"
+    assert "tool_calls" not in record["steps"][2]

@@ -121,3 +121,26 @@ def test_malformed_spans_name_file_line_and_field(tmp_path, span, message):
     with pytest.raises(ConvertError) as error:
         convert(tmp_path, json.dumps(otlp(SPANS)) + "\n" + json.dumps(span) + "\n", "bad.jsonl")
     assert str(error.value) == f"{tmp_path / 'bad.jsonl'}:2: {message}"
+
+
+MESSAGES = [{"role": "assistant", "parts": [{"type": "text", "content": "Booking TP123."},
+                                            {"type": "tool_call", "id": "call_9", "name": "book_flight",
+                                             "arguments": {"flight": "TP123"}}]}]
+
+
+@pytest.mark.parametrize("messages", [MESSAGES, json.dumps(MESSAGES)], ids=["list", "json-string"])
+def test_structured_output_messages_show_their_text_parts(tmp_path, messages):
+    """`gen_ai.output.messages` as current conventions write it: a list of messages with `parts`
+    (as a map value, or JSON text on exporters that only take strings)."""
+    flat = [{"name": "chat gpt-4o", "context": {"trace_id": "0xabc", "span_id": "0x1"}, "parent_id": None,
+             "attributes": {"gen_ai.operation.name": "chat", "gen_ai.output.messages": messages}}]
+    [record] = convert(tmp_path, json.dumps(flat), "console.json")
+    assert record["steps"][0]["content"] == 'Booking TP123.\nbook_flight({"flight": "TP123"})'
+
+
+def test_a_broken_console_export_names_the_line(tmp_path):
+    good = json.dumps({"name": "s", "context": {"trace_id": "0xabc", "span_id": "0x1"}, "attributes": {}}, indent=4)
+    with pytest.raises(ConvertError) as error:
+        convert(tmp_path, good + "\n" + good[:-20] + "\n", "console.json")
+    assert str(error.value).startswith(f"{tmp_path / 'console.json'}:")
+    assert "not valid JSON" in str(error.value)

@@ -10,6 +10,7 @@ written; ``strict`` restores all-or-nothing. Each output appears whole (temp fil
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -18,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import autogen, dpbench, mast, openai_agents, otel_genai, who_and_when
+from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
+from ..files import PathError, why_not
 from .sources import Converted, ConvertError, Item, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
@@ -28,6 +30,7 @@ FORMATS: Dict[str, ModuleType] = {
     "otel-genai": otel_genai,
     "dpbench": dpbench,
     "mast": mast,
+    "openinference": openinference,
 }
 """Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
 
@@ -54,8 +57,12 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
         raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
     converted: List[Converted] = []
     skipped: List[ConvertError] = []
-    for path in input_files(inputs):
-        _convert_one_file(module, path, converted, None if strict else skipped)
+    files = input_files(inputs)
+    if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several files
+        _convert_all_files(module, files, converted, None if strict else skipped)
+    else:
+        for path in files:
+            _convert_one_file(module, path, converted, None if strict else skipped)
     converted = _check_records(converted, None if strict else skipped)
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
@@ -85,6 +92,19 @@ def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted]
         skipped.append(error)
 
 
+def _convert_all_files(module: ModuleType, files: Sequence[Path], converted: List[Converted],
+                       skipped: Optional[List[ConvertError]]) -> None:
+    """Span formats read every file at once (a trace's spans may sit in several exporter batches);
+    an unreadable file is skipped (not strict) and an error while building the traces stops them all."""
+    try:
+        documents = [(path, read_items(path, skipped)) for path in files]
+        converted.extend(module.convert_files(documents))
+    except ConvertError as error:
+        if skipped is None:
+            raise
+        skipped.append(error)
+
+
 def write_conversion(conversion: Conversion, records_path: Path, gold_path: Optional[Path]) -> None:
     """Write the records (and the gold lines) so that each file appears complete or not at all."""
     outputs = [(records_path, conversion.records)]
@@ -94,24 +114,31 @@ def write_conversion(conversion: Conversion, records_path: Path, gold_path: Opti
     try:
         for path, rows in outputs:
             staged.append((_stage_jsonl(path, rows), path))
-    except BaseException:
+        for temporary, final in staged:
+            try:
+                os.replace(temporary, final)
+            except OSError as error:
+                raise PathError(final, why_not(error)) from None
+    finally:  # a staged file never outlives the command, whatever failed
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
-        raise
-    for temporary, final in staged:
-        os.replace(temporary, final)
 
 
 def _stage_jsonl(path: Path, rows: Iterable[dict]) -> Path:
     """Write ``rows`` to a new hidden file beside ``path`` (created as any new file, umask applies)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise PathError(path, "is a folder; give a file name")
     staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(staged, "x", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-    except BaseException:
-        staged.unlink(missing_ok=True)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            staged.unlink(missing_ok=True)
+        if isinstance(error, OSError) and not isinstance(error, PathError):
+            raise PathError(path, why_not(error)) from None
         raise
     return staged
 

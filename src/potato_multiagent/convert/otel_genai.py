@@ -1,102 +1,287 @@
 """OpenTelemetry GenAI spans (semantic conventions for agents and tools), one record per trace.
 
-Input: OTLP JSON (``{"resourceSpans": [...]}``, a file or one export per JSON line, as the
-collector's file exporter writes) or flat span objects (``trace_id``/``span_id``/
-``parent_span_id`` or the same under ``context``, ``attributes`` as a map, times as
-``start_time_unix_nano`` or ISO ``start_time``). OTLP is flattened by Potato's own OTEL converter.
+Input, in any mix across files (a trace's spans may sit in several files, e.g. two export batches):
+OTLP JSON (``{"resourceSpans": [...]}``, one export per file or per JSON line as the collector's
+file exporter writes, ids in hex or in protobuf JSON's base64), the OpenTelemetry SDK's
+``ConsoleSpanExporter`` output (``ReadableSpan.to_json()``: pretty-printed spans back to back by
+default, or one per line; ids under ``context``, ``0x`` hex) and flat spans (``trace_id``/
+``span_id``/``parent_span_id``, ``attributes`` a map, times as ``start_time_unix_nano`` or ISO).
 
-By ``gen_ai.operation.name``: ``invoke_agent`` is an agent span named by ``gen_ai.agent.name``
-(any span carrying ``gen_ai.agent.name`` belongs to that agent); ``execute_tool`` is a tool call
+By ``gen_ai.operation.name``: ``invoke_agent`` with ``gen_ai.agent.name`` is an agent span (it
+names the agent of every span below it; a span's own ``gen_ai.agent.name`` counts only without
+one: the OpenAI-Agents instrumentation writes its default "OpenAI Agent" on every span);
+``invoke_agent`` without a name (the workflow's root span, its name the record's ``workflow``) and
+``unknown`` (the SDK's task/turn spans) add no step; ``execute_tool`` is a tool call
 (``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments``,
 ``gen_ai.tool.call.result``) and, with its times, a timed call on that tool; a span with
-``gen_ai.handoff.to_agent`` (and ``gen_ai.handoff.from_agent``) is an explicit handoff; chat spans
-show ``gen_ai.output.messages`` (or the older ``gen_ai.completion``). Nanosecond times become ISO
-UTC strings with microseconds: the derivation's integers stop at 2^53, below today's nanoseconds.
+``gen_ai.handoff.to_agent`` (and ``gen_ai.handoff.from_agent``) is an explicit handoff; other spans
+show the text parts of ``gen_ai.output.messages`` (a list or its JSON string; or the older
+``gen_ai.completion``). A span with an error status (or an ``exception`` event) gives the step its
+``error``. Traces tied by span links (AutoGen links a run's spans rather than parenting them) are
+one record. Nanosecond times become ISO UTC strings with microseconds.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
-
-from potato.trace_converter.converters.otel_converter import OTELConverter
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, Item, json_kind
-from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, iso_from_nanoseconds, iso_time, trace_record
+from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, iso_from_nanoseconds, iso_time, messages_text, \
+    trace_record
 
-SUMMARY = "OpenTelemetry GenAI spans (OTLP JSON or flat): invoke_agent, execute_tool, handoff attributes"
+SUMMARY = "OpenTelemetry GenAI spans (OTLP JSON, console exporter, flat): invoke_agent, execute_tool, handoffs"
 
 TEXT_ATTRIBUTES = ("gen_ai.output.messages", "gen_ai.completion")
+BOOKKEEPING_OPERATIONS = ("unknown", "create_agent")
+"""``unknown``: the OpenAI-Agents instrumentation's task/turn spans; ``create_agent``: AutoGen's."""
+AUTOGEN_RUNTIME = "autogen "
+"""autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
+message passing between agents, which ties a team run together by span links."""
+SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+                    "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
+                    "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
 
 
-def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
-    spans: Dict[str, List[Span]] = {}
-    first_item: Dict[str, Item] = {}
-    for item, flat in _flat_spans(items):
-        trace_id = _first_string(flat, ("trace_id", "traceId"), ("context", "trace_id"))
-        if trace_id is None:
-            raise item.error("trace_id", "every span needs its trace id (trace_id, traceId or context.trace_id)")
-        spans.setdefault(trace_id, []).append(_span(flat, item))
-        first_item.setdefault(trace_id, item)
-    for trace_id, trace_spans in spans.items():
-        yield Converted(record=trace_record(trace_id, trace_spans, {}), gold=None, item=first_item[trace_id])
+def convert_file(path: Path, items: List[Item]) -> List[Converted]:
+    return convert_files([(path, items)])
 
 
-def _flat_spans(items: List[Item]) -> Iterator[tuple]:
-    """``(item, flat span)`` pairs: OTLP exports flattened by Potato, flat spans as they are."""
+def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
+    """One record per trace (traces tied by links merged), its spans gathered from every file."""
+    unshown = Unshown()
+    flats = [(item, flat) for _, items in files for item, flat in otel_spans(items)]
+    spans = [(item, flat, _span(flat, item, unshown)) for item, flat in flats]
+    unshown.report()
+    return [Converted(record=trace_record(trace_id, [span for _, _, span in members],
+                                          _workflow(members)), gold=None, item=members[0][0])
+            for trace_id, members in group_traces(spans).items() if has_steps(trace_id, members)]
+
+
+def has_steps(trace_id: str, members: List[tuple]) -> bool:
+    """A trace of bookkeeping spans only (AutoGen's ``create_agent``) gives no record, with a note."""
+    if any(not span.bookkeeping for _, _, span in members):
+        return True
+    names = sorted({span.name for _, _, span in members})
+    print(f"note: {members[0][0].path}: trace {trace_id} holds only bookkeeping spans ({', '.join(names)}): "
+          f"no record", file=sys.stderr)
+    return False
+
+
+def _workflow(members: List[tuple]) -> dict:
+    """The name of the trace's root span when it is the workflow's (an unnamed ``invoke_agent``)."""
+    for _, flat, span in members:
+        if span.bookkeeping and span.parent_id is None and flat["attributes"].get("gen_ai.operation.name") == "invoke_agent":
+            return {"workflow": span.name}
+    return {}
+
+
+# --- reading OpenTelemetry spans, shared with openinference ---------------------------------------
+
+def otel_spans(items: List[Item]) -> Iterator[Tuple[Item, dict]]:
+    """``(item, span)`` pairs, each span normalised: ``trace_id``, ``span_id``, ``parent_id`` (lowercase
+    hex), ``name``, ``start``/``end`` (ISO), ``attributes`` (a map), ``error`` and ``links``."""
     for item in items:
-        if isinstance(item.value, dict) and "resourceSpans" in item.value:
-            for flat in OTELConverter()._extract_otlp_spans(item.value):
-                yield item, flat
-        elif isinstance(item.value, dict) and isinstance(item.value.get("attributes", {}), dict):
-            yield item, item.value
+        value = item.value
+        if isinstance(value, dict) and "resourceSpans" in value:
+            for resource in _list(value, "resourceSpans", item):
+                around = [f"resource attribute {key}" for key in
+                          _otlp_attributes((resource.get("resource") or {}).get("attributes") or [])]
+                for scope in _list(resource, "scopeSpans", item):
+                    for span in _list(scope, "spans", item):
+                        flat = _from_otlp(span, item)
+                        flat["unshown"] += around + (["instrumentation scope"] if scope.get("scope") else [])
+                        yield item, flat
+        elif isinstance(value, dict) and isinstance(value.get("attributes", {}), dict):
+            yield item, _from_flat(value, item)
         else:
             raise item.error("item", f"expected an OTLP export (resourceSpans) or a span with an attributes "
-                                     f"map, found {json_kind(item.value)}")
+                                     f"map, found {json_kind(value)}")
 
 
-def _span(flat: dict, item: Item) -> Span:
-    attributes = flat.get("attributes") or {}
-    span_id = _first_string(flat, ("span_id", "spanId"), ("context", "span_id"))
-    if span_id is None:
+def group_traces(spans: List[Tuple[Item, dict, Span]]) -> Dict[str, List[tuple]]:
+    """Spans by trace, traces tied by a span link (either way) joined under the first one's id."""
+    owner: Dict[str, str] = {}
+
+    def find(trace_id: str) -> str:
+        while owner.setdefault(trace_id, trace_id) != trace_id:
+            trace_id = owner[trace_id]
+        return trace_id
+
+    for _, flat, _ in spans:
+        find(flat["trace_id"])
+        for linked_trace in flat["link_traces"]:
+            first, second = find(flat["trace_id"]), find(linked_trace)
+            if first != second:
+                owner[second] = first
+    groups: Dict[str, List[tuple]] = {}
+    for member in spans:
+        groups.setdefault(find(member[1]["trace_id"]), []).append(member)
+    return groups
+
+
+def _from_otlp(span: Any, item: Item) -> dict:
+    if not isinstance(span, dict):
+        raise item.error("spans", f"expected a span object, found {json_kind(span)}")
+    status = span.get("status") or {}
+    code = status.get("code")
+    failed = code in (2, "2", "STATUS_CODE_ERROR", "ERROR")
+    return {"trace_id": _otlp_id(span.get("traceId"), item, "traceId"),
+            "span_id": _otlp_id(span.get("spanId"), item, "spanId"),
+            "parent_id": _otlp_id(span.get("parentSpanId"), item, "parentSpanId", optional=True),
+            "name": span.get("name") if isinstance(span.get("name"), str) else "",
+            "start": iso_from_nanoseconds(span.get("startTimeUnixNano"), item, "startTimeUnixNano"),
+            "end": iso_from_nanoseconds(span.get("endTimeUnixNano"), item, "endTimeUnixNano"),
+            "attributes": _otlp_attributes(span.get("attributes") or []),
+            "error": _error_text(failed, status.get("message"),
+                                 [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
+                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            "link_traces": [_otlp_id(link.get("traceId"), item, "links.traceId")
+                            for link in span.get("links") or [] if isinstance(link, dict) and link.get("traceId")],
+            "unshown": _unshown_structure(span, span.get("events"))}
+
+
+def _from_flat(span: dict, item: Item) -> dict:
+    context = span.get("context") if isinstance(span.get("context"), dict) else {}
+    trace_id = _first(span, "trace_id", "traceId") or context.get("trace_id")
+    span_id = _first(span, "span_id", "spanId") or context.get("span_id")
+    if not isinstance(trace_id, str) or not trace_id:
+        raise item.error("trace_id", "every span needs its trace id (trace_id, traceId or context.trace_id)")
+    if not isinstance(span_id, str) or not span_id:
         raise item.error("span_id", "every span needs its id (span_id, spanId or context.span_id)")
+    status = span.get("status") if isinstance(span.get("status"), dict) else {}
+    code = status.get("status_code", status.get("code"))
+    links = [link.get("context", link) for link in span.get("links") or [] if isinstance(link, dict)]
+    return {"trace_id": _flat_id(trace_id), "span_id": _flat_id(span_id),
+            "parent_id": _flat_id(_first(span, "parent_id", "parent_span_id", "parentSpanId")),
+            "name": span.get("name") if isinstance(span.get("name"), str) else "",
+            "start": _flat_time(span, "start", item), "end": _flat_time(span, "end", item),
+            "attributes": span.get("attributes") or {},
+            "error": _error_text(code in ("ERROR", "STATUS_CODE_ERROR", 2), status.get("description"),
+                                 [(e.get("name"), e.get("attributes") or {})
+                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            "link_traces": [_flat_id(link.get("trace_id") or link.get("traceId")) for link in links
+                            if isinstance(link, dict) and (link.get("trace_id") or link.get("traceId"))],
+            "unshown": _unshown_structure(span, span.get("events")) + [
+                f"resource attribute {key}" for key in ((span.get("resource") or {}).get("attributes") or {})]}
+
+
+def _unshown_structure(span: dict, events: Any) -> List[str]:
+    """A span's fields besides ids, times, status, attributes and links: its kind and its events
+    (an ``exception`` event is shown as the error)."""
+    names = ["span kind"] if span.get("kind") not in (None, "", 0, "SPAN_KIND_UNSPECIFIED") else []
+    return names + [f"event {event.get('name')}" for event in events or []
+                    if isinstance(event, dict) and event.get("name") != "exception"]
+
+
+def _error_text(failed: bool, description: Any, events: List[tuple]) -> Optional[str]:
+    """A failed span's error: its status description, else its exception event's message."""
+    exception = next((attributes for name, attributes in events
+                      if name == "exception" and isinstance(attributes, dict)), None)
+    if isinstance(description, str) and description and failed:
+        return description
+    if exception is not None:
+        kind, message = exception.get("exception.type"), exception.get("exception.message")
+        return ": ".join(str(part) for part in (kind, message) if part) or "exception"
+    return "error (no description)" if failed else None
+
+
+def _otlp_id(value: Any, item: Item, field_name: str, optional: bool = False) -> Optional[str]:
+    """An OTLP id as lowercase hex: hex as the OTLP/JSON specification writes it, or base64 as
+    protobuf's JSON mapping does (so hex and base64 exports of one trace meet); other strings are
+    kept as opaque ids."""
+    if value in (None, "") and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise item.error(field_name, f"expected the id (hex or base64), found {json_kind(value)}")
+    if len(value) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in value):
+        return value.lower()
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        decoded = b""
+    return decoded.hex() if len(decoded) in (8, 16) else value  # anything else: an opaque id, as it is
+
+
+def _flat_id(value: Any) -> Optional[str]:
+    """A flat span's id as written (the console exporter's ``0x`` hex is kept: it is the record id)."""
+    return value if isinstance(value, str) and value else None
+
+
+def _otlp_attributes(attributes: Any) -> dict:
+    """OTLP's ``[{"key", "value": {"stringValue": ...}}]`` as a map of plain values."""
+    found = {}
+    for attribute in attributes if isinstance(attributes, list) else []:
+        if isinstance(attribute, dict) and isinstance(attribute.get("key"), str):
+            found[attribute["key"]] = _otlp_value(attribute.get("value"))
+    return found
+
+
+def _otlp_value(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "arrayValue" in value:
+        return [_otlp_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
+    if "kvlistValue" in value:
+        return _otlp_attributes((value["kvlistValue"] or {}).get("values", []))
+    return None
+
+
+def _flat_time(span: dict, which: str, item: Item) -> Optional[str]:
+    """A flat span's start or end: ``*_time_unix_nano``/``*TimeUnixNano`` (nanoseconds) or ISO ``*_time``."""
+    for key in (f"{which}_time_nano", f"{which}_time_unix_nano", f"{which}TimeUnixNano"):
+        if key in span:
+            return iso_from_nanoseconds(span[key], item, key)
+    return iso_time(span.get(f"{which}_time"), item, f"{which}_time")
+
+
+def _list(value: Any, key: str, item: Item) -> list:
+    found = value.get(key, []) if isinstance(value, dict) else None
+    if not isinstance(found, list):
+        raise item.error(key, f"expected an array, found {json_kind(found)}")
+    return found
+
+
+def _first(span: dict, *keys: str) -> Any:
+    return next((span[key] for key in keys if isinstance(span.get(key), str) and span[key]), None)
+
+
+# --- GenAI semantic conventions ---------------------------------------------------------------------
+
+def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
+    attributes = flat["attributes"]
     operation = attributes.get("gen_ai.operation.name")
-    span = Span(span_id=span_id, parent_id=_first_string(flat, ("parent_span_id", "parentSpanId", "parent_id")),
-                name=_string(flat.get("name")) or str(operation or "span"), kind=OTHER,
-                start=_time(flat, "start", item), end=_time(flat, "end", item),
-                agent=_string(attributes.get("gen_ai.agent.name")))
+    span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(operation or "span"),
+                kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"],
+                agent_hint=_string(attributes.get("gen_ai.agent.name")))
     if _string(attributes.get("gen_ai.handoff.to_agent")):
         span.kind = HANDOFF
         span.from_agent = _string(attributes.get("gen_ai.handoff.from_agent"))
         span.to_agent = attributes["gen_ai.handoff.to_agent"]
-        span.agent = None  # the handoff's source is from_agent, or the enclosing agent
     elif operation == "invoke_agent":
-        span.kind = AGENT
+        span.kind, span.agent, span.agent_hint = AGENT, span.agent_hint, None
+        span.bookkeeping = span.agent is None
     elif operation == "execute_tool":
         span.kind, span.tool = TOOL, _string(attributes.get("gen_ai.tool.name"))
         span.call_id = _string(attributes.get("gen_ai.tool.call.id"))
         span.arguments = attributes.get("gen_ai.tool.call.arguments")
         span.output = attributes.get("gen_ai.tool.call.result")
-    span.text = next((attributes[key] for key in TEXT_ATTRIBUTES if isinstance(attributes.get(key), str)), None)
+    elif operation in BOOKKEEPING_OPERATIONS and not any(key in attributes for key in TEXT_ATTRIBUTES):
+        span.bookkeeping = True
+    elif operation is None and span.name.startswith(AUTOGEN_RUNTIME):
+        span.bookkeeping = True
+    if span.kind not in (TOOL,) and not span.bookkeeping:
+        span.text = next((messages_text(attributes[key]) for key in TEXT_ATTRIBUTES if attributes.get(key)), None)
+    unshown.add(item, [f"attribute {key}" for key in attributes if key not in SHOWN_ATTRIBUTES] + flat["unshown"])
     return span
-
-
-def _time(flat: dict, which: str, item: Item) -> Optional[str]:
-    """A span's start or end: OTLP ``*_time_nano`` (from Potato's flattening), ``*_time_unix_nano``,
-    ``*TimeUnixNano`` (nanoseconds) or an ISO ``*_time``."""
-    for key in (f"{which}_time_nano", f"{which}_time_unix_nano", f"{which}TimeUnixNano"):
-        if key in flat:
-            return iso_from_nanoseconds(flat[key], item, key)
-    return iso_time(flat.get(f"{which}_time"), item, f"{which}_time")
-
-
-def _first_string(flat: dict, keys: tuple, nested: tuple = ()) -> Optional[str]:
-    for key in keys:
-        if _string(flat.get(key)):
-            return flat[key]
-    if nested and isinstance(flat.get(nested[0]), dict):
-        return _string(flat[nested[0]].get(nested[1]))
-    return None
 
 
 def _string(value: Any) -> Optional[str]:

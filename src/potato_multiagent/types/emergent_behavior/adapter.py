@@ -20,6 +20,7 @@ from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
 
 class EmergentBehaviorAdapter(Adapter):
     item_key = ("behavior", "occurrence")
+    step_columns = ("turns",)
 
     @classmethod
     def columns(cls, config: EmergentBehaviorConfig) -> tuple:
