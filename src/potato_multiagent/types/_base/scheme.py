@@ -158,12 +158,16 @@ class Scheme:
 
     @classmethod
     def widget_config(cls, config: SchemeConfig) -> dict:
-        """The one JSON the widget receives: its config keys and the JSON Schema of its value.
+        """The one JSON the widget receives: its config keys, the JSON Schema of its value, and the
+        derive options by themselves.
 
         The schema comes from the pydantic ``Value`` model, so the browser checks stored values
-        against the same definition as :meth:`validate`, never a hand-written copy.
+        against the same definition as :meth:`validate`, never a hand-written copy;
+        ``derive_options`` is what ``derive.js`` must be called with, so the browser need not
+        keep its own list of option names.
         """
-        return {**config.widget_config(), "value_schema": json_schema(cls.Value)}
+        return {**config.widget_config(), "value_schema": json_schema(cls.Value),
+                "derive_options": config.derive_options()}
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:
