@@ -94,6 +94,12 @@ def format_validation_error(error: ValidationError, model: Type[BaseModel], data
     return [shape_problem(item, root, data) for item in error.errors()]
 
 
+def above_bound(field: str, value: Any, bound: Any) -> str:
+    """The one wording for a stored number above the bound its scheme's config sets (a score past
+    ``scale``): the configured bound, never the schema's ceiling. Same as value_shape.js's."""
+    return word("at_most", field=field, limit=bound, got=value)
+
+
 def not_in_trace(field: str, value: Any) -> str:
     """The one wording for a stored mark the record does not contain (SPEC §5)."""
     return word("not_in_trace", field=field, value=value)
