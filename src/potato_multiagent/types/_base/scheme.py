@@ -108,7 +108,8 @@ def not_in_trace(field: str, value: Any) -> str:
 class Scheme:
     """One annotation type.
 
-    Subclasses set ``widget``, ``Config`` and ``Value`` and define the classmethod
+    A type folder's ``scheme.py`` defines one subclass; it sets ``Config`` and ``Value`` (the
+    registry sets ``widget`` from the folder name) and defines the classmethod
     ``trace_problems(value, derivation, config) -> list[str]``: the marks of a well-formed value
     that the record does not contain, each worded by :func:`not_in_trace`.
     """
