@@ -337,7 +337,9 @@
 
   function nextAgentStep(steps, index) {
     for (var i = index + 1; i < steps.length; i++) {
-      if (steps[i].agent !== null) { return steps[i]; }
+      // a tool result is its caller's, but not a message by it; parallel threads are not "after"
+      if (steps[i].agent !== null && steps[i].kind !== 'tool_result' &&
+          (steps[i].thread || null) === (steps[index].thread || null)) { return steps[i]; }
     }
     return null;
   }
@@ -486,8 +488,16 @@
       return h('p', {class: 'ma-hr-kind ma-hr-kind-explicit'}, [
         h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at #' + (handoff.step + 1)]);
     }
-    return h('p', {class: 'ma-hr-kind', text: 'Control passes from #' + (handoff.from_step + 1) + ' to #' +
-      (handoff.step + 1)});
+    var from = '#' + (handoff.from_step + 1);
+    var to = '#' + (handoff.step + 1);
+    // threads of work (docs/derivation.md#threads): a thread started from another agent, or ended
+    if (handoff.kind === 'delegation') {
+      return h('p', {class: 'ma-hr-kind', text: 'Delegation: ' + from + ' starts a thread of work at ' + to});
+    }
+    if (handoff.kind === 'return') {
+      return h('p', {class: 'ma-hr-kind', text: 'Return: a thread of work ends at ' + from + ', control is back at ' + to});
+    }
+    return h('p', {class: 'ma-hr-kind', text: 'Control passes from ' + from + ' to ' + to});
   }
 
   function excerptBlock(refs, part, idBase) {
