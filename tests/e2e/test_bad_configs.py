@@ -25,7 +25,7 @@ from .hostile import CONFIG_FILE, HERE, task_config, task_files
 # (type, key, bad value, words of the problem)
 BAD = [
     ("multiagent.failure_attribution", "agents", "Planner", "should be a list or null, got"),
-    ("multiagent.failure_attribution", "agents", ["Planner", "Planner"], "Planner&#39; is listed twice"),
+    ("multiagent.failure_attribution", "agents", ["Planner", "Planner"], "is listed twice"),
     ("multiagent.failure_attribution", "steps_key", "", "at least 1 character(s)"),
     ("multiagent.agent_interaction_graph", "steps_key", 3, "should be a text, got 3"),
     ("multiagent.agent_interaction_graph", "agent_qualifiers", "yes", "should be true or false"),
@@ -39,13 +39,13 @@ BAD = [
     ("multiagent.agent_scorecard", "team_dimensions", ["speed", "speed"], "speed"),
     ("multiagent.agent_scorecard", "milestones", "plan agreed", "should be a list, got"),
     ("multiagent.tool_contention", "contention_labels", [], "at least 1 item(s)"),
-    ("multiagent.tool_contention", "contention_labels", ["deadlock", "deadlock"], "deadlock&#39; is listed twice"),
+    ("multiagent.tool_contention", "contention_labels", ["deadlock", "deadlock"], "is listed twice"),
     ("multiagent.tool_contention", "allow_note", "no", "should be true or false"),
     ("multiagent.emergent_behavior", "behaviors", [], "at least 1 item(s)"),
-    ("multiagent.emergent_behavior", "behaviors", ["groupthink", "groupthink"], "groupthink&#39; is listed twice"),
+    ("multiagent.emergent_behavior", "behaviors", ["groupthink", "groupthink"], "is listed twice"),
     ("multiagent.emergent_behavior", "allow_note", 1, "should be true or false"),
     ("multiagent.tool_call_review", "verdict_options", [], "at least 1 item(s)"),
-    ("multiagent.tool_call_review", "verdict_options", ["correct", "correct"], "correct&#39; is listed twice"),
+    ("multiagent.tool_call_review", "verdict_options", ["correct", "correct"], "is listed twice"),
     ("multiagent.tool_call_review", "multi_verdict", "yes", "should be true or false"),
 ]
 CASE_IDS = [f"{type_name.split('.')[1]}-{key}-{json.dumps(value)}" for type_name, key, value, _ in BAD]
