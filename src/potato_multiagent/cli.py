@@ -246,9 +246,11 @@ def _migrate_config_command(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    migration = migrate_config_text(text)
+    migration = migrate_config_text(text, trace_view=getattr(args, "trace_view", False))
     for change in migration.changes:
         print(f"{source}: {change}", file=sys.stderr)
+    for offer in migration.offers:
+        print(f"{source}: offer: {offer}", file=sys.stderr)
     if args.output is None:
         sys.stdout.write(migration.text)
         return 0
@@ -380,6 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "keeping every other line and comment (idempotent)")
     m.add_argument("config")
     m.add_argument("-o", "--output", help="write here (may be the config itself); default: standard output")
+    m.add_argument("--trace-view", action="store_true",
+                   help="also move agent_trace display fields to multiagent.trace (docs/trace-view.md)")
     m.set_defaults(run=_migrate_config_command)
 
     w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved by "

@@ -20,6 +20,8 @@ _PLUGINS_LINE = re.compile(r"^plugins:\s*(?P<rest>.*?)\s*(?P<comment>#.*)?$")
 _FLOW_LIST = re.compile(r"^\[(?P<items>.*)\]$")
 _TURN_NUMBERS = re.compile(r"\bshow_turn_numbers\b")
 _TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+_DISPLAY_TYPE_LINE = re.compile(r"""^(?P<head>\s*(?:-\s+)?type:\s*)(?P<quote>["']?)agent_trace(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
+TRACE_VIEW_TYPE = "multiagent.trace"
 _OUTPUT_FORMAT = re.compile(r"""^output_annotation_format:\s*(?P<quote>["']?)(?P<format>[\w-]+)(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
 
 
@@ -29,9 +31,11 @@ class Migration:
 
     text: str
     changes: List[str] = field(default_factory=list)
+    offers: List[str] = field(default_factory=list)
+    """Moves not made unless asked (``--trace-view``), in words."""
 
 
-def migrate_config_text(text: str) -> Migration:
+def migrate_config_text(text: str, trace_view: bool = False) -> Migration:
     """Rewrite built-in multi-agent types to ours, turn the plugin on, and fix the two keys of
     Potato's own examples that 2.12.1's ``validate --strict`` rejects.
 
@@ -45,9 +49,20 @@ def migrate_config_text(text: str) -> Migration:
     """
     lines = text.splitlines(keepends=True)
     changes: List[str] = []
+    offers: List[str] = []
     renamed = False
     for number, line in enumerate(lines):
         body, newline = _split_newline(line)
+        display = _DISPLAY_TYPE_LINE.match(body)
+        if display and trace_view:
+            lines[number] = f"{display['head']}{display['quote']}{TRACE_VIEW_TYPE}{display['quote']}{display['tail']}{newline}"
+            changes.append(f"line {number + 1}: display type agent_trace -> {TRACE_VIEW_TYPE} (numbered as our "
+                           "widgets number steps; see docs/trace-view.md)")
+            renamed = True
+            continue
+        if display:
+            offers.append(f"line {number + 1}: agent_trace can become {TRACE_VIEW_TYPE} (steps numbered as our "
+                          "widgets number them, layouts, links from the widgets): run again with --trace-view")
         match = _TYPE_LINE.match(body)
         if match and match["type"] in BUILT_IN_TYPES:
             new_type = f"{PLUGIN}.{match['type']}"
@@ -67,7 +82,7 @@ def migrate_config_text(text: str) -> Migration:
                            "Potato 2.12 accepts)")
     if renamed or any(f"{PLUGIN}." in line for line in lines):
         changes.extend(_enable_plugin(lines))
-    return Migration("".join(lines), changes)
+    return Migration("".join(lines), changes, offers)
 
 
 def _split_newline(line: str) -> tuple[str, str]:

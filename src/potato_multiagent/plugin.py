@@ -9,6 +9,7 @@ from .schemes import SCHEMES
 STATIC = Path(__file__).parent / "static"
 SHARED_SCRIPTS = ["derive.js", "value_shape.js", "widget.js"]
 SHARED_STYLES = ["multiagent.css"]
+TRACE_VIEW_ASSETS = {"scripts": ["trace_view.js"], "styles": ["trace_view.css"]}
 
 
 def register(api) -> None:
@@ -18,5 +19,14 @@ def register(api) -> None:
                        description=scheme.summary)
     widgets = [scheme.widget for scheme in SCHEMES.values()]
     own_styles = [f"{widget}.css" for widget in widgets if (STATIC / f"{widget}.css").is_file()]
-    api.add_assets("static", scripts=SHARED_SCRIPTS + [f"{widget}.js" for widget in widgets],
-                   styles=SHARED_STYLES + own_styles)
+    api.add_assets("static", scripts=SHARED_SCRIPTS + [f"{widget}.js" for widget in widgets]
+                   + TRACE_VIEW_ASSETS["scripts"], styles=SHARED_STYLES + own_styles + TRACE_VIEW_ASSETS["styles"])
+    register_trace_view(api)
+
+
+def register_trace_view(api) -> None:
+    """The ``multiagent.trace`` display type (imported here: it needs Potato's BaseDisplay)."""
+    from .trace_view.config import DISPLAY_TYPE
+    from .trace_view.display import TraceDisplay
+
+    api.add_display(DISPLAY_TYPE, TraceDisplay())

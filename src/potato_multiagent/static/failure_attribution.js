@@ -156,7 +156,38 @@
     ui.reason.addEventListener('input', ui.typing);
     ui.reason.addEventListener('change', ui.typing.flush);
     ui.reason.addEventListener('blur', ui.typing.flush);
+    wireTraceView(ui);
     return ui;
+  }
+
+  /**
+   * The trace view's link (docs/trace-view.md): "#N in the trace" beside the step picker, and the
+   * view's "Set as decisive step" action, committed as if the step were picked in the list.
+   */
+  function wireTraceView(ui) {
+    ui.stepLink = document.createElement('button');
+    ui.stepLink.type = 'button';
+    ui.stepLink.className = 'ma-step-link ma-fa-step-link';
+    ui.stepLink.hidden = true;
+    ui.step.parentNode.appendChild(ui.stepLink);
+    document.addEventListener('multiagent:step-action', function (event) {
+      var detail = event.detail || {};
+      var node = ui.stepOptions[detail.index];
+      if (detail.action !== 'decisive' || !ui.ctx || !node) { return; }
+      node.selected = true;
+      dropUnselectedStale(ui);
+      commit(ui);
+      event.preventDefault();
+    });
+  }
+
+  function showStepLink(ui, step) {
+    var shown = step !== null && !!ui.stepOptions[step] && !!document.querySelector('section.ma-trace');
+    ui.stepLink.hidden = !shown;
+    if (shown) {
+      ui.stepLink.setAttribute('data-ma-step-link', String(step));
+      ui.stepLink.textContent = 'Show #' + (step + 1) + ' in the trace';
+    }
   }
 
   function option(ui, label, value) {
@@ -240,6 +271,7 @@
     selectMark(ui, 'step', chosenStep(value));
     var reason = value ? value.reason : '';
     if (ui.reason.value !== reason) { ui.reason.value = reason; }   // keeps the caret when equal
+    showStepLink(ui, chosenStep(value));
   }
 
   /** Store what the controls show, then update words and completeness. */
@@ -248,6 +280,7 @@
     var value = composeValue(selectedValue(ui, ui.agent), selectedValue(ui, ui.step), ui.reason.value);
     ui.unreadable = null;
     ui.ctx.model.set(value);
+    showStepLink(ui, chosenStep(value));
     describeState(ui, value);
   }
 
@@ -266,6 +299,7 @@
     var ui = ctx.state.ui || (ctx.state.ui = createUi(ctx.el));
     if (ui.ctx) { ui.typing.flush(); }   // text typed just before this re-render is stored first
     ui.ctx = ctx;
+    ctx.form.setAttribute('data-ma-step-actions', 'decisive');
     if (ui.derivation !== ctx.derivation) { fillOptions(ui, ctx.derivation); }
     var stored = readValue(ctx.model.get(), ctx.config);
     ui.unreadable = stored.unreadable;

@@ -484,10 +484,17 @@
   function kindLine(handoff) {
     if (handoff.explicit) {
       return h('p', {class: 'ma-hr-kind ma-hr-kind-explicit'}, [
-        h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at #' + (handoff.step + 1)]);
+        h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at ', stepRef(handoff.step)]);
     }
-    return h('p', {class: 'ma-hr-kind', text: 'Control passes from #' + (handoff.from_step + 1) + ' to #' +
-      (handoff.step + 1)});
+    return h('p', {class: 'ma-hr-kind'}, ['Control passes from ', stepRef(handoff.from_step), ' to ',
+      stepRef(handoff.step)]);
+  }
+
+  /** "#N": a link into the trace view (docs/trace-view.md) when the page has one, else text. */
+  function stepRef(index) {
+    var text = '#' + (index + 1);
+    if (!document.querySelector('section.ma-trace')) { return text; }
+    return h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': String(index), text: text});
   }
 
   function excerptBlock(refs, part, idBase) {

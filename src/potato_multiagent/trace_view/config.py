@@ -1,0 +1,98 @@
+"""The config keys of the ``multiagent.trace`` display, checked by pydantic.
+
+One home for them: the display renders from this model, ``check`` reports its errors, and the
+keys declared to Potato (so ``potato validate --strict`` knows them) are its fields.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator
+
+from ..trace import is_name
+
+LAYOUTS = ("lanes", "tree", "board")
+DEFAULT_LAYOUT_MAP = {"sequential_pipeline": "lanes", "hierarchical_manager": "tree", "group_chat": "board"}
+DISPLAY_TYPE = "multiagent.trace"
+
+
+class TraceViewConfig(BaseModel):
+    """One ``instance_display.fields`` entry of type ``multiagent.trace`` (Potato's keys pass through)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    key: StrictStr = Field(min_length=1, description="The record field Potato hands the display.")
+    label: Optional[StrictStr] = Field(None, description="The view's heading and landmark name.")
+    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path is a path.")
+    agent_key: StrictStr = Field("agent", min_length=1, description="First field tried for a step's agent.")
+    calls_key: StrictStr = Field("calls", min_length=1, description="Where timed resource calls are.")
+    resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
+    agents: Optional[List[StrictStr]] = Field(None, description="Static roster, listed before observed agents.")
+    agent_qualifiers: StrictBool = Field(True, description="Read 'Orchestrator (thought)' as agent + qualifier.")
+    layout: Literal["auto", "lanes", "tree", "board"] = Field(
+        "auto", description="auto (chosen from the derivation), lanes, tree or board.")
+    layout_from: Optional[StrictStr] = Field(
+        None, min_length=1, description="A radio scheme whose answer picks the layout (see layout_map).")
+    layout_map: Dict[StrictStr, Literal["lanes", "tree", "board"]] = Field(
+        default_factory=lambda: dict(DEFAULT_LAYOUT_MAP),
+        description="The layout_from scheme's answer -> layout.")
+    fold_chars: StrictInt = Field(600, ge=80, description="Text longer than this is folded (full view on demand).")
+    height: StrictStr = Field("70vh", min_length=1, description="The view's scroll height (a CSS length).")
+
+    @field_validator("agents")
+    @classmethod
+    def _roster_names(cls, roster: Optional[List[str]]) -> Optional[List[str]]:
+        if roster is None:
+            return roster
+        for position, name in enumerate(roster):
+            if not is_name(name):
+                raise ValueError(f"entry {position} is empty or only whitespace")
+        if len(set(roster)) != len(roster):
+            raise ValueError("names must be unique")
+        return roster
+
+    def derive_options(self) -> dict:
+        return {"steps_key": self.steps_key, "agent_key": self.agent_key, "calls_key": self.calls_key,
+                "resource_key": self.resource_key, "agents": self.agents,
+                "agent_qualifiers": self.agent_qualifiers}
+
+
+def _flat(field: dict) -> dict:
+    """Options written flat or under ``display_options`` (Potato accepts both; nested wins)."""
+    merged = {k: v for k, v in field.items() if k != "display_options"}
+    nested = field.get("display_options")
+    if isinstance(nested, dict):
+        merged.update(nested)
+    return merged
+
+
+def parse_trace_view_config(field: dict) -> tuple[Optional[TraceViewConfig], List[str]]:
+    """The parsed config, or None and one message per bad key, each naming the key."""
+    try:
+        return TraceViewConfig.model_validate(_flat(field)), []
+    except ValidationError as error:
+        messages = []
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"]) or "config"
+            messages.append(f"{where}: {problem['msg']}")
+        return None, messages
+
+
+def declared_options() -> dict:
+    """The keys Potato is told this display reads, with their defaults."""
+    defaults = {}
+    for name, info in TraceViewConfig.model_fields.items():
+        if name in ("key", "label"):
+            continue
+        defaults[name] = info.get_default(call_default_factory=True)
+    return defaults
+
+
+def trace_fields(config: dict) -> List[tuple[int, dict]]:
+    """Every ``multiagent.trace`` field of a task config, with its position."""
+    display = config.get("instance_display") if isinstance(config, dict) else None
+    fields = display.get("fields") if isinstance(display, dict) else None
+    if not isinstance(fields, list):
+        return []
+    return [(i, f) for i, f in enumerate(fields) if isinstance(f, dict) and f.get("type") == DISPLAY_TYPE]
