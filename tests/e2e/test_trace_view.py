@@ -1,0 +1,217 @@
+"""End-to-end: the `multiagent.trace` display on real runs in a real Potato page.
+
+One task serves a Who&When Hand-Crafted run, a DPBench episode (both converted from the shared
+corpus by our converters) and a 2,000-step synthetic run. The tests click the `#N` links wired into
+the widgets (handoff cards, tool-call cards, failure attribution) and check they land on the step
+with the same number, agent and text; act from the trace ("Set as decisive step") and read the
+value Potato saved; answer the orchestration radio and watch the layout; tag MAST modes on two
+steps through Potato's turn-level input and read them back from user_state.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from potato_multiagent import derive
+from potato_multiagent.convert import convert_inputs
+
+from .harness import current_instance_id, go_next, login, wait_saved, wait_saved_json
+
+TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
+CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+FOLD = 600
+WINDOW = 40
+MAST_MODES = ["FM-1.1 Disobey task specification", "FM-1.3 Step repetition", "FM-2.3 Task derailment",
+              "FM-3.2 No or incomplete verification"]
+
+
+def corpus_records() -> list[dict]:
+    if not CORPUS.is_dir():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"real-data corpus not found at {CORPUS}", pytrace=False)
+        pytest.skip(f"real-data corpus not found at {CORPUS}; set POTATO_MA_CORPUS")
+    who = convert_inputs("who-and-when", [CORPUS / "who_and_when" / "Hand-Crafted" / "1.json"]).records[0]
+    dp = convert_inputs("dpbench", [CORPUS / "dpbench"], strict=False).records[0]
+    long_run = {"id": "long-run", "question": "A long synthetic run",
+                "steps": [{"agent": f"A{i % 12}", "content": f"step {i} of the long run"} for i in range(2000)]}
+    return [who, dp, long_run]
+
+
+def task_config() -> dict:
+    return {
+        "annotation_task_name": TASK_NAME, "task_dir": ".", "data_files": ["data/records.jsonl"],
+        "item_properties": {"id_key": "id", "text_key": "id"}, "output_annotation_dir": "annotation_output",
+        "plugins": ["multiagent"], "require_password": False,
+        "instance_display": {"fields": [
+            {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout_from": "orchestration",
+             "height": "420px"}]},
+        "annotation_schemes": [
+            {"annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
+             "labels": ["sequential_pipeline", "hierarchical_manager", "group_chat"]},
+            {"annotation_type": "multiagent.failure_attribution", "name": "attribution",
+             "description": "Which agent caused the failure, and at which step?"},
+            {"annotation_type": "multiagent.handoff_review", "name": "handoffs", "description": "Review handoffs"},
+            {"annotation_type": "multiagent.tool_call_review", "name": "tool_calls", "description": "Judge tool calls"},
+            {"annotation_type": "multiselect", "name": "mast", "description": "MAST failure modes",
+             "labels": MAST_MODES, "turn_level": True, "turn_binding": {"field": "steps"}},
+        ],
+    }
+
+
+@pytest.fixture(scope="module")
+def trace_task(potato_task, tmp_path_factory):
+    records = corpus_records()
+    source = tmp_path_factory.mktemp("trace-view-source")
+    (source / "data").mkdir()
+    (source / "data" / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (source / "config.yaml").write_text(yaml.safe_dump(task_config(), sort_keys=False), encoding="utf-8")
+    return potato_task(source), records
+
+
+def fresh_user() -> str:
+    return f"tv-{uuid.uuid4().hex[:8]}"
+
+
+def wait_view(page) -> None:
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                           polling=100, timeout=15_000)
+
+
+def agent_label(step) -> str:
+    if step.agent is None:
+        return "(no agent)"
+    return f"{step.agent} ({step.qualifier})" if step.qualifier else step.agent
+
+
+def shown_body(text: str) -> str:
+    return text if len(text) <= FOLD else text[:FOLD] + "\u2026"
+
+
+def assert_lands_on(page, record: dict, index: int) -> None:
+    """The view's current step is `index`: its number, agent and text, and it has focus."""
+    step = derive(record).steps[index]
+    current = page.locator("section.ma-trace .ma-trace-step.ma-trace-current")
+    assert current.count() == 1
+    assert current.locator(".ma-trace-num").text_content() == f"#{index + 1}"
+    assert current.locator(".ma-trace-agent").text_content() == agent_label(step)
+    if step.text:
+        assert current.locator(":scope > .ma-trace-text .ma-trace-body").text_content() == shown_body(step.text)
+    assert page.evaluate("document.activeElement.classList.contains('ma-trace-current')")
+    assert current.is_visible()
+
+
+def click_links(page, record: dict, scope: str) -> int:
+    links = page.locator(f"{scope} [data-ma-step-link]")
+    count = links.count()
+    for position in range(count):
+        link = links.nth(position)
+        index = int(link.get_attribute("data-ma-step-link"))
+        assert link.text_content().endswith(f"#{index + 1}") or f"#{index + 1} " in link.text_content()
+        link.click()
+        assert_lands_on(page, record, index)
+    return count
+
+
+def test_every_wired_link_lands_on_its_step(trace_task, page):
+    task, records = trace_task
+    who, dp = records[0], records[1]
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    # Who&When Hand-Crafted: every #N in every handoff card
+    clicked = click_links(page, who, 'form[data-schema-name="handoffs"]')
+    assert clicked == 2 * len(derive(who).handoffs)
+    # failure attribution: the chosen step's link
+    page.get_by_label("Decisive step").select_option(value="7")
+    page.locator(".ma-fa-step-link").click()
+    assert_lands_on(page, who, 7)
+    # Escape returns focus to the link
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.classList.contains('ma-fa-step-link')")
+    # DPBench: every #N in every tool-call card
+    go_next(page)
+    wait_view(page)
+    calls = derive(dp).tool_calls
+    clicked = click_links(page, dp, 'form[data-schema-name="tool_calls"]')
+    shown = [int(i) for i in page.locator('form[data-schema-name="tool_calls"] li.ma-tcr-card').evaluate_all(
+        "cards => cards.map(card => card.getAttribute('data-ma-call'))")]
+    assert shown   # the cards the widget shows (it pages long lists): each links its call step (and result)
+    assert clicked == sum(1 + (calls[i].get("result_step") is not None) for i in shown)
+
+
+def test_acting_from_the_trace_sets_the_value_potato_saves(trace_task, page):
+    task, records = trace_task
+    user = fresh_user()
+    login(page, task.base_url, user)
+    wait_view(page)
+    instance = records[0]["id"]
+    card = page.locator('section.ma-trace .ma-trace-step[data-step="5"]')
+    card.locator('.ma-trace-action[data-action="decisive"]').click()
+    saved = wait_saved_json(task, user, instance, "attribution",
+                            {"responsible_agent": None, "decisive_step": 5, "reason": ""})
+    assert saved["decisive_step"] == 5
+    assert "#6" in page.locator("section.ma-trace .ma-trace-status").text_content()
+
+
+def test_the_layout_follows_the_orchestration_radio(trace_task, page):
+    task, _ = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    for answer, layout in (("group_chat", "board"), ("hierarchical_manager", "tree"),
+                           ("sequential_pipeline", "lanes")):
+        page.locator(f'input[type="radio"][schema="orchestration"][value="{answer}"]').check(force=True)
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100, timeout=5_000)
+        assert section.locator(f'.ma-trace-layout[data-layout="{layout}"]').get_attribute("aria-pressed") == "true"
+
+
+def test_mast_modes_tagged_inline_on_two_steps_are_saved_by_potato(trace_task, page):
+    task, records = trace_task
+    user = fresh_user()
+    login(page, task.base_url, user)
+    wait_view(page)
+    for index, modes in ((2, MAST_MODES[:2]), (9, [MAST_MODES[2]])):
+        card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"]')
+        for mode in modes:
+            chip = card.locator(f'.ta-chip[data-value="{mode}"]')
+            chip.click()
+            page.wait_for_function("(el) => el.getAttribute('aria-pressed') === 'true'", arg=chip.element_handle(),
+                                   polling=100, timeout=5_000)
+
+    def both_tagged(value):
+        if not value:
+            return False
+        turns = json.loads(value).get("turns", {})
+        return turns.get("t2", {}).get("values") == MAST_MODES[:2] and turns.get("t9", {}).get("values") == [MAST_MODES[2]]
+
+    value = json.loads(wait_saved(task, user, records[0]["id"], "mast", both_tagged))
+    steps = derive(records[0]).steps
+    assert value["turns"]["t2"]["agent_id"] == (steps[2].agent or "")
+    assert set(value["turns"]) == {"t2", "t9"}
+
+
+def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task, page):
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    go_next(page)
+    go_next(page)
+    wait_view(page)
+    assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 1500}}))")
+    assert_lands_on(page, records[2], 1500)
+    assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    page.keyboard.press("ArrowDown")
+    assert_lands_on(page, records[2], 1501)
+    instance = current_instance_id(page)
+    page.keyboard.press("ArrowRight")   # the neighbouring lane (A1 -> A2): step 1502, same instance
+    assert_lands_on(page, records[2], 1502)
+    page.wait_for_timeout(500)
+    assert current_instance_id(page) == instance == "long-run"
