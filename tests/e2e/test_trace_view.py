@@ -52,7 +52,7 @@ def task_config() -> dict:
         "plugins": ["multiagent"], "require_password": False,
         "instance_display": {"fields": [
             {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout_from": "orchestration",
-             "height": "420px"}]},
+             "display_options": {"resizable": False}}]},
         "annotation_schemes": [
             {"annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
              "labels": ["sequential_pipeline", "hierarchical_manager", "group_chat"]},
@@ -215,3 +215,48 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     assert_lands_on(page, records[2], 1502)
     page.wait_for_timeout(500)
     assert current_instance_id(page) == instance == "long-run"
+
+
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def test_axe_finds_no_serious_violation_in_the_trace_view(trace_task, page):
+    task, _ = trace_task
+    if not AXE_SCRIPT.is_file():
+        pytest.skip(f"{AXE_SCRIPT} is missing: run `bash scripts/setup.sh`")
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    page.locator('section.ma-trace .ma-trace-step[data-step="3"] .ta-chip').first.click()
+    page.locator("[data-ma-step-link]").first.click()
+    page.add_script_tag(path=str(AXE_SCRIPT))
+    violations = page.evaluate("""async () => {
+        const result = await axe.run(document.querySelector('section.ma-trace'));
+        return result.violations.map(v => ({id: v.id, impact: v.impact,
+          targets: v.nodes.map(n => n.target.join(' '))}));
+    }""")
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
+    # a named landmark, and a live region for what links and actions did
+    assert page.get_by_role("region", name="Run").count() == 1
+    assert page.locator("section.ma-trace [role=status][aria-live=polite]").count() == 1
+
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.mark.skipif(os.environ.get("POTATO_MA_SCREENSHOTS") != "1",
+                    reason="writes docs/screenshots/trace-view-*.png: set POTATO_MA_SCREENSHOTS=1")
+def test_screenshots_of_the_three_layouts(trace_task, browser):
+    task, _ = trace_task
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    for layout in ("lanes", "tree", "board"):
+        section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100)
+        if layout == "lanes":
+            page.locator('form[data-schema-name="handoffs"] [data-ma-step-link]').nth(2).click()
+        page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
+    page.close()

@@ -170,6 +170,20 @@
     return depth;
   }
 
+  /**
+   * Lanes: one per agent that acts in a step (first appearance order), plus one first for steps
+   * with no agent when there are any. {of: agent -> lane, none: lane or -1, count}.
+   */
+  function laneMap(entries) {
+    var of = Object.create(null);
+    var hasNone = entries.some(function (entry) { return entry.agent === null; });
+    var count = hasNone ? 1 : 0;
+    entries.forEach(function (entry) {
+      if (entry.agent !== null && !(entry.agent in of)) { of[entry.agent] = count; count += 1; }
+    });
+    return {of: of, none: hasNone ? 0 : -1, count: Math.max(count, 1)};
+  }
+
   /** The layout for a radio answer, given the view's map; null when the answer maps to none. */
   function layoutForAnswer(answer, layoutMap) {
     if (answer === null || answer === undefined) { return null; }
@@ -375,13 +389,14 @@
     return card;
   }
 
-  function row(view, entry) {
+  function row(view, entry, position) {
     var wrapper = h('li', {class: 'ma-trace-row', 'data-step': entry.index});
     handoffMarks(entry).forEach(function (mark) { wrapper.appendChild(mark); });
     var card = stepCard(view, entry);
     if (view.layout === 'lanes') {
       var lane = view.laneOf(entry.agent);
       wrapper.style.setProperty('--ma-lane', String(lane));
+      wrapper.style.setProperty('--ma-row', String(position + 1));
       wrapper.setAttribute('data-lane', String(lane));
     } else if (view.layout === 'tree') {
       var depth = view.depth(entry.thread);
@@ -418,10 +433,9 @@
     if (typeof derive !== 'function') { this.say('derive.js did not load.'); this.entries = []; return; }
     this.derivation = derive(got.record, deriveOptions(this.config));
     this.entries = viewModel(this.derivation, got.record, this.config);
-    var lanes = Object.create(null);
-    this.derivation.agents.forEach(function (agent, position) { lanes[agent] = position + 1; });
-    this.laneCount = this.derivation.agents.length + 1;
-    this.laneOf = function (agent) { return agent === null || !(agent in lanes) ? 0 : lanes[agent]; };
+    var lanes = laneMap(this.entries);
+    this.laneCount = lanes.count;
+    this.laneOf = function (agent) { return agent === null ? lanes.none : lanes.of[agent]; };
     this.depth = threadDepths(this.entries);
     this.actions = offeredActions();
     this.meta.textContent = this.entries.length + ' steps, ' + this.derivation.agents.length + ' agents, ' +
@@ -469,7 +483,7 @@
     var list = this.ensureList();
     clear(list);
     var end = Math.min(this.entries.length, this.start + WINDOW);
-    for (var i = this.start; i < end; i++) { list.appendChild(row(this, this.entries[i])); }
+    for (var i = this.start; i < end; i++) { list.appendChild(row(this, this.entries[i], i - this.start)); }
     this.before.hidden = this.start === 0;
     this.before.textContent = 'Show earlier steps (#1\u2013#' + this.start + ')';
     this.after.hidden = end >= this.entries.length;
@@ -575,7 +589,10 @@
     } else { return; }
     event.preventDefault();
     event.stopPropagation();   // Potato binds Left/Right to Prev/Next instance
-    if (next === null || next < 0 || next >= this.entries.length) { return; }
+    if (next === null || next < 0 || next >= this.entries.length) {
+      this.say(next === null ? 'No step in that direction.' : 'No more steps.');
+      return;
+    }
     var keepReturn = this.returnTo;
     this.show(next, null);
     this.returnTo = keepReturn;
@@ -584,7 +601,7 @@
   /** The next step (after `index`, else before it) whose lane is the neighbouring one, in lanes. */
   View.prototype.neighbourLane = function (index, direction) {
     var lane = this.laneOf(this.entries[index].agent) + direction;
-    if (lane < 0 || lane >= this.laneCount) { return null; }
+    if (lane < 0 || lane >= this.laneCount || this.laneCount < 2) { return null; }
     for (var i = index + 1; i < this.entries.length; i++) { if (this.laneOf(this.entries[i].agent) === lane) { return i; } }
     for (var j = index - 1; j >= 0; j--) { if (this.laneOf(this.entries[j].agent) === lane) { return j; } }
     return null;
