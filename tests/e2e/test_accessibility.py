@@ -357,7 +357,10 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.press("Tab", step)
     journey.press("ArrowDown", step, says=r"Decisive step: #1 \(Researcher\)\.")
     journey.press("ArrowDown", step, says=r"Decisive step: #2 \(")
+    trace_link = widget.get_by_role("button", name="Show #2 in the trace")   # the trace view's link
+    journey.press("Tab", trace_link)
     journey.press("Tab", reason)
+    journey.press("Shift+Tab", trace_link)
     journey.press("Shift+Tab", step)
     journey.press("ArrowUp", step, says=r"Decisive step: #1 \(Researcher\)\.")
     journey.survives_rerender(step)
@@ -402,6 +405,8 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
+    for step_link in ("#1", "#2"):   # "Control passes from #1 to #2": links into the trace view
+        journey.press("Tab", card.get_by_role("button", name=step_link, exact=True))
     journey.press("Tab", info_loss)
     journey.press("Space", info_loss, says=r"info loss flagged")
     expect(info_loss).to_have_attribute("aria-pressed", "true")

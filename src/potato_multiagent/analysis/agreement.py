@@ -12,6 +12,7 @@ from typing import List, Mapping, Optional
 import pandas as pd
 
 from .collect import Collection
+from .turn_tags import turn_tag_figures
 
 COLUMNS = ("scheme", "type", "measure", "annotator", "value", "items", "annotators", "note")
 
@@ -25,6 +26,11 @@ def agreement_frame(collection: Collection, gold: Optional[Mapping[str, dict]] =
             rows.append({"scheme": name, "type": table.scheme.type_name(), "measure": figure.measure,
                          "annotator": figure.annotator, "value": figure.value, "items": figure.items,
                          "annotators": figure.annotators, "note": figure.note})
+    for name, table in collection.turn_tags.items():   # per mode and overall (analysis/turn_tags.py)
+        for _, figure in turn_tag_figures(table):
+            rows.append({"scheme": name, "type": table.type_name(), "measure": figure.measure, "annotator": None,
+                         "value": figure.value, "items": figure.items, "annotators": figure.annotators,
+                         "note": figure.note})
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 

@@ -62,6 +62,8 @@ class Collection:
     """``{scheme, instance_id, user, timestamp}`` for values saved while their scheme was hidden."""
     skipped: List[str]
     """Why a scheme of ours is in no table (bad config, or a type without an adapter yet)."""
+    turn_tags: Dict[str, Any] = field(default_factory=dict)
+    """Potato's turn-level multiselect/radio schemes by name (``turn_tags.TurnTagTable``): MAST per step."""
 
 
 def collect(task: Task) -> Collection:
@@ -93,7 +95,9 @@ def collect(task: Task) -> Collection:
             table.rows.append({INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at, **row})
     for table in tables.values():
         table.rows.sort(key=lambda row: (positions.get(row[INSTANCE], len(positions)), row[USER]))
-    return Collection(tables=tables, invalid=invalid, hidden=hidden, skipped=skipped)
+    from .turn_tags import read_turn_tags
+
+    return Collection(tables=tables, invalid=invalid, hidden=hidden, skipped=skipped, turn_tags=read_turn_tags(task))
 
 
 def _scheme_tables(task: Task) -> Tuple[Dict[str, SchemeTable], List[str]]:

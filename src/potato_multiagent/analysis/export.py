@@ -39,6 +39,11 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
         path = out_dir / f"{names[name]}.{fmt}"
         _write_atomically(path, lambda target, table=table: WRITERS[fmt](table, target))
         written.append({"scheme": name, "type": table.scheme.type_name(), "file": path.name, "rows": len(table.rows)})
+    turn_names = file_names(list(collection.tables) + list(collection.turn_tags))
+    for name, table in collection.turn_tags.items():   # one row per (item, step, mode, annotator)
+        path = out_dir / f"{turn_names[name]}.{fmt}"
+        _write_atomically(path, lambda target, table=table: WRITERS[fmt](table, target))
+        written.append({"scheme": name, "type": table.type_name(), "file": path.name, "rows": len(table.rows)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
