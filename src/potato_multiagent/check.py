@@ -12,7 +12,7 @@ from typing import List
 
 from .schemes import SCHEMES
 from .trace import derive
-from .task import Task, TaskError, scheme_type
+from .task import Task, scheme_type
 
 PLUGIN_NAME = "multiagent"
 
@@ -47,6 +47,8 @@ def check_config(task: Task) -> tuple[List[Finding], dict]:
         findings.extend(Finding(where, problem) for problem in problems)
         if config is not None:
             configs[name] = (cls, config)
+    if configs:
+        findings.extend(numbering_findings(task, {config.steps_key for _, config in configs.values()}))
     findings.extend(trace_view_findings(task.config))
     return findings, configs
 
@@ -60,6 +62,41 @@ def trace_view_findings(config: dict) -> List[Finding]:
         _, problems = parse_trace_view_config(field)
         where = f"config / instance_display.fields[{position}]"
         findings.extend(Finding(where, problem) for problem in problems)
+    return findings
+
+
+NUMBERING_RULE = "our widgets and exports number every step #N = its index + 1"
+
+
+def numbering_findings(task: Task, our_steps_keys: set) -> List[Finding]:
+    """Warnings for displays on the same page that number steps another way than our ``#N``.
+
+    Potato's ``agent_trace`` numbers only its action and thought steps, with a counter of its own
+    (on by default), so on a Who&When run its "#19" can be our #36; ``trajectory_eval`` says
+    "Step N" over the list at its own ``steps_key``.
+    """
+    findings = []
+    display = task.config.get("instance_display")
+    fields = display.get("fields") if isinstance(display, dict) else None
+    for field in fields if isinstance(fields, list) else []:
+        if not isinstance(field, dict) or field.get("type") != "agent_trace":
+            continue
+        options = field.get("display_options") if isinstance(field.get("display_options"), dict) else {}
+        if options.get("show_step_numbers", True) is not False:
+            findings.append(Finding(
+                f"config / instance_display / {field.get('key')}",
+                "agent_trace numbers only its action and thought steps, with a counter of its own, while "
+                f"{NUMBERING_RULE}; set display_options: {{show_step_numbers: false}} so the page shows one "
+                "numbering", level="warning"))
+    for scheme in task.all_schemes():
+        steps_key = str(scheme.get("steps_key") or "steps")
+        if scheme.get("annotation_type") == "trajectory_eval" and our_steps_keys - {steps_key}:
+            ours = ", ".join(repr(key) for key in sorted(our_steps_keys))
+            findings.append(Finding(
+                f"config / {scheme.get('name', '?')}",
+                f"trajectory_eval numbers the steps of {steps_key!r} (Step N), our schemes those of {ours}: the "
+                f"same number names different steps; give it steps_key: {sorted(our_steps_keys)[0]}",
+                level="warning"))
     return findings
 
 
@@ -89,11 +126,9 @@ def check_task(task: Task) -> List[Finding]:
 
 
 def run_check(config_path: str) -> tuple[int, List[str]]:
-    """``(exit code, report lines)``: 1 when any error (not warning) was found."""
-    try:
-        findings = check_task(Task(config_path))
-    except TaskError as error:
-        return 1, [f"error: {error}"]
+    """``(exit code, report lines)``: 1 when any error (not warning) was found. A task that cannot
+    be read raises :class:`TaskError` (or ``files.PathError``) for the command to report."""
+    findings = check_task(Task(config_path))
     errors = [finding for finding in findings if finding.level == "error"]
     summary = f"{len(errors)} problem(s), {len(findings) - len(errors)} warning(s)"
     return (1 if errors else 0), [str(finding) for finding in findings] + [summary]

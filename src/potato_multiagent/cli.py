@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from .trace import derive
 
@@ -17,7 +17,7 @@ def _derive_command(args: argparse.Namespace) -> int:
 
     try:
         records = read_records(Path(args.file))
-    except (OSError, TaskError) as error:
+    except TaskError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     if args.id is not None:
@@ -41,8 +41,13 @@ def _derive_command(args: argparse.Namespace) -> int:
 
 def _check_command(args: argparse.Namespace) -> int:
     from .check import run_check
+    from .task import TaskError
 
-    code, lines = run_check(args.config)
+    try:
+        code, lines = run_check(args.config)
+    except TaskError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     print("\n".join(lines))
     return code
 
@@ -144,11 +149,11 @@ def _export_command(args: argparse.Namespace) -> int:
     try:
         collection = collect(Task(args.config))
         report = export_collection(collection, Path(args.out), args.format)
-    except (TaskError, ExportError, OSError) as error:
+    except (TaskError, ExportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for table in report["tables"]:
-        print(f"{table['scheme']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
+        print(f"{table['table']}: {table['rows']} row(s) -> {Path(args.out) / table['file']}")
     print("\n".join(left_out_lines(collection) + [f"report: {Path(args.out) / 'report.json'}"]))
     return 0
 
@@ -197,7 +202,7 @@ def _agreement_command(args: argparse.Namespace) -> int:
     except (TaskError, GoldError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    frame = agreement_frame(collection, gold, args.within)
+    frame = agreement_frame(collection, gold, args.within, exclude_bulk=args.exclude_bulk)
     if args.judgments:
         return _judge_agreement(args, collection, frame, gold)
     if args.json:
@@ -238,27 +243,21 @@ def _judge_agreement(args: argparse.Namespace, collection, frame, gold) -> int:
 
 
 def _migrate_config_command(args: argparse.Namespace) -> int:
+    from .files import read_text, write_text_whole
     from .migrate import migrate_config_text
 
     source = Path(args.config)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    migration = migrate_config_text(text, trace_view=getattr(args, "trace_view", False))
+    migration = migrate_config_text(read_text(source), trace_view=getattr(args, "trace_view", False))
+    if args.output is not None:
+        write_text_whole(args.output, migration.text)  # the config is whole or untouched, never half-written
     for change in migration.changes:
         print(f"{source}: {change}", file=sys.stderr)
     for offer in migration.offers:
         print(f"{source}: offer: {offer}", file=sys.stderr)
     if args.output is None:
         sys.stdout.write(migration.text)
-        return 0
-    target = Path(args.output)
-    staged = target.with_name(f".{target.name}.migrating")
-    staged.write_text(migration.text, encoding="utf-8")
-    os.replace(staged, target)  # the config is whole or untouched, never half-written
-    print(f"wrote {target} ({len(migration.changes)} change(s))", file=sys.stderr)
+    else:
+        print(f"wrote {args.output} ({len(migration.changes)} change(s))", file=sys.stderr)
     return 0
 
 
@@ -269,7 +268,7 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
     config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
     try:
         migration = ValueMigration(config)
-    except (TaskError, OSError, ValueError) as error:
+    except (TaskError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     lines = migration.lines()
@@ -376,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--judgments", metavar="FILE", help="judgments ({id, scheme, source, value} lines): each "
                                                        "source's accuracy vs gold, agreement with each annotator, "
                                                        "and how often annotators accepted it")
+    a.add_argument("--exclude-bulk", action="store_true",
+                   help="leave out values set in bulk ('Mark all unreviewed handoffs as fine')")
     a.set_defaults(run=_agreement_command)
 
     m = commands.add_parser("migrate-config", help="rewrite Potato's built-in multi-agent types to ours, "
@@ -395,10 +396,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _path_errors_as_one_line(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Any command: a path it cannot read or write (missing, a folder, binary, no permission) is
+    one ``error: PATH: why`` line on standard error and exit 1, never a traceback."""
+    from .files import PathError, why_not
+
+    @functools.wraps(run)
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except BrokenPipeError:
+            raise
+        except PathError as error:
+            print(f"error: {error}", file=sys.stderr)
+        except OSError as error:  # a read or write that did not go through files.py
+            where = error.filename2 or error.filename
+            print(f"error: {where}: {why_not(error)}" if where else f"error: {why_not(error)}", file=sys.stderr)
+        return 1
+    return guarded
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        return _path_errors_as_one_line(args.run)(args)
     except BrokenPipeError:  # `potato-multiagent derive ... | head` closed the pipe: not an error
         sys.stderr.close()
         return 0

@@ -99,7 +99,7 @@ def _scorecard(rows: List[dict], config) -> Decisions:
 def _graph(rows: List[dict], config) -> Decisions:
     path = sorted((row for row in rows if row["element"] == "agent" and row["critical"]),
                   key=lambda row: row["path_position"])
-    found = {"critical path": " -> ".join(row["from"] for row in path) or "none"}
+    found = {"critical path": " -> ".join(row["agent"] for row in path) or "none"}
     for row in rows:
         if row["element"] == "edge" and row["status"] != "normal":
             found[f"edge {row['from']} -> {row['to']}"] = row["status"]

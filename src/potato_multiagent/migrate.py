@@ -22,6 +22,9 @@ _TURN_NUMBERS = re.compile(r"\bshow_turn_numbers\b")
 _TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
 _DISPLAY_TYPE_LINE = re.compile(r"""^(?P<head>\s*(?:-\s+)?type:\s*)(?P<quote>["']?)agent_trace(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
 TRACE_VIEW_TYPE = "multiagent.trace"
+_NUMBERS_ON = re.compile(r"\bshow_(?:turn|step)_numbers(?P<space>\s*):\s*(?:true|True|TRUE|yes)\b")
+_ITEM_START = re.compile(r"^(?P<indent>\s*)-\s")
+_DISPLAY_TYPE = re.compile(r"""(?<![\w.])type:\s*["']?(?P<type>[\w.]+)""")
 _OUTPUT_FORMAT = re.compile(r"""^output_annotation_format:\s*(?P<quote>["']?)(?P<format>[\w-]+)(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
 
 
@@ -76,13 +79,57 @@ def migrate_config_text(text: str, trace_view: bool = False) -> Migration:
             lines[number] = f"export_annotation_format: {new_format}{old['tail']}{newline}"
             changes.append(f"line {number + 1}: output_annotation_format: {old['format']} -> "
                            f"export_annotation_format: {new_format} (the key Potato 2.12 reads)")
-        elif _TURN_NUMBERS.search(body) and not body.lstrip().startswith("#"):
+        elif (_TURN_NUMBERS.search(body) and not body.lstrip().startswith("#")
+              and _display_type(lines, number) == "agent_trace"):  # dialogue displays keep show_turn_numbers
             lines[number] = _TURN_NUMBERS.sub("show_step_numbers", body) + newline
             changes.append(f"line {number + 1}: show_turn_numbers -> show_step_numbers (the agent_trace option "
                            "Potato 2.12 accepts)")
     if renamed or any(f"{PLUGIN}." in line for line in lines):
+        changes.extend(_agent_trace_numbers_off(lines))
         changes.extend(_enable_plugin(lines))
     return Migration("".join(lines), changes, offers)
+
+
+def _agent_trace_numbers_off(lines: List[str]) -> List[str]:
+    """Turn off ``agent_trace``'s own step numbers, in place: it numbers only action and thought
+    steps, with a counter of its own, which contradicts our ``#N`` = index + 1 of every step."""
+    changes = []
+    for number, line in enumerate(lines):
+        body, newline = _split_newline(line)
+        if body.lstrip().startswith("#") or not _NUMBERS_ON.search(body):
+            continue
+        if _display_type(lines, number) != "agent_trace":
+            continue
+        lines[number] = _NUMBERS_ON.sub("show_step_numbers\\g<space>: false", body) + newline
+        changes.append(f"line {number + 1}: agent_trace show_step_numbers -> false (it numbers only action and "
+                       "thought steps; our widgets and exports number every step #N = index + 1)")
+    return changes
+
+
+def _display_type(lines: List[str], number: int) -> str:
+    """The ``type`` of the list item (an ``instance_display`` field) that line ``number`` is in."""
+    def indent(text: str) -> int:
+        return len(text) - len(text.lstrip())
+
+    here = _split_newline(lines[number])[0]
+    start = None
+    for position in range(number, -1, -1):
+        body = _split_newline(lines[position])[0]
+        item = _ITEM_START.match(body)
+        if item and (position == number or len(item["indent"]) < indent(here)):
+            start = position
+            break
+    if start is None:
+        return ""
+    item_indent = indent(_split_newline(lines[start])[0])
+    for position in range(start, len(lines)):
+        body = _split_newline(lines[position])[0]
+        if position > start and body.strip() and indent(body) <= item_indent:
+            break
+        found = _DISPLAY_TYPE.search(body.split("#")[0])
+        if found:
+            return found["type"]
+    return ""
 
 
 def _split_newline(line: str) -> tuple[str, str]:

@@ -19,14 +19,14 @@ it is. A value already in our shape is left alone, so a second run changes nothi
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .files import PathError, read_text, user_state_files, why_not, write_text_whole
 from .schemes.agent_interaction_graph import edge_key
 from .schemes.tool_call_review import call_positions
-from .task import Task, scheme_type
+from .task import Task, TaskError, scheme_type
 from .trace import Derivation, derive
 from .trace.jsjson import StrictJSONError, strict_loads
 
@@ -171,7 +171,7 @@ class ValueMigration:
         self.reports: List[ValueReport] = []
         self.states: Dict[Path, dict] = {}
         """Each user_state.json that changes, with its new content."""
-        for state_path in sorted(self.task.output_dir.glob("*/user_state.json")):
+        for state_path in user_state_files(self.task.output_dir):
             self._migrate_state(state_path)
 
     def _our_schemes(self) -> Dict[str, tuple]:
@@ -184,7 +184,10 @@ class ValueMigration:
         return schemes
 
     def _migrate_state(self, state_path: Path) -> None:
-        state = json.loads(state_path.read_text(encoding="utf-8"))
+        try:
+            state = json.loads(read_text(state_path))
+        except ValueError as error:
+            raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
         user = str(state.get("user_id") or state_path.parent.name)
         changed = False
         for instance_id, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
@@ -225,8 +228,10 @@ class ValueMigration:
         for path, state in self.states.items():
             backup = path.with_name(path.name + BACKUP_SUFFIX)
             if not backup.exists():
-                backup.write_bytes(path.read_bytes())
-            staged = path.with_name(f".{path.name}.migrating")
-            staged.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-            os.replace(staged, path)
+                try:
+                    backup.write_bytes(path.read_bytes())
+                except OSError as error:
+                    raise PathError(path, f"cannot back it up as {backup.name} ({why_not(error)}); "
+                                          "this file was not changed") from None
+            write_text_whole(path, json.dumps(state, ensure_ascii=False))
         return list(self.states)

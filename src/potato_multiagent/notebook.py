@@ -65,19 +65,24 @@ class LoadedTask:
         return self.derive(instance_id, scheme).graph()
 
     # -- data out -------------------------------------------------------------------------------
-    def annotations(self, scheme: str) -> pd.DataFrame:
-        """The tidy table of one scheme: the rows ``potato-multiagent export`` writes."""
-        tables = self.collection().tables
-        if scheme not in tables:
-            known = ", ".join(tables) or "none"
-            raise KeyError(f"no exportable multiagent scheme named {scheme!r} (exportable: {known})")
-        return tables[scheme].frame()
+    def annotations(self, table: str) -> pd.DataFrame:
+        """One table ``potato-multiagent export`` writes: a scheme's name (ours, or Potato's radio,
+        multiselect, trajectory_eval or turn-level scheme in the same task), or ``<scheme>.agents``
+        / ``<scheme>.edges`` for the interaction graph's two tables."""
+        frames = {name: frame for scheme in self.collection().tables.values()
+                  for name, frame in scheme.frames().items()}
+        if table not in frames:
+            known = ", ".join(frames) or "none"
+            raise KeyError(f"no exported table named {table!r} (tables: {known})")
+        return frames[table]
 
-    def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1) -> pd.DataFrame:
-        """Agreement figures per scheme; ``gold`` is a gold file (``convert --gold``) or ``{id: gold}``."""
+    def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1,
+                  exclude_bulk: bool = False) -> pd.DataFrame:
+        """Agreement figures per scheme; ``gold`` is a gold file (``convert --gold``) or ``{id: gold}``;
+        ``exclude_bulk`` leaves out values set in bulk (the ``bulk`` column counts them)."""
         if isinstance(gold, (str, Path)):
             gold = read_gold(Path(gold))
-        return agreement_frame(self.collection(), gold, within)
+        return agreement_frame(self.collection(), gold, within, exclude_bulk=exclude_bulk)
 
     def invalid(self) -> pd.DataFrame:
         """Saved values that fail validation (left out of annotations and agreement)."""

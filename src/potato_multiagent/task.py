@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 import yaml
 
+from .files import read_text, user_state_files
 from .schemes import SCHEMES
 
 HISTORY_FILE = "annotation_history.jsonl"
@@ -40,7 +41,7 @@ class SavedValue:
 
 def read_records(path: Path) -> List[Any]:
     """The items of a JSON (array or single object) or JSON Lines data file, as Potato reads them."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     try:
         data = json.loads(text)
         return data if isinstance(data, list) else [data]
@@ -56,15 +57,24 @@ def read_records(path: Path) -> List[Any]:
     return records
 
 
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML error on one line: where, and what (PyYAML's own text spans several lines)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
+
+
 def last_saved_times(history_path: Path) -> Dict[tuple, str]:
     """``{(instance_id, scheme): timestamp}`` of the last label action Potato logged for each.
 
-    A missing file gives ``{}``; a torn last line (the server writing) is skipped.
+    A missing file gives ``{}``; a torn last line (the server writing) is skipped. The log only
+    dates values (``timestamp`` columns), so one that cannot be read as text gives ``{}`` too,
+    never a traceback.
     """
     times: Dict[tuple, str] = {}
     try:
         lines = history_path.read_text(encoding="utf-8").splitlines()
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return times
     for line in lines:
         try:
@@ -81,10 +91,11 @@ class Task:
 
     def __init__(self, config_path: str | Path):
         self.config_path = Path(config_path).resolve()
+        text = read_text(config_path)
         try:
-            self.config = yaml.safe_load(self.config_path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise TaskError(f"{config_path}: cannot read the config ({error})") from None
+            self.config = yaml.safe_load(text) or {}
+        except yaml.YAMLError as error:
+            raise TaskError(f"{config_path}: cannot read the config ({yaml_problem(error)})") from None
         if not isinstance(self.config, dict):
             raise TaskError(f"{config_path}: the config is not a mapping")
         self.config_dir = self.config_path.parent
@@ -135,23 +146,42 @@ class Task:
     def saved_values(self) -> Iterator[SavedValue]:
         """Every value saved for one of our schemes, by every user, in a stable order."""
         ours = {scheme.get("name") for scheme in self.our_schemes()}
-        if not self.output_dir.is_dir():
-            return
-        for state_path in sorted(self.output_dir.glob("*/user_state.json")):
+        for user, instance_id, pairs, hidden, saved_at in self._saved_pairs():
+            for label, value in pairs:
+                scheme = label.get("schema") if isinstance(label, dict) else None
+                if scheme in ours:
+                    yield SavedValue(user, instance_id, scheme, value, scheme in hidden,
+                                     saved_at.get((instance_id, scheme)))
+
+    def saved_answers(self, names: Iterable[str]) -> Iterator[SavedValue]:
+        """What each user saved for each of the named schemes (Potato's own types), one
+        :class:`SavedValue` per user, instance and scheme whose ``value`` is the scheme's
+        ``[(label_name, value)]`` entries in stored order (a radio stores one, a multiselect one
+        per ticked box plus ``free_response``)."""
+        wanted = set(names)
+        for user, instance_id, pairs, hidden, saved_at in self._saved_pairs():
+            entries: Dict[str, list] = {}
+            for label, value in pairs:
+                if isinstance(label, dict) and label.get("schema") in wanted:
+                    entries.setdefault(label["schema"], []).append((str(label.get("name") or ""), value))
+            for scheme, scheme_entries in entries.items():
+                yield SavedValue(user, instance_id, scheme, scheme_entries, scheme in hidden,
+                                 saved_at.get((instance_id, scheme)))
+
+    def _saved_pairs(self) -> Iterator[tuple]:
+        """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every
+        instance of every user_state.json, users in name order."""
+        for state_path in user_state_files(self.output_dir):
             try:
-                state = json.loads(state_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as error:
+                state = json.loads(read_text(state_path))
+            except ValueError as error:
                 raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
             user = str(state.get("user_id") or state_path.parent.name)
             saved_at = last_saved_times(state_path.parent / HISTORY_FILE)
             per_instance = state.get("instance_id_to_label_to_value") or {}
             for instance_id, pairs in per_instance.items():
-                hidden = self._hidden_schemes(instance_id, pairs)
-                for label, value in pairs:
-                    scheme = label.get("schema") if isinstance(label, dict) else None
-                    if scheme in ours:
-                        yield SavedValue(user, instance_id, scheme, value, scheme in hidden,
-                                         saved_at.get((instance_id, scheme)))
+                pairs = [pair for pair in pairs if isinstance(pair, (list, tuple)) and len(pair) == 2]
+                yield user, instance_id, pairs, self._hidden_schemes(instance_id, pairs), saved_at
 
     def _hidden_schemes(self, instance_id: str, pairs: list) -> set:
         """Schemes hidden by ``display_logic`` given these answers (Potato's own evaluator)."""

@@ -155,7 +155,7 @@ test('audit sorts marks into rows, pickers and marks the question does not ask f
   assert.deepEqual(asc.audit(value, CONFIG, derivation), [
     { kind: 'stale-agent', text: "agents: 'Ghost' is not in this trace" },
     { kind: 'unasked', text: "agents.Ghost: 'speed' is not one of the configured agent_dimensions" },
-    { kind: 'unasked', text: 'agents.Planner.contribution: 7 is outside the scale 1..5' },
+    { kind: 'unasked', text: 'agents.Planner.contribution: should be at most 5, got 7' },
     { kind: 'unasked', text: "team: 'mood' is not one of the configured team_dimensions" },
     { kind: 'unasked', text: "milestones: 'shipped' is not one of the configured milestones" },
     { kind: 'stale-step', text: "milestone_steps.plan agreed: '40' is not in this trace" },

@@ -126,9 +126,9 @@ def test_a_ten_point_scale_accepts_ten():
     (scorecard(agents={"Agent ": {"contribution": 3}}), ["agents: 'Agent ' is not in this trace"]),  # built-in's save
     (scorecard(agents={"Planner": {"creativity": 3}}),
      ["agents.Planner: 'creativity' is not one of the configured agent_dimensions"]),
-    (scorecard(agents={"Planner": {"contribution": 6}}), ["agents.Planner.contribution: 6 is outside the scale 1..5"]),
+    (scorecard(agents={"Planner": {"contribution": 6}}), ["agents.Planner.contribution: should be at most 5, got 6"]),
     (scorecard(team={"speed": 2}), ["team: 'speed' is not one of the configured team_dimensions"]),
-    (scorecard(team={"efficiency": 9}), ["team.efficiency: 9 is outside the scale 1..5"]),
+    (scorecard(team={"efficiency": 9}), ["team.efficiency: should be at most 5, got 9"]),
     (scorecard(milestones={"shipped": True}), ["milestones: 'shipped' is not one of the configured milestones"]),
     (scorecard(milestones={"plan agreed": True}, milestone_steps={"plan agreed": 3}),
      ["milestone_steps.plan agreed: '3' is not in this trace"]),
@@ -163,8 +163,34 @@ def test_steps_are_refused_when_the_scheme_does_not_record_them():
         "milestone_steps: not recorded by this scheme (milestone_steps is false)"]
 
 
+def test_a_tampered_score_names_the_configured_scale_not_the_schema_ceiling():
+    """Issue 14 item 5: 99 on a 1-5 scale is "at most 5"; MAX_SCALE (10) is nobody's scale."""
+    assert check(scorecard(agents={"Planner": {"contribution": 99}})) == [
+        "agents.Planner.contribution: should be at most 5, got 99"]
+    assert check(scorecard(team={"efficiency": 99}), scale=7) == ["team.efficiency: should be at most 7, got 99"]
+
+
+SHAPE_IN_NODE = """
+const runtime = require(process.argv[1] + '/widget.js');
+const {config, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+console.log(JSON.stringify(values.map((value) => runtime.checkValue(value, config))));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_score_below_one_is_worded_alike_by_check_and_the_browser():
+    values = [scorecard(agents={"Planner": {"contribution": 0}}), scorecard(team={"efficiency": -2})]
+    config, problems = SCHEME.parse_config(CONFIG)
+    assert problems == []
+    out = subprocess.run(["node", "-e", SHAPE_IN_NODE, str(STATIC)],
+                         input=json.dumps({"config": SCHEME.widget_config(config), "values": values}),
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [check(value) for value in values] == [
+        ["agents.Planner.contribution: should be at least 1, got 0"], ["team.efficiency: should be at least 1, got -2"]]
+
+
 def test_scores_beyond_a_smaller_scale_are_reported():
-    assert check(scorecard(team={"coordination": 4}), scale=3) == ["team.coordination: 4 is outside the scale 1..3"]
+    assert check(scorecard(team={"coordination": 4}), scale=3) == ["team.coordination: should be at most 3, got 4"]
 
 
 @pytest.mark.parametrize("stored, field", [
@@ -272,6 +298,7 @@ PARITY_CASES = [
     (scorecard(team={"coordination": 4}, milestones={"plan agreed": True}, milestone_steps={"plan agreed": 0},
                not_applicable={"team": ["efficiency"]}), {"scale": 3, "allow_na": False, "milestone_steps": False}),
     (scorecard(agents={"Auditor": {"contribution": 2}}), {"agents": ["Auditor"]}),
+    (scorecard(agents={"Planner": {"contribution": 99}}, team={"efficiency": 11}), {}),  # past MAX_SCALE too
 ]
 
 AUDIT_IN_NODE = """

@@ -106,7 +106,7 @@ def test_the_cli_prints_figures_with_their_counts_and_json_on_request(attributed
     assert main(["agreement", str(config), "--json"]) == 0
     first = json.loads(capsys.readouterr().out)[0]
     assert first == {"scheme": "attribution", "type": FA, "measure": "agent agreement (exact)", "annotator": None,
-                     "value": 0.5, "items": 2, "annotators": 3, "note": ""}
+                     "value": 0.5, "items": 2, "annotators": 3, "note": "", "bulk": None, "bulk_left_out": None}
 
 
 def test_a_bad_gold_file_is_named_with_its_line(tmp_path, capsys):
@@ -197,8 +197,11 @@ def test_agent_scorecard_ordinal_alpha_per_dimension_and_nominal_milestones(tmp_
     # (4, 5) and (2, 2): n_2 = 2, n_4 = n_5 = 1; d_45 = 1, d_24 = 2.25, d_25 = 6.25 -> 1 - 3 * 2 / 36.
     assert value(got[("agent 'contribution' alpha (ordinal)", None)]) == (pytest.approx(5 / 6), 2, 2)
     assert value(got[("team 'efficiency' alpha (ordinal)", None)])[0] is None  # bob marked it not applicable
-    # booked: (True, False) -> 1 - 1 * 2 / (2 * 1 * 1).
-    assert value(got[("milestones alpha (nominal)", None)]) == (pytest.approx(0.0), 1, 2)
+    # booked: (True, False) on one item: the formula's 1 - 1 * 2 / (2 * 1 * 1) = 0 says nothing about
+    # chance agreement, so there is no value and the note says why.
+    milestones = got[("milestones alpha (nominal)", None)]
+    assert (value(milestones), milestones["note"]) == (
+        (None, 1, 2), "one item: alpha needs two or more to estimate chance agreement")
 
 
 def test_interaction_graph_jaccard_of_critical_nodes_and_edge_statuses(tmp_path):
@@ -230,3 +233,55 @@ def test_alpha_matches_krippendorffs_own_worked_example():
     figure = krippendorff_alpha("m", rows, ("instance_id",), "v", "nominal")
     assert round(figure.value, 6) == 0.691358
     assert (figure.items, figure.annotators) == (12, 3)  # units rated by two or more coders
+
+
+# --------------------------------------------------------------------------- undefined figures, bulk
+
+
+def test_alpha_and_kappa_on_one_item_are_n_a_with_the_reason(tmp_path, capsys):
+    config = make_task(tmp_path, [scheme(FA, "attribution")])
+    save(config, "alice", "run-1", {"attribution": attribution("Booker", 2)})
+    save(config, "bob", "run-1", {"attribution": attribution("Planner", 2)})
+    got = figures(config)
+    for measure in ("agent alpha (nominal)", "agent kappa (Cohen)"):
+        name = measure.split()[1]
+        assert (value(got[(measure, None)]), got[(measure, None)]["note"]) == (
+            (None, 1, 2), f"one item: {name} needs two or more to estimate chance agreement")
+    assert value(got[("agent agreement (exact)", None)]) == (0.0, 1, 2)  # an observed rate is a rate
+    assert main(["agreement", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert ("  agent alpha (nominal)                           n/a   items 1, annotators 2  "
+            "(one item: alpha needs two or more to estimate chance agreement)") in lines
+
+
+def bulk_fine(index, step, from_step, source, target):
+    return {**handoff(index, step, from_step, source, target, quality=5), "bulk": True}
+
+
+def test_exclude_bulk_leaves_bulk_marked_handoffs_out_and_the_report_counts_them(tmp_path, capsys):
+    config = make_task(tmp_path, [scheme("multiagent.handoff_review", "handoffs")])
+    for user, reviewed_quality in (("alice", 2), ("bob", 4)):
+        save(config, user, "run-1", {"handoffs": [handoff(0, 1, 0, "Planner", "Booker", quality=reviewed_quality),
+                                                  bulk_fine(1, 3, 2, "Booker", "Planner")]})
+    save(config, "alice", "run-3", {"handoffs": [handoff(0, 1, 0, "A", "B", quality=3)]})
+    save(config, "bob", "run-3", {"handoffs": [handoff(0, 1, 0, "A", "B", quality=3)]})
+    kept = figures(config)[("quality alpha (ordinal)", None)]
+    # (2, 4), (5, 5) bulk, (3, 3): n_2 = n_4 = 1, n_3 = n_5 = 2 (n = 6); d_24 = (1 + 2 + 1 - 1) ** 2 = 9;
+    # sum n_c n_k d over c != k: 2 * (2*9 + 2*d_23 + 2*d_25 + 2*d_34 + 2*d_45 + 4*d_35) / 2 with
+    # d_23 = 2.25, d_25 = (1+2+1+2 - 1.5)**2 = 20.25, d_34 = 2.25, d_45 = 2.25, d_35 = (2+1+2 - 2)**2 = 9.
+    expected_kept = 1 - 5 * 2 * 9 / (2 * (1 * 1 * 9 + 1 * 2 * 2.25 + 1 * 2 * 20.25 + 2 * 1 * 2.25 + 1 * 2 * 2.25 + 2 * 2 * 9))
+    assert (kept["value"], kept["items"], kept["bulk"], kept["bulk_left_out"]) == (
+        pytest.approx(expected_kept), 3, 2, False)
+    left_out = load_task(config).agreement(exclude_bulk=True)
+    row = left_out[left_out["measure"] == "quality alpha (ordinal)"].iloc[0]
+    # (2, 4), (3, 3): n_2 = n_4 = 1, n_3 = 2; d_24 = (1 + 2 + 1 - 1) ** 2 = 9, d_23 = d_34 = 2.25.
+    assert (row["value"], row["items"], row["bulk"], row["bulk_left_out"]) == (
+        pytest.approx(1 - 3 * 2 * 9 / (2 * (1 * 1 * 9 + 1 * 2 * 2.25 + 2 * 1 * 2.25))), 2, 2, True)
+    assert main(["export", str(config), "--out", str(tmp_path / "out")]) == 0
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["tables"][0]["bulk"] == 2
+    capsys.readouterr()
+    assert main(["agreement", str(config), "--exclude-bulk"]) == 0
+    assert "  2 of 6 value(s) were set in bulk: left out (--exclude-bulk)" in capsys.readouterr().out.splitlines()
+    assert main(["agreement", str(config)]) == 0
+    assert "  2 of 6 value(s) were set in bulk: kept (--exclude-bulk leaves them out)" in \
+        capsys.readouterr().out.splitlines()

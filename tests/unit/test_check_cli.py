@@ -101,8 +101,10 @@ def test_a_saved_instance_missing_from_the_data_is_a_problem(tmp_path, capsys):
 
 def test_an_unreadable_config_is_one_clear_line(tmp_path, capsys):
     (tmp_path / "config.yaml").write_text("annotation_schemes: [")
-    code, lines = run_check(tmp_path / "config.yaml", capsys)
-    assert code == 1 and lines[0].startswith(f"error: {tmp_path / 'config.yaml'}: cannot read the config")
+    code = main(["check", str(tmp_path / "config.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"error: {tmp_path / 'config.yaml'}: cannot read the config")
 
 
 # -- derive ------------------------------------------------------------------------------------
@@ -131,3 +133,49 @@ def test_derive_explains_a_bad_selection(tmp_path, capsys, args, message):
     data.write_text(json.dumps(RECORDS[0]))
     assert main(["derive", str(data), *args]) == 1
     assert message in capsys.readouterr().err
+
+
+# -- numbering -----------------------------------------------------------------------------------
+
+def with_display(config, fields, extra_schemes=()):
+    settings = yaml.safe_load(config.read_text())
+    settings["instance_display"] = {"fields": fields}
+    settings["annotation_schemes"].extend(extra_schemes)
+    config.write_text(yaml.safe_dump(settings))
+    return config
+
+
+def trace(**options):
+    return {"key": "steps", "type": "agent_trace", "label": "Run",
+            "display_options": {"speaker_key": "agent", "text_key": "content", **options}}
+
+
+@pytest.mark.parametrize("options", [{"show_step_numbers": True}, {}], ids=["numbers on", "numbers by default"])
+def test_an_agent_trace_that_numbers_steps_its_own_way_is_a_warning(tmp_path, capsys, options):
+    config = with_display(make_task(tmp_path), [trace(**options)])
+    code, lines = run_check(config, capsys)
+    assert code == 0 and lines[-1] == "0 problem(s), 1 warning(s)"
+    assert lines[0].startswith("config / instance_display / steps: warning: agent_trace numbers only its action and "
+                               "thought steps")
+    assert "set display_options: {show_step_numbers: false}" in lines[0]
+
+
+def test_one_numbering_on_the_page_is_clean(tmp_path, capsys):
+    mast = {"annotation_type": "trajectory_eval", "name": "mast", "description": "MAST", "steps_key": "steps"}
+    config = with_display(make_task(tmp_path), [trace(show_step_numbers=False)], [mast])
+    assert run_check(config, capsys) == (0, ["0 problem(s), 0 warning(s)"])
+
+
+def test_trajectory_eval_over_another_list_is_a_warning(tmp_path, capsys):
+    mast = {"annotation_type": "trajectory_eval", "name": "mast", "description": "MAST", "steps_key": "history"}
+    config = with_display(make_task(tmp_path), [], [mast])
+    code, lines = run_check(config, capsys)
+    assert code == 0 and lines == [
+        "config / mast: warning: trajectory_eval numbers the steps of 'history' (Step N), our schemes those of "
+        "'steps': the same number names different steps; give it steps_key: steps", "0 problem(s), 1 warning(s)"]
+
+
+def test_a_task_without_our_types_gets_no_numbering_warning(tmp_path, capsys):
+    config = with_display(make_task(tmp_path, schemes=[
+        {"annotation_type": "radio", "name": "outcome", "description": "Outcome?", "labels": ["a", "b"]}]), [trace()])
+    assert run_check(config, capsys) == (0, ["0 problem(s), 0 warning(s)"])

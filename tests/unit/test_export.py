@@ -157,13 +157,15 @@ def test_csv_and_parquet_hold_the_same_table_as_the_notebook(tmp_path, capsys, f
     pd.testing.assert_frame_equal(written.convert_dtypes(), expected, check_dtype=fmt == "parquet")
 
 
-def test_lists_are_json_in_csv(tmp_path, capsys):
+def test_lists_are_semicolon_joined_in_csv_and_native_in_jsonl(tmp_path, capsys):
     config = make_task(tmp_path, [scheme("multiagent.emergent_behavior", "behaviour")])
     save(config, "alice", "run-1", {"behaviour": {"groupthink": {"turns": [0, 3], "note": "agree blindly"}}})
     assert export(config, tmp_path / "out", "csv", capsys)[0] == 0
-    written = pd.read_csv(tmp_path / "out" / "behaviour.csv")
-    assert json.loads(written.loc[0, "turns"]) == [0, 3]
-    assert json.loads(written.loc[0, "agents"]) == ["Planner"]
+    written = pd.read_csv(tmp_path / "out" / "behaviour.csv", dtype=str)
+    assert (written.loc[0, "turns"], written.loc[0, "turns_number"], written.loc[0, "agents"]) == ("0;3", "1;4", "Planner")
+    assert export(config, tmp_path / "out", "jsonl", capsys)[0] == 0
+    [row] = read_jsonl(tmp_path / "out" / "behaviour.jsonl")
+    assert (row["turns"], row["turns_number"], row["agents"]) == ([0, 3], [1, 4], ["Planner"])
 
 
 def test_every_scheme_gets_a_file_with_a_safe_unique_name_and_empty_tables_keep_their_header(tmp_path, capsys):
@@ -269,15 +271,30 @@ def test_agent_scorecard_rows_are_score_cells_and_milestones(tmp_path):
                                ("milestone", None, "booked", None, None, False, None)]
 
 
-def test_interaction_graph_rows_cover_every_agent_and_edge(tmp_path):
+def test_interaction_graph_is_two_tables_agents_and_edges(tmp_path, capsys):
     config = make_task(tmp_path, [scheme("multiagent.agent_interaction_graph", "graph")])
     save(config, "alice", "run-1", {"graph": {"critical_nodes": ["Booker"], "edges": {"Planner->Booker": "problematic"},
                                               "edge_marks": [{"from": "Planner", "to": "Booker",
                                                               "status": "problematic"}]}})
-    rows = load_task(config).annotations("graph").astype(object).where(lambda f: f.notna(), None).to_dict("records")
-    assert [(r["element"], r["from"], r["to"], r["critical"], r["path_position"], r["status"]) for r in rows] == [
-        ("agent", "Planner", None, False, None, None), ("agent", "Booker", None, True, 1, None),
-        ("edge", "Planner", "Booker", None, None, "problematic"), ("edge", "Booker", "Planner", None, None, "normal")]
+    task = load_task(config)
+    agents = task.annotations("graph.agents").astype(object).where(lambda f: f.notna(), None)
+    assert list(agents.columns) == ["instance_id", "user", "timestamp", "agent", "critical", "path_position"]
+    assert [(r["agent"], r["critical"], r["path_position"]) for r in agents.to_dict("records")] == [
+        ("Planner", False, None), ("Booker", True, 1)]
+    edges = task.annotations("graph.edges")
+    assert list(edges.columns) == ["instance_id", "user", "timestamp", "from", "to", "status", "count", "steps",
+                                   "steps_number"]
+    assert [(r["from"], r["to"], r["status"], r["count"], r["steps"], r["steps_number"])
+            for r in edges.to_dict("records")] == [("Planner", "Booker", "problematic", 1, [1], [2]),
+                                                   ("Booker", "Planner", "normal", 1, [3], [4])]
+    with pytest.raises(KeyError, match=r"no exported table named 'graph' \(tables: graph.agents, graph.edges\)"):
+        task.annotations("graph")
+    code, out = export(config, tmp_path / "out", "csv", capsys)
+    assert code == 0 and out.splitlines()[:2] == [f"graph.agents: 2 row(s) -> {tmp_path / 'out' / 'graph.agents.csv'}",
+                                                  f"graph.edges: 2 row(s) -> {tmp_path / 'out' / 'graph.edges.csv'}"]
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert [(t["table"], t["file"], t["rows"]) for t in report["tables"]] == [
+        ("graph.agents", "graph.agents.csv", 2), ("graph.edges", "graph.edges.csv", 2)]
 
 
 # --------------------------------------------------------------------------- the notebook walkthrough
@@ -317,5 +334,5 @@ def test_the_notebook_derives_with_the_schemes_keys_and_asks_which_scheme_when_t
     assert task.derive("r", scheme="by_steps").agents == ["Z"]
     with pytest.raises(KeyError, match="no record with id 'nope'"):
         task.derive("nope")
-    with pytest.raises(KeyError, match="no exportable multiagent scheme named 'nope'"):
+    with pytest.raises(KeyError, match="no exported table named 'nope'"):
         task.annotations("nope")

@@ -119,7 +119,7 @@ def test_the_stored_list_stays_readable_as_the_seed_list():
     ([entry(0, index=3)], ["[0].index: should be 0 for this handoff, got 3"]),
     ([entry(1, explicit=False)], ["[0].explicit: should be true for this handoff"]),
     ([entry(2, flags=["info_loss", "not_a_flag"])], ["[0].flags: 'not_a_flag' is not one of the configured flags"]),
-    ([entry(0), entry(3, quality=6)], ["[1].quality: 6 is outside 1..5"]),
+    ([entry(0), entry(3, quality=6)], ["[1].quality: should be at most 5, got 6"]),
 ])
 def test_reports_each_mark_the_record_or_config_lacks(value, expected):
     assert problems(value) == expected
@@ -127,7 +127,7 @@ def test_reports_each_mark_the_record_or_config_lacks(value, expected):
 
 def test_quality_and_flags_follow_the_config():
     assert problems([entry(0, quality=7, flags=["late"])], flags=["late"], quality_scale=7) == []
-    assert problems([entry(0, quality=7)], quality_scale=6) == ["[0].quality: 7 is outside 1..6"]
+    assert problems([entry(0, quality=7)], quality_scale=6) == ["[0].quality: should be at most 6, got 7"]
 
 
 def test_a_note_is_a_problem_only_when_notes_are_off():

@@ -89,5 +89,5 @@ def test_unit_accuracy_against_a_gold_value_of_any_type(tmp_path, capsys):
     rows = judge_rows(capsys, config, "--judgments", judgments, "--gold", gold)
     # one region, gold race_condition, judge deadlock.
     assert rows[("gpt", "unit accuracy vs gold (scheme value)", None)][:2] == (0.0, 1)
-    # judge vs alice on that region: n = 2, one disagreeing pair: 1 - (2 - 1) * 2 / (1 * 1 + 1 * 1) = 0.
-    assert rows[("gpt", "label alpha (nominal)", "alice")][:3] == (0.0, 1, 2)
+    # judge vs alice on that one region: alpha over a single item is n/a (docs/data.md), not 0.
+    assert rows[("gpt", "label alpha (nominal)", "alice")][:3] == (None, 1, 2)

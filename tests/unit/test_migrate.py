@@ -45,7 +45,7 @@ def test_renames_the_type_and_keeps_every_other_line():
     assert changed == [
         ("output_annotation_format: json", "export_annotation_format: jsonl"),
         ('      display_options: {show_turn_numbers: true, speaker_key: agent, text_key: content}',
-         '      display_options: {show_step_numbers: true, speaker_key: agent, text_key: content}'),
+         '      display_options: {show_step_numbers: false, speaker_key: agent, text_key: content}'),
         ("  - annotation_type: handoff_review   # the built-in",
          "  - annotation_type: multiagent.handoff_review   # the built-in"),
     ]
@@ -55,6 +55,33 @@ def test_renames_the_type_and_keeps_every_other_line():
 @pytest.mark.parametrize("kind", BUILT_IN_TYPES)
 def test_every_built_in_type_is_renamed(kind):
     assert f"annotation_type: multiagent.{kind}" in migrate_config_text(built_in(kind)).text
+
+
+def test_agent_trace_step_numbers_are_turned_off_and_other_displays_keep_theirs():
+    text = """instance_display:
+  fields:
+    - key: talk
+      type: dialogue
+      display_options:
+        show_turn_numbers: true
+    - key: steps
+      display_options:
+        show_step_numbers: true   # before the type
+      type: agent_trace
+    - {key: more, type: agent_trace, display_options: {show_step_numbers: True, text_key: content}}
+    - {key: cot, type: cot_trace, display_options: {show_step_numbers: true}}
+annotation_schemes:
+  - annotation_type: handoff_review
+"""
+    migration = migrate_config_text(text)
+    fields = yaml.safe_load(migration.text)["instance_display"]["fields"]
+    assert [field["display_options"] for field in fields] == [
+        {"show_turn_numbers": True}, {"show_step_numbers": False},
+        {"show_step_numbers": False, "text_key": "content"}, {"show_step_numbers": True}]
+    assert "   # before the type" in migration.text
+    assert sum("agent_trace show_step_numbers -> false" in change for change in migration.changes) == 2
+    assert migrate_config_text("annotation_schemes:\n  - annotation_type: radio\n" + text.split("annotation_schemes:")[0]
+                               ).changes == []  # without our types nothing is touched
 
 
 def test_is_idempotent():
@@ -102,6 +129,6 @@ def test_cli_rewrites_a_config_in_place_and_reports_each_change(tmp_path, capsys
     assert main(["migrate-config", str(config), "-o", str(config)]) == 0
     assert "annotation_type: multiagent.agent_scorecard" in config.read_text()
     report = capsys.readouterr().err
-    assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(4 change(s))" in report
+    assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(5 change(s))" in report
     assert main(["migrate-config", str(config)]) == 0  # to stdout, nothing left to change
     assert capsys.readouterr().out == config.read_text()

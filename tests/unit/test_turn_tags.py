@@ -45,15 +45,25 @@ def figure(frame, measure):
 def test_export_writes_one_row_per_item_step_mode_annotator(tmp_path):
     collection = collect(write_task(tmp_path, TWO))
     report = export_collection(collection, tmp_path / "out", "csv")
-    assert {"scheme": "mast", "type": "turn_level multiselect", "file": "mast.csv", "rows": 8} in report["tables"]
+    table = next(t for t in report["tables"] if t["scheme"] == "mast")
+    assert (table["type"], table["file"], table["rows"]) == ("multiselect (turn_level)", "mast.csv", 8)
     rows = pd.read_csv(tmp_path / "out" / "mast.csv")
-    assert list(rows.columns) == ["instance_id", "user", "step", "step_number", "agent", "mode"]
-    # sorted by item, step, mode, annotator; the agent is the derivation's (qualifier dropped)
-    assert rows.values.tolist() == [
-        ["run-1", "u1", 0, 1, "P", "A"], ["run-1", "u2", 0, 1, "P", "A"],
-        ["run-1", "u1", 1, 2, "Q", "A"], ["run-1", "u1", 1, 2, "Q", "B"], ["run-1", "u2", 1, 2, "Q", "B"],
-        ["run-1", "u2", 2, 3, "P", "A"],
-        ["run-1", "u1", 3, 4, "R", "B"], ["run-1", "u2", 3, 4, "R", "B"]]
+    assert list(rows.columns) == ["instance_id", "user", "timestamp", "turn", "step", "step_number", "step_agent",
+                                  "mode", "run_steps"]
+    # by item and annotator, then step and mode; the agent is the derivation's (qualifier dropped)
+    assert rows[["user", "turn", "step", "step_number", "step_agent", "mode", "run_steps"]].values.tolist() == [
+        ["u1", "t0", 0, 1, "P", "A", 4], ["u1", "t1", 1, 2, "Q", "A", 4], ["u1", "t1", 1, 2, "Q", "B", 4],
+        ["u1", "t3", 3, 4, "R", "B", 4],
+        ["u2", "t0", 0, 1, "P", "A", 4], ["u2", "t1", 1, 2, "Q", "B", 4], ["u2", "t2", 2, 3, "P", "A", 4],
+        ["u2", "t3", 3, 4, "R", "B", 4]]
+
+
+def test_without_the_trace_view_the_generic_turn_level_table_stays(tmp_path):
+    task = write_task(tmp_path, TWO)
+    text = (tmp_path / "config.yaml").read_text().replace("multiagent.trace", "agent_trace")
+    (tmp_path / "config.yaml").write_text(text)
+    table = collect(Task(tmp_path / "config.yaml")).tables["mast"]
+    assert "values" in table.frame().columns and "mode" not in table.frame().columns
 
 
 def test_agreement_per_mode_and_overall_matches_a_hand_computation(tmp_path):
@@ -63,14 +73,14 @@ def test_agreement_per_mode_and_overall_matches_a_hand_computation(tmp_path):
     # alpha (nominal): n = 8 values, 4 ones, 4 zeros; 2 disagreeing units -> o01 + o10 = 4;
     # alpha = 1 - (n - 1) * 4 / (2 * 4 * 4) = 1 - 28/32 = 0.125
     assert figure(mast, "A: Cohen's kappa") == pytest.approx(0.0)
-    assert figure(mast, "A: Krippendorff's alpha") == pytest.approx(0.125)
+    assert figure(mast, "A: Krippendorff's alpha (nominal)") == pytest.approx(0.125)
     # mode B: u1 0,1,0,1 / u2 0,1,0,1: perfect agreement.
     assert figure(mast, "B: Cohen's kappa") == pytest.approx(1.0)
-    assert figure(mast, "B: Krippendorff's alpha") == pytest.approx(1.0)
+    assert figure(mast, "B: Krippendorff's alpha (nominal)") == pytest.approx(1.0)
     # overall, 8 (step, mode) units: 6 agree, po = .75, each annotator tags 4 of 8 -> pe = .5, kappa = .5;
     # alpha: n = 16, 8 ones, 8 zeros, 2 disagreeing units: 1 - 15 * 4 / (2 * 8 * 8) = 0.53125
     assert figure(mast, "overall: Cohen's kappa") == pytest.approx(0.5)
-    assert figure(mast, "overall: Krippendorff's alpha") == pytest.approx(0.53125)
+    assert figure(mast, "overall: Krippendorff's alpha (nominal)") == pytest.approx(0.53125)
     assert set(mast["items"]) == {4, 8}
 
 
@@ -82,7 +92,7 @@ def test_three_annotators_get_alpha_and_no_kappa(tmp_path):
     three = {"u1": {0: ["B"], 1: ["B"]}, "u2": {0: ["B"], 1: ["B"]}, "u3": {0: ["B"]}}
     frame = agreement_frame(collect(write_task(tmp_path, three)))
     mast = frame[frame["scheme"] == "mast"]
-    assert figure(mast, "B: Krippendorff's alpha") == pytest.approx(1 - 22 / 70)
+    assert figure(mast, "B: Krippendorff's alpha (nominal)") == pytest.approx(1 - 22 / 70)
     kappa = mast[mast["measure"] == "B: Cohen's kappa"].iloc[0]
     assert pd.isna(kappa["value"]) and "two annotators" in kappa["note"]
-    assert pd.isna(figure(mast, "A: Krippendorff's alpha"))   # nobody tagged A: alpha is undefined
+    assert pd.isna(figure(mast, "A: Krippendorff's alpha (nominal)"))   # nobody tagged A: alpha is undefined

@@ -1,37 +1,53 @@
 """``potato-multiagent agreement CONFIG [--gold FILE] [--within K]``: figures per scheme.
 
 Every figure carries the number of items and of annotators behind it, so a reader can tell an
-alpha over 3 items from one over 300. A figure that cannot be computed has no value and a note
-saying why (no item judged twice, one annotator, every judgement the same value).
+alpha over 3 items from one over 300. A figure that cannot be computed has no value (printed
+n/a) and a note saying why (no item judged twice, one item for a chance-corrected figure, every
+judgement the same value). Values an annotator set in bulk are counted per scheme, and left out
+with ``exclude_bulk``.
 """
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional
+from typing import List, Mapping, Optional, Tuple
 
 import pandas as pd
 
-from .collect import Collection
-from .turn_tags import turn_tag_figures
+from .adapters.base import Judgements
+from .collect import Collection, SchemeTable
 
-COLUMNS = ("scheme", "type", "measure", "annotator", "value", "items", "annotators", "note")
+COLUMNS = ("scheme", "type", "measure", "annotator", "value", "items", "annotators", "note", "bulk",
+           "bulk_left_out")
 
 
 def agreement_frame(collection: Collection, gold: Optional[Mapping[str, dict]] = None,
-                    within: int = 1) -> pd.DataFrame:
-    """One row per figure, schemes in config order."""
+                    within: int = 1, exclude_bulk: bool = False) -> pd.DataFrame:
+    """One row per figure, schemes in config order. ``bulk`` is how many of the scheme's values
+    were set in bulk (empty for a type without a bulk action); with ``exclude_bulk`` they are left
+    out of its figures (``bulk_left_out``)."""
     rows = []
     for name, table in collection.tables.items():
-        for figure in table.adapter.agreement(table.judgements(), table.config, gold, within):
-            rows.append({"scheme": name, "type": table.scheme.type_name(), "measure": figure.measure,
+        judgements, bulk = _judgements(table, exclude_bulk)
+        for figure in table.adapter.agreement(judgements, table.config, gold, within):
+            rows.append({"scheme": name, "type": table.type_name, "measure": figure.measure,
                          "annotator": figure.annotator, "value": figure.value, "items": figure.items,
-                         "annotators": figure.annotators, "note": figure.note})
-    for name, table in collection.turn_tags.items():   # per mode and overall (analysis/turn_tags.py)
-        for _, figure in turn_tag_figures(table):
-            rows.append({"scheme": name, "type": table.type_name(), "measure": figure.measure, "annotator": None,
-                         "value": figure.value, "items": figure.items, "annotators": figure.annotators,
-                         "note": figure.note})
-    return pd.DataFrame(rows, columns=list(COLUMNS))
+                         "annotators": figure.annotators, "note": figure.note, "bulk": bulk,
+                         "bulk_left_out": None if bulk is None else bool(exclude_bulk and bulk)})
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame["bulk"] = frame["bulk"].astype("Int64")
+    return frame
+
+
+def _judgements(table: SchemeTable, exclude_bulk: bool) -> Tuple[Judgements, Optional[int]]:
+    """The table's judgements (without bulk-set rows when asked) and how many rows were set in bulk."""
+    judgements = table.judgements()
+    column = table.adapter.bulk_column
+    if column is None:
+        return judgements, None
+    in_bulk = judgements.rows[column].fillna(False).astype(bool)
+    if exclude_bulk:
+        judgements = Judgements(rows=judgements.rows[~in_bulk].reset_index(drop=True), judges=judgements.judges)
+    return judgements, int(in_bulk.sum())
 
 
 def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
@@ -39,6 +55,11 @@ def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
     lines: List[str] = []
     for scheme, figures in frame.groupby("scheme", sort=False):
         lines.append(f"{scheme} ({figures['type'].iloc[0]})")
+        bulk, total = figures["bulk"].iloc[0], len(collection.tables[scheme].rows)
+        if not pd.isna(bulk) and total:
+            lines.append(f"  {int(bulk)} of {total} value(s) were set in bulk: "
+                         + ("left out (--exclude-bulk)" if figures["bulk_left_out"].iloc[0]
+                            else "kept (--exclude-bulk leaves them out)"))
         for figure in figures.itertuples():
             label = figure.measure if pd.isna(figure.annotator) else f"{figure.measure} [{figure.annotator}]"
             value = "n/a" if pd.isna(figure.value) else f"{figure.value:.3f}"

@@ -3,23 +3,26 @@
 Export, agreement and the notebook API all read a task through :func:`collect`, so they agree
 on what counts: a value is *valid* when ``Scheme.validate`` finds no problem (the same check as
 ``potato-multiagent check``); a value saved while ``display_logic`` hid its scheme is left out
-and counted, whether valid or not; an empty value is nothing saved.
+and counted, whether valid or not; an empty value is nothing saved. Potato's own types used in
+the same task (radio, multiselect, trajectory_eval, turn-level schemes) get tables too, read by
+:mod:`.potato_types`; Potato validated them, so only an answer that cannot be read is invalid.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import pandas as pd
 
-from ..schemes import Scheme, SchemeConfig
+from ..schemes import Scheme
 from ..task import Task, scheme_type
 from ..trace import Derivation, derive
 from ..trace.jsjson import strict_loads
 from .adapters import Adapter, adapter_for
-from .adapters.base import INSTANCE, Judgements
+from .adapters.base import INSTANCE, Judgements, number_column, step_number
+from .potato_types import PotatoValueError, potato_adapter_for
 from .statistics import USER
 
 TIMESTAMP = "timestamp"
@@ -28,29 +31,64 @@ COMMON_COLUMNS = (INSTANCE, USER, TIMESTAMP)
 
 @dataclass(frozen=True)
 class SchemeTable:
-    """One of our schemes with a readable config and an adapter."""
+    """One scheme with a readable config and an adapter: one of ours, or one of Potato's own types
+    used in the same task (``scheme`` is then None and ``config`` the scheme's dict)."""
 
     name: str
-    scheme: Type[Scheme]
-    config: SchemeConfig
+    type_name: str
+    config: Any
     adapter: Type[Adapter]
+    scheme: Optional[Type[Scheme]] = None
     rows: List[dict] = field(default_factory=list)
     judges: List[Tuple[str, str]] = field(default_factory=list)
     """``(instance_id, user)`` of every valid value, including one that marks nothing."""
 
     @property
     def columns(self) -> Tuple[str, ...]:
-        return COMMON_COLUMNS + self.adapter.columns(self.config)
+        return COMMON_COLUMNS + with_number_columns(self.adapter.columns(self.config), self.adapter.step_columns)
+
+    def add_rows(self, where: Dict[str, Any], rows: List[dict]) -> None:
+        """Rows of one saved value, with the common columns and the ``#N`` companions."""
+        for row in rows:
+            numbers = {number_column(column): step_number(row.get(column)) for column in self.adapter.step_columns}
+            self.rows.append({**where, **row, **numbers})
 
     def frame(self) -> pd.DataFrame:
-        """The rows as a DataFrame with pandas' nullable dtypes (``Int64``, ``string``, ``boolean``)."""
-        frame = pd.DataFrame(self.rows, columns=list(self.columns)).convert_dtypes()
-        for column in self.adapter.float_columns:
-            frame[column] = frame[column].astype("Float64")
-        return frame
+        """Every row as one DataFrame with pandas' nullable dtypes (``Int64``, ``string``,
+        ``boolean``); list cells stay lists. Agreement reads this; see :meth:`frames` for output."""
+        return typed_frame(self.rows, self.columns, self.adapter.float_columns)
 
     def judgements(self) -> Judgements:
         return Judgements(rows=self.frame(), judges=pd.DataFrame(self.judges, columns=[INSTANCE, USER]))
+
+    def frames(self) -> Dict[str, pd.DataFrame]:
+        """The tables a user gets, by name: the scheme's name, or ``<scheme>.<part>`` for each part
+        of an adapter whose rows are two kinds of thing (the graph's agents and edges)."""
+        adapter = self.adapter
+        if not adapter.parts:
+            return {self.name: self.frame()}
+        frames = {}
+        for kind, (suffix, part_columns) in adapter.parts.items():
+            columns = COMMON_COLUMNS + with_number_columns(part_columns, adapter.step_columns)
+            rows = [row for row in self.rows if row[adapter.part_column] == kind]
+            frames[f"{self.name}.{suffix}"] = typed_frame(rows, columns, adapter.float_columns)
+        return frames
+
+
+def with_number_columns(columns: Tuple[str, ...], step_columns: Tuple[str, ...]) -> Tuple[str, ...]:
+    """``columns`` with ``<column>_number`` right after each 0-based step column."""
+    return tuple(name for column in columns
+                 for name in ((column, number_column(column)) if column in step_columns else (column,)))
+
+
+def typed_frame(rows: List[dict], columns: Tuple[str, ...], float_columns: Tuple[str, ...] = ()) -> pd.DataFrame:
+    """Rows as a DataFrame with nullable dtypes; a column of lists stays a column of lists."""
+    frame = pd.DataFrame([{column: row.get(column) for column in columns} for row in rows],
+                         columns=list(columns)).convert_dtypes()
+    for column in float_columns:
+        if column in frame:
+            frame[column] = frame[column].astype("Float64")
+    return frame
 
 
 @dataclass
@@ -62,20 +100,28 @@ class Collection:
     """``{scheme, instance_id, user, timestamp}`` for values saved while their scheme was hidden."""
     skipped: List[str]
     """Why a scheme of ours is in no table (bad config, or a type without an adapter yet)."""
-    turn_tags: Dict[str, Any] = field(default_factory=dict)
-    """Potato's turn-level multiselect/radio schemes by name (``turn_tags.TurnTagTable``): MAST per step."""
 
 
 def collect(task: Task) -> Collection:
     tables, skipped = _scheme_tables(task)
     records = task.records()
+    invalid, hidden = _collect_ours(task, tables, records)
+    potato_invalid, potato_hidden = _collect_potato_types(task, tables, records)
     positions = {instance: position for position, instance in enumerate(records)}
+    for table in tables.values():
+        table.rows.sort(key=lambda row: (positions.get(row[INSTANCE], len(positions)), row[USER]))
+    return Collection(tables=tables, invalid=invalid + potato_invalid, hidden=hidden + potato_hidden,
+                      skipped=skipped)
+
+
+def _collect_ours(task: Task, tables: Dict[str, SchemeTable], records: Dict[str, Any]) -> Tuple[List[dict], List[dict]]:
+    """Rows of our schemes' valid values; ``(invalid, hidden)`` for the rest."""
     derivations: Dict[Tuple[str, str], Derivation] = {}
     invalid: List[dict] = []
     hidden: List[dict] = []
     for saved in task.saved_values():
         table = tables.get(saved.scheme)
-        if table is None or saved.value in (None, ""):
+        if table is None or table.scheme is None or saved.value in (None, ""):
             continue
         where = {"scheme": saved.scheme, INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at}
         if saved.hidden:
@@ -84,27 +130,63 @@ def collect(task: Task) -> Collection:
         if saved.instance_id not in records:
             invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value})
             continue
-        derivation = _derivation(derivations, table, saved.instance_id, records[saved.instance_id])
+        derivation = _derivation(derivations, table.config.derive_options(), saved.instance_id,
+                                 records[saved.instance_id])
         problems = table.scheme.validate(saved.value, records[saved.instance_id], table.config, derivation)
         if problems:
             invalid.append({**where, "problems": problems, "value": saved.value})
             continue
         value = table.scheme.Value.model_validate(_parsed(saved.value))
         table.judges.append((saved.instance_id, saved.user))
-        for row in table.adapter.rows(value, derivation, table.config):
-            table.rows.append({INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at, **row})
-    for table in tables.values():
-        table.rows.sort(key=lambda row: (positions.get(row[INSTANCE], len(positions)), row[USER]))
-    from .turn_tags import read_turn_tags
+        table.add_rows({INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at},
+                       table.adapter.rows(value, derivation, table.config))
+    return invalid, hidden
 
-    return Collection(tables=tables, invalid=invalid, hidden=hidden, skipped=skipped, turn_tags=read_turn_tags(task))
+
+def _collect_potato_types(task: Task, tables: Dict[str, SchemeTable],
+                          records: Dict[str, Any]) -> Tuple[List[dict], List[dict]]:
+    """Rows of the answers to Potato's own types (radio, multiselect, trajectory_eval, turn-level)."""
+    potato = {name: table for name, table in tables.items() if table.scheme is None}
+    derivations: Dict[Tuple[str, str], Derivation] = {}
+    invalid: List[dict] = []
+    hidden: List[dict] = []
+    if not potato:
+        return invalid, hidden  # no second pass over the saved states
+    for saved in task.saved_answers(potato):
+        table = potato[saved.scheme]
+        where = {"scheme": saved.scheme, INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at}
+        if saved.hidden:
+            hidden.append(where)
+            continue
+        if saved.instance_id not in records:
+            invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value})
+            continue
+        derivation = (_derivation(derivations, table.adapter.derive_options(table.config), saved.instance_id,
+                                  records[saved.instance_id]) if table.adapter.needs_derivation else None)
+        try:
+            rows = table.adapter.rows(saved.value, derivation, table.config)
+        except PotatoValueError as error:
+            invalid.append({**where, "problems": [str(error)], "value": saved.value})
+            continue
+        if rows:
+            table.judges.append((saved.instance_id, saved.user))
+            table.add_rows({INSTANCE: saved.instance_id, USER: saved.user, TIMESTAMP: saved.saved_at}, rows)
+    return invalid, hidden
 
 
 def _scheme_tables(task: Task) -> Tuple[Dict[str, SchemeTable], List[str]]:
+    """A table for each of our schemes and each of Potato's types we read, in config order."""
     tables: Dict[str, SchemeTable] = {}
     skipped: List[str] = []
-    for scheme_dict in task.our_schemes():
+    ours = {id(scheme) for scheme in task.our_schemes()}
+    for scheme_dict in task.all_schemes():
         name = str(scheme_dict.get("name"))
+        if id(scheme_dict) not in ours:
+            potato_adapter = potato_adapter_for(scheme_dict, task.config)
+            if potato_adapter is not None:
+                type_name = str(scheme_dict.get("annotation_type")) + (" (turn_level)" if scheme_dict.get("turn_level") else "")
+                tables[name] = SchemeTable(name, type_name, scheme_dict, potato_adapter)
+            continue
         scheme = scheme_type(scheme_dict)
         if scheme is None:
             skipped.append(f"{name}: annotation_type {scheme_dict.get('annotation_type')!r} is not provided by this plugin")
@@ -117,13 +199,12 @@ def _scheme_tables(task: Task) -> Tuple[Dict[str, SchemeTable], List[str]]:
         if adapter is None:
             skipped.append(f"{name}: {scheme.type_name()} has no export or agreement support yet")
             continue
-        tables[name] = SchemeTable(name, scheme, config, adapter)
+        tables[name] = SchemeTable(name, scheme.type_name(), config, adapter, scheme)
     return tables, skipped
 
 
-def _derivation(cache: Dict[Tuple[str, str], Derivation], table: SchemeTable, instance_id: str,
+def _derivation(cache: Dict[Tuple[str, str], Derivation], options: dict, instance_id: str,
                 record: Any) -> Derivation:
-    options = table.config.derive_options()
     key = (instance_id, json.dumps(options, sort_keys=True))
     if key not in cache:
         cache[key] = derive(record, **options)

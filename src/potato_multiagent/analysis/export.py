@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import uuid
 from pathlib import Path
 from typing import Callable, Dict, List
 
-from .collect import Collection, SchemeTable
+import pandas as pd
+
+from ..files import PathError, why_not, write_whole
+from .collect import Collection
 
 FORMATS = ("csv", "jsonl", "parquet")
 REPORT_FILE = "report.json"
@@ -32,22 +33,20 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
         raise ExportError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
     if fmt == "parquet":
         _require_pyarrow()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = file_names(list(collection.tables))
+    _make_folder(out_dir)
+    frames = [(name, table, table_name, frame) for name, table in collection.tables.items()
+              for table_name, frame in table.frames().items()]
+    names = file_names([table_name for _, _, table_name, _ in frames])
     written = []
-    for name, table in collection.tables.items():
-        path = out_dir / f"{names[name]}.{fmt}"
-        _write_atomically(path, lambda target, table=table: WRITERS[fmt](table, target))
-        written.append({"scheme": name, "type": table.scheme.type_name(), "file": path.name, "rows": len(table.rows)})
-    turn_names = file_names(list(collection.tables) + list(collection.turn_tags))
-    for name, table in collection.turn_tags.items():   # one row per (item, step, mode, annotator)
-        path = out_dir / f"{turn_names[name]}.{fmt}"
-        _write_atomically(path, lambda target, table=table: WRITERS[fmt](table, target))
-        written.append({"scheme": name, "type": table.type_name(), "file": path.name, "rows": len(table.rows)})
+    for name, table, table_name, frame in frames:
+        path = out_dir / f"{names[table_name]}.{fmt}"
+        write_whole(path, lambda target, frame=frame: WRITERS[fmt](frame, target))
+        written.append({"scheme": name, "table": table_name, "type": table.type_name, "file": path.name,
+                        "rows": len(frame), **_bulk_count(table.adapter.bulk_column, frame)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
-    _write_atomically(out_dir / REPORT_FILE, lambda target: target.write_text(
+    write_whole(out_dir / REPORT_FILE, lambda target: target.write_text(
         json.dumps(report, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"))
     return report
 
@@ -66,33 +65,46 @@ def file_names(schemes: List[str]) -> Dict[str, str]:
     return names
 
 
-def _write_csv(table: SchemeTable, path: Path) -> None:
-    frame = table.frame().astype(object)
-    frame = frame.map(lambda cell: json.dumps(cell, ensure_ascii=False) if isinstance(cell, (list, dict)) else cell)
-    frame.to_csv(path, index=False)
+LIST_SEPARATOR = ";"
 
 
-def _write_jsonl(table: SchemeTable, path: Path) -> None:
+def csv_cell(cell):
+    """A list is its items joined with ``;`` (a CSV cell holds no JSON); anything else as it is."""
+    if isinstance(cell, (list, tuple)):
+        return LIST_SEPARATOR.join("" if item is None else str(item) for item in cell)
+    return cell
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.astype(object).map(csv_cell).to_csv(path, index=False)
+
+
+def _write_jsonl(frame: pd.DataFrame, path: Path) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        for row in table.rows:
-            handle.write(json.dumps({column: row.get(column) for column in table.columns}, ensure_ascii=False) + "\n")
+        for row in frame.astype(object).where(frame.notna(), None).to_dict("records"):
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def _write_parquet(table: SchemeTable, path: Path) -> None:
-    table.frame().to_parquet(path, index=False)
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
 
 
-WRITERS: Dict[str, Callable[[SchemeTable, Path], None]] = {
+WRITERS: Dict[str, Callable[[pd.DataFrame, Path], None]] = {
     "csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}
 
 
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+def _bulk_count(column, frame: pd.DataFrame) -> dict:
+    """``{"bulk": N}``: how many rows an annotator set in bulk, for a type that has a bulk action."""
+    return {} if column is None else {"bulk": int(frame[column].fillna(False).astype(bool).sum())}
+
+
+def _make_folder(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise PathError(out_dir, "is a file; --out names a folder")
     try:
-        write(staged)
-        os.replace(staged, path)
-    finally:
-        staged.unlink(missing_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise PathError(out_dir, why_not(error)) from None
 
 
 def _require_pyarrow() -> None:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Dict
 
+from ..files import read_text
+
 
 class GoldError(Exception):
     """A gold file that cannot be read; the message names file, line and field."""
@@ -13,10 +15,7 @@ class GoldError(Exception):
 
 def read_gold(path: Path) -> Dict[str, dict]:
     """Gold objects by record id."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise GoldError(f"{path}: cannot read the gold file ({error})") from None
+    lines = read_text(path).splitlines()
     gold: Dict[str, dict] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():

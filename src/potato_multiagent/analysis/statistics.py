@@ -88,14 +88,29 @@ def krippendorff_alpha(measure: str, table: pd.DataFrame, unit: Sequence[str], c
 
     units = pairable_units(table, unit, column)
     items, annotators = _counts(units)
-    if not units:
-        return Figure(measure, None, 0, annotators, note="no item was judged by two annotators")
-    if len({value for values in units for value in values.values()}) < 2:
-        return Figure(measure, None, items, annotators,
-                      note="every judgement is the same value: alpha is undefined")
+    undefined = _chance_corrected_undefined(units, "alpha")
+    if undefined:
+        return Figure(measure, None, items, annotators, note=undefined)
     matrix, domain = _reliability_matrix(units, level, value_domain)
-    value = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level, value_domain=domain)
-    return Figure(measure, float(value), items, annotators)
+    value = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level, value_domain=domain))
+    if math.isnan(value):
+        return Figure(measure, None, items, annotators, note="no expected disagreement: alpha is undefined")
+    return Figure(measure, value, items, annotators)
+
+
+def _chance_corrected_undefined(units: Units, name: str) -> str:
+    """Why a chance-corrected figure (alpha, kappa) has no value here, or "" when it has one.
+
+    Chance agreement is estimated from the judgements themselves: with one item, or one value
+    throughout, there is nothing to estimate it from, and the formula's 0 or 1 would mislead.
+    """
+    if not units:
+        return "no item was judged by two annotators"
+    if len(units) < 2:
+        return f"one item: {name} needs two or more to estimate chance agreement"
+    if len({value for values in units for value in values.values()}) < 2:
+        return f"every judgement is the same value: {name} is undefined"
+    return ""
 
 
 def _reliability_matrix(units: Units, level: str,
@@ -122,13 +137,16 @@ def cohen_kappa(measure: str, table: pd.DataFrame, unit: Sequence[str], column: 
 
     units = pairable_units(table, unit, column)
     items, annotators = _counts(units)
-    if annotators != 2:
+    if units and annotators != 2:
         return Figure(measure, None, items, annotators, note="Cohen's kappa needs exactly two annotators")
+    undefined = _chance_corrected_undefined(units, "kappa")
+    if undefined:
+        return Figure(measure, None, items, annotators, note=undefined)
     first, second = sorted({user for values in units for user in values}, key=str)
     labels_a, labels_b = [str(values[first]) for values in units], [str(values[second]) for values in units]
-    if len(set(labels_a) | set(labels_b)) < 2:
-        return Figure(measure, None, items, annotators, note="every judgement is the same value: kappa is undefined")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         value = cohen_kappa_score(labels_a, labels_b)
-    return Figure(measure, None if np.isnan(value) else float(value), items, annotators)
+    if np.isnan(value):
+        return Figure(measure, None, items, annotators, note="chance agreement is 1: kappa is undefined")
+    return Figure(measure, float(value), items, annotators)

@@ -1,179 +1,128 @@
-"""Potato's turn-level tags (``turn_level: true`` multiselect or radio) read per step: MAST modes.
+"""Turn-level tags shown by our trace view (MAST modes per step), read per step and mode.
 
-Potato stores each turn-level scheme as one JSON value per item (``{"v": 1, "turns": {"t3":
-{"values": [...], ...}}}``, under the label ``_data``); the trace view names turns ``t<index>`` with
-the derivation's 0-based step index. Here that becomes a tidy table, one row per (item, step, mode,
-annotator), and agreement per mode and overall: every step of an item judged by two or more
-annotators is a unit, tagged with the mode or not (an annotator who saved the scheme for the item
-judged all of its steps); Cohen's kappa for exactly two annotators, Krippendorff's alpha (nominal,
-any number of annotators, the generalisation of Fleiss' kappa that allows missing judgements).
+A Potato ``turn_level: true`` multiselect or radio bound to a ``multiagent.trace`` field is stored
+by Potato as one JSON value per item (label ``_data``: ``{"v": 1, "turns": {"t3": {"values": [...],
+...}}}``); the trace view names each turn ``t<index>`` with the derivation's 0-based step index.
+This adapter (chosen instead of :class:`~.potato_types.TurnLevelAdapter` for such schemes) makes
+one row per (item, step, mode, annotator), with the step's agent from the derivation, and gives
+agreement per mode and overall: every step of an item tagged by two or more annotators is a unit,
+tagged with the mode or not; Cohen's kappa for exactly two annotators and Krippendorff's alpha
+(nominal, any number of annotators: Fleiss' kappa generalised to missing judgements).
+
+An annotator counts as judging an item once they tagged one of its steps: Potato's turn-level
+value cannot tell "looked and found nothing" from "did not look".
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Type
 
 import pandas as pd
 
-from ..task import Task
-from ..trace import derive
-from .adapters.base import INSTANCE
+from ..trace import Derivation
+from .adapters.base import INSTANCE, Judgements, step_agent
+from .potato_types import Entries, PotatoAdapter, PotatoValueError, _one_json_value
 from .statistics import USER, Figure, cohen_kappa, krippendorff_alpha
 
 TURN_TYPES = ("multiselect", "radio")
-TURN_ID = re.compile(r"t(0|[1-9][0-9]*)\Z")
-STEP, STEP_NUMBER, AGENT, MODE, TAGGED = "step", "step_number", "agent", "mode", "tagged"
 TRACE_VIEW_TYPE = "multiagent.trace"
 DERIVE_KEYS = ("steps_key", "agent_key", "calls_key", "resource_key", "agents", "agent_qualifiers")
+TURN_ID = re.compile(r"t(0|[1-9][0-9]*)\Z")
+STEP, MODE, RUN_STEPS, TAGGED = "step", "mode", "run_steps", "tagged"
 
 
-@dataclass
-class TurnTagTable:
-    """One turn-level scheme: its tidy rows and who judged which item (for units with no tag)."""
+class TraceTurnTagsAdapter(PotatoAdapter):
+    """One row per tagged (step, mode): Potato's turn id, the step (0-based, ``step_number`` beside
+    it), its agent, the mode, and how many steps the run has (what agreement counts untagged steps
+    from). A turn id that is not ``t<index>`` keeps its id with no step."""
 
-    name: str
-    annotation_type: str
-    labels: List[str]
-    rows: List[dict] = field(default_factory=list)
-    judged: Dict[str, set] = field(default_factory=dict)
-    """instance_id -> users who saved a value for it (an empty value included)."""
-    step_counts: Dict[str, int] = field(default_factory=dict)
-    skipped: List[str] = field(default_factory=list)
+    annotation_type = "turn_level"
+    needs_derivation = True
+    item_key = (STEP, MODE)
+    step_columns = (STEP,)
+    view_options: ClassVar[dict] = {}
 
-    columns = (INSTANCE, USER, STEP, STEP_NUMBER, AGENT, MODE)
+    @classmethod
+    def accepts(cls, scheme: dict) -> bool:
+        return bool(scheme.get("turn_level")) and scheme.get("annotation_type") in TURN_TYPES
 
-    def type_name(self) -> str:
-        return f"turn_level {self.annotation_type}"
-
-    def frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.rows, columns=list(self.columns)).convert_dtypes()
-
-    def judgements(self) -> pd.DataFrame:
-        """One row per (item, step, mode, annotator) of every item two or more annotators judged: tagged 0/1."""
-        tagged = {(row[INSTANCE], row[STEP], row[MODE], row[USER]) for row in self.rows}
-        rows = []
-        for instance, users in self.judged.items():
-            if len(users) < 2:
-                continue
-            for step in range(self.step_counts.get(instance, 0)):
-                for mode in self.labels:
-                    for user in sorted(users):
-                        rows.append({INSTANCE: instance, STEP: step, MODE: mode, USER: user,
-                                     TAGGED: int((instance, step, mode, user) in tagged)})
-        return pd.DataFrame(rows, columns=[INSTANCE, STEP, MODE, USER, TAGGED])
-
-
-def turn_level_schemes(task: Task) -> List[dict]:
-    return [scheme for scheme in task.all_schemes()
-            if scheme.get("turn_level") and scheme.get("annotation_type") in TURN_TYPES]
-
-
-def read_turn_tags(task: Task) -> Dict[str, TurnTagTable]:
-    """Every turn-level multiselect/radio scheme of the task as a table (schemes in config order)."""
-    schemes = turn_level_schemes(task)
-    if not schemes:
-        return {}
-    tables = {str(s["name"]): TurnTagTable(str(s["name"]), s["annotation_type"], _labels(s)) for s in schemes}
-    records = task.records()
-    options = _derive_options(task.config, schemes)
-    derivations: Dict[Tuple[str, str], object] = {}
-    for user, instance, scheme, raw in _saved_turn_values(task, set(tables)):
-        table = tables[scheme]
-        turns = _turns(raw)
-        if turns is None:
-            table.skipped.append(f"{instance} / {user}: the saved value is not a turn-level value")
-            continue
-        derivation = _derivation(derivations, records, instance, options.get(scheme, {}))
-        steps = derivation.steps if derivation is not None else []
-        table.step_counts[instance] = len(steps)
-        table.judged.setdefault(instance, set()).add(user)
-        for turn_id, entry in turns.items():
-            match = TURN_ID.match(str(turn_id))
-            if not match or not isinstance(entry, dict):
-                table.skipped.append(f"{instance} / {user}: turn {turn_id!r} is not a step of the trace view")
-                continue
-            step = int(match.group(1))
-            agent = steps[step].agent if step < len(steps) else entry.get("agent_id")
-            for mode in _values(entry):
-                table.rows.append({INSTANCE: instance, USER: user, STEP: step, STEP_NUMBER: step + 1,
-                                   AGENT: agent, MODE: mode})
-    for table in tables.values():
-        table.rows.sort(key=lambda row: (row[INSTANCE], row[STEP], row[MODE], row[USER]))
-    return tables
-
-
-def turn_tag_figures(table: TurnTagTable) -> List[Tuple[str, Figure]]:
-    """(mode or "overall", figure) pairs: kappa when two annotators, alpha always."""
-    judgements = table.judgements()
-    figures: List[Tuple[str, Figure]] = []
-    for mode in table.labels:
-        of_mode = judgements[judgements[MODE] == mode]
-        figures.extend(_pair(f"{mode}", of_mode, [INSTANCE, STEP]))
-    figures.extend(_pair("overall", judgements, [INSTANCE, STEP, MODE]))
-    return figures
-
-
-def _pair(label: str, frame: pd.DataFrame, unit: List[str]) -> List[Tuple[str, Figure]]:
-    return [(label, cohen_kappa(f"{label}: Cohen's kappa", frame, unit, TAGGED)),
-            (label, krippendorff_alpha(f"{label}: Krippendorff's alpha", frame, unit, TAGGED, "nominal"))]
-
-
-def _labels(scheme: dict) -> List[str]:
-    return [str(label.get("name", "")) if isinstance(label, dict) else str(label) for label in scheme.get("labels") or []]
-
-
-def _values(entry: dict) -> List[str]:
-    if isinstance(entry.get("values"), list):
-        return [str(value) for value in entry["values"]]
-    if entry.get("value") not in (None, ""):
-        return [str(entry["value"])]
-    return []
-
-
-def _turns(raw) -> Optional[dict]:
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not isinstance(value.get("turns", {}), dict):
-        return None
-    return value.get("turns", {})
-
-
-def _saved_turn_values(task: Task, names: set):
-    """(user, instance, scheme, raw value) of every saved turn-level value."""
-    if not task.output_dir.is_dir():
-        return
-    for state_path in sorted(task.output_dir.glob("*/user_state.json")):
-        state = json.loads(state_path.read_text(encoding="utf-8"))
-        user = str(state.get("user_id") or state_path.parent.name)
-        for instance, pairs in (state.get("instance_id_to_label_to_value") or {}).items():
-            for label, value in pairs:
-                scheme = label.get("schema") if isinstance(label, dict) else None
-                if scheme in names and value not in (None, ""):
-                    yield user, str(instance), scheme, value
-
-
-def _derive_options(config: dict, schemes: List[dict]) -> Dict[str, dict]:
-    """Each scheme's derivation options: those of the trace view field it is bound to."""
-    fields = ((config.get("instance_display") or {}).get("fields") or []) if isinstance(config, dict) else []
-    views = {f.get("key"): f for f in fields if isinstance(f, dict) and f.get("type") == TRACE_VIEW_TYPE}
-    options = {}
-    for scheme in schemes:
+    @classmethod
+    def for_scheme(cls, scheme: dict, config: Optional[dict]) -> Optional[Type["TraceTurnTagsAdapter"]]:
+        """This adapter, with the trace view's derivation options, when ``scheme`` is bound to a
+        ``multiagent.trace`` field of ``config``; else None."""
+        if not cls.accepts(scheme) or not isinstance(config, dict):
+            return None
+        fields = (config.get("instance_display") or {}).get("fields") if isinstance(config.get("instance_display"), dict) else None
+        views = [f for f in fields or [] if isinstance(f, dict) and f.get("type") == TRACE_VIEW_TYPE]
         bound = (scheme.get("turn_binding") or {}).get("field")
-        view = views.get(bound) or (next(iter(views.values())) if views and bound is None else {})
-        flat = {**view, **(view.get("display_options") or {})} if view else {}
-        options[str(scheme["name"])] = {key: flat[key] for key in DERIVE_KEYS if flat.get(key) is not None}
-    return options
+        view = next((f for f in views if bound is None or f.get("key") == bound), None)
+        if view is None:
+            return None
+        flat = {**view, **(view.get("display_options") if isinstance(view.get("display_options"), dict) else {})}
+        options = {key: flat[key] for key in DERIVE_KEYS if flat.get(key) is not None}
+        return type(cls.__name__, (cls,), {"view_options": options})
+
+    @classmethod
+    def derive_options(cls, scheme: dict) -> dict:
+        return dict(cls.view_options)
+
+    @classmethod
+    def columns(cls, scheme: dict) -> tuple:
+        return ("turn", STEP, "step_agent", MODE, RUN_STEPS)
+
+    @classmethod
+    def rows(cls, entries: Entries, derivation: Optional[Derivation], scheme: dict) -> List[Dict[str, Any]]:
+        value = _one_json_value([(label, text) for label, text in entries if label == "_data"] or entries)
+        turns = value.get("turns") if isinstance(value, dict) else None
+        if not isinstance(turns, dict):
+            raise PotatoValueError('value: expected {"v": 1, "turns": {turn_id: {"values": [...]}}}')
+        run_steps = len(derivation.steps) if derivation is not None else None
+        rows = []
+        for turn, entry in turns.items():
+            entry = entry if isinstance(entry, dict) else {"values": entry}
+            values = entry.get("values", entry.get("value"))
+            values = [] if values in (None, "") else values if isinstance(values, list) else [values]
+            match = TURN_ID.match(str(turn))
+            step = int(match.group(1)) if match else None
+            in_run = step is not None and run_steps is not None and step < run_steps
+            agent = step_agent(derivation, step) if in_run else entry.get("agent_id")
+            for mode in values:
+                rows.append({"turn": str(turn), STEP: step, "step_agent": agent, MODE: str(mode), RUN_STEPS: run_steps})
+        rows.sort(key=lambda row: (row[STEP] is None, row[STEP] or 0, row[MODE]))
+        return rows
+
+    @classmethod
+    def agreement(cls, judgements: Judgements, scheme: dict, gold: Optional[Mapping[str, dict]],
+                  within: int) -> List[Figure]:
+        labels = [str(label.get("name", "")) if isinstance(label, dict) else str(label)
+                  for label in scheme.get("labels") or []]
+        units = unit_table(judgements.rows, labels)
+        figures = []
+        for mode in labels:
+            figures.extend(_both(f"{mode}", units[units[MODE] == mode], [INSTANCE, STEP]))
+        figures.extend(_both("overall", units, [INSTANCE, STEP, MODE]))
+        return figures
 
 
-def _derivation(cache: dict, records: dict, instance: str, options: dict):
-    if instance not in records:
-        return None
-    key = (instance, json.dumps(options, sort_keys=True))
-    if key not in cache:
-        cache[key] = derive(records[instance], **options)
-    return cache[key]
+def unit_table(rows: pd.DataFrame, modes: List[str]) -> pd.DataFrame:
+    """(item, step, mode, annotator, tagged 0/1) for every step of every item two or more annotators
+    tagged, and every mode."""
+    tagged = {(r[INSTANCE], r[STEP], r[MODE], r[USER]) for r in rows.to_dict("records") if not pd.isna(r[STEP])}
+    out = []
+    for instance, of_item in rows.groupby(INSTANCE, sort=False):
+        users = sorted(set(of_item[USER]), key=str)
+        steps = of_item[RUN_STEPS].dropna()
+        if len(users) < 2 or steps.empty:
+            continue
+        for step in range(int(steps.iloc[0])):
+            for mode in modes:
+                for user in users:
+                    out.append({INSTANCE: instance, STEP: step, MODE: mode, USER: user,
+                                TAGGED: int((instance, step, mode, user) in tagged)})
+    return pd.DataFrame(out, columns=[INSTANCE, STEP, MODE, USER, TAGGED])
+
+
+def _both(label: str, frame: pd.DataFrame, unit: List[str]) -> List[Figure]:
+    return [cohen_kappa(f"{label}: Cohen's kappa", frame, unit, TAGGED),
+            krippendorff_alpha(f"{label}: Krippendorff's alpha (nominal)", frame, unit, TAGGED, "nominal")]

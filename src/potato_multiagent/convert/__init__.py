@@ -10,6 +10,7 @@ written; ``strict`` restores all-or-nothing. Each output appears whole (temp fil
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import uuid
@@ -19,6 +20,7 @@ from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
+from ..files import PathError, why_not
 from .sources import Converted, ConvertError, Item, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
@@ -112,24 +114,31 @@ def write_conversion(conversion: Conversion, records_path: Path, gold_path: Opti
     try:
         for path, rows in outputs:
             staged.append((_stage_jsonl(path, rows), path))
-    except BaseException:
+        for temporary, final in staged:
+            try:
+                os.replace(temporary, final)
+            except OSError as error:
+                raise PathError(final, why_not(error)) from None
+    finally:  # a staged file never outlives the command, whatever failed
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
-        raise
-    for temporary, final in staged:
-        os.replace(temporary, final)
 
 
 def _stage_jsonl(path: Path, rows: Iterable[dict]) -> Path:
     """Write ``rows`` to a new hidden file beside ``path`` (created as any new file, umask applies)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise PathError(path, "is a folder; give a file name")
     staged = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(staged, "x", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-    except BaseException:
-        staged.unlink(missing_ok=True)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            staged.unlink(missing_ok=True)
+        if isinstance(error, OSError) and not isinstance(error, PathError):
+            raise PathError(path, why_not(error)) from None
         raise
     return staged
 

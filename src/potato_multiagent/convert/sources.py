@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
+from ..files import files_under, read_text
+
 INPUT_SUFFIXES = (".json", ".jsonl")
 _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
@@ -88,7 +90,7 @@ def input_files(paths: Iterable[Path]) -> List[Path]:
     files: List[Path] = []
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in INPUT_SUFFIXES)
+            found = files_under(path, INPUT_SUFFIXES)
             if not found:
                 raise ConvertError(path, None, "input", "the folder holds no .json or .jsonl file")
             files.extend(found)
@@ -105,10 +107,7 @@ def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> Lis
     Without ``problems`` the first unreadable part raises. With it, an unreadable JSON line is
     appended there and skipped, and a JSON array that breaks keeps the elements before the break.
     """
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConvertError(path, None, "input", f"cannot read the file ({error})") from None
+    text = read_text(path, encoding="utf-8-sig")  # a file that cannot be read at all is a PathError: fatal
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise ConvertError(path, None, "input", "the file is empty")

@@ -16,7 +16,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, 
                       StrictStr, ValidationInfo, field_validator)
 
 from ..trace import Derivation, is_name
-from .base import Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
+from .base import Scheme, SchemeConfig, StepIndex, above_bound, json_int, not_in_trace
 
 MAX_SCALE = 10
 
@@ -96,8 +96,9 @@ def _score_key(key: Any) -> Any:
     raise ValueError(f"keys are scores, got {key!r}")
 
 
-Score = json_int(ge=1, le=MAX_SCALE)
-"""A score as stored (a JSON integer, ``4.0`` is ``4``); ``1..scale`` is checked against the config."""
+Score = json_int(ge=1)
+"""A score as stored (a JSON integer, ``4.0`` is ``4``). Its ceiling is the config's ``scale``,
+checked against the config (no fixed maximum here: 99 on a 1-5 scale is "at most 5", not 10)."""
 
 DimensionList = Annotated[List[StrictStr], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(_no_repeat)]
 
@@ -148,7 +149,7 @@ def _not_configured(path: str, label: str, key: str) -> str:
 
 
 def _scores_off_scale(path: str, scores: Dict[str, int], config: AgentScorecardConfig) -> List[str]:
-    return [f"{path}.{dim}: {score} is outside the scale 1..{config.scale}"
+    return [above_bound(f"{path}.{dim}", score, config.scale)
             for dim, score in scores.items() if score > config.scale]
 
 

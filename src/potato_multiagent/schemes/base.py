@@ -97,6 +97,31 @@ def format_validation_error(error: ValidationError, prefix: str = "") -> List[st
     return [f"{prefix}{field_path(item['loc'])}: {item['msg']}" for item in error.errors()]
 
 
+# Pydantic's bound errors in the words value_shape.js gives the same JSON Schema bounds in the
+# browser, so `check` and the widget report a stored number out of range identically.
+_BOUND_WORDS = {"greater_than_equal": ("ge", "should be at least"), "less_than_equal": ("le", "should be at most"),
+                "greater_than": ("gt", "should be more than"), "less_than": ("lt", "should be less than")}
+
+
+def format_value_error(error: ValidationError) -> List[str]:
+    """Like :func:`format_validation_error`, for a stored value: bounds worded as the widget does."""
+    lines = []
+    for item in error.errors():
+        bound_key, words = _BOUND_WORDS.get(item["type"], (None, None))
+        bound = (item.get("ctx") or {}).get(bound_key)
+        if words and bound is not None:
+            lines.append(f"{field_path(item['loc'])}: {words} {bound}, got {item.get('input')}")
+        else:
+            lines.append(f"{field_path(item['loc'])}: {item['msg']}")
+    return lines
+
+
+def above_bound(field: str, value: Any, bound: Any) -> str:
+    """The one wording for a stored number above the bound its scheme's config sets (a score past
+    ``scale``): the configured bound, never the schema's ceiling. Same as value_shape.js's."""
+    return f"{field}: should be at most {bound}, got {value}"
+
+
 def not_in_trace(field: str, value: Any) -> str:
     """The one wording for a stored mark the record does not contain (SPEC §5)."""
     return f"{field}: '{value}' is not in this trace"
@@ -192,7 +217,7 @@ class Scheme:
         try:
             parsed = cls.Value.model_validate(value)
         except ValidationError as error:
-            return format_validation_error(error)
+            return format_value_error(error)
         if derivation is None:
             derivation = derive(record, **config.derive_options())
         return cls.trace_problems(parsed, derivation, config)

@@ -17,7 +17,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, S
                       StrictInt, StrictStr, field_validator)
 
 from ..trace import Derivation, is_name
-from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, json_int, not_in_trace
+from .base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, above_bound, json_int, not_in_trace
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -143,7 +143,7 @@ def _config_problems(where: str, entry: HandoffReviewEntry, config: HandoffRevie
     problems = [f"{where}.flags: '{flag}' is not one of the configured flags"
                 for flag in entry.flags if flag not in config.flags]
     if entry.quality is not None and entry.quality > config.quality_scale:
-        problems.append(f"{where}.quality: {entry.quality} is outside 1..{config.quality_scale}")
+        problems.append(above_bound(f"{where}.quality", entry.quality, config.quality_scale))
     if entry.note and not config.allow_note:
         problems.append(f"{where}.note: notes are turned off for this scheme (allow_note: false)")
     return problems

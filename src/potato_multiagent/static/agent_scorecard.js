@@ -265,7 +265,7 @@
     });
     known.forEach(function (dim) {
       if (scores[dim] > config.scale) {
-        add('unasked', path + '.' + dim + ': ' + scores[dim] + ' is outside the scale 1..' + config.scale);
+        add('unasked', runtime.aboveBound(path + '.' + dim, scores[dim], config.scale));
       }
     });
   }

@@ -142,7 +142,7 @@
     var problems = entry.flags.filter(function (flag) { return config.flags.indexOf(flag) < 0; })
       .map(function (flag) { return where + ".flags: '" + flag + "' is not one of the configured flags"; });
     if (entry.quality !== null && entry.quality > config.quality_scale) {
-      problems.push(where + '.quality: ' + entry.quality + ' is outside 1..' + config.quality_scale);
+      problems.push(runtime.aboveBound(where + '.quality', entry.quality, config.quality_scale));
     }
     if (entry.note && !config.allow_note) {
       problems.push(where + '.note: notes are turned off for this scheme (allow_note: false)');

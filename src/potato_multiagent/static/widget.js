@@ -37,6 +37,7 @@
     'agent_qualifiers'];
 
   var widgets = Object.create(null);   // widget name -> render function
+  var widgetOptions = Object.create(null);  // widget name -> {entryKey} (see register)
   var formStates = new WeakMap();     // form -> its state (see stateOf)
   var pageRecord = null;               // {raw, record, error, derivations: {optionsJSON: derivation}}
   var started = false;
@@ -105,6 +106,14 @@
     return field + ": '" + String(value) + "' is not in this trace";
   }
 
+  /**
+   * The one wording for a stored number above the bound its scheme's config sets (a score past
+   * `scale`): same as Python's above_bound and as value_shape.js for a schema bound.
+   */
+  function aboveBound(field, value, bound) {
+    return field + ': should be at most ' + bound + ', got ' + value;
+  }
+
   var LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/g;
 
   /**
@@ -159,25 +168,46 @@
     }
   }
 
+  // Every debounced call still waiting, so that flushEdits() can run them all before the page
+  // goes away: typed text reaches the hidden input in time for Potato's own unload save.
+  var pendingEdits = new Set();
+
   /**
    * debounce(fn, ms): a function that runs fn once, ms after the last call. `.flush()` runs a
-   * pending call now, `.cancel()` drops it, `.pending()` says whether one is waiting.
+   * pending call now, `.cancel()` drops it, `.pending()` says whether one is waiting. A waiting
+   * call is also run by flushEdits() (on pagehide, beforeunload, hidden tab, Next/Prev, submit).
    */
   function debounce(fn, wait) {
     var timer = null;
-    function run() { timer = null; fn(); }
+    function run() { timer = null; pendingEdits.delete(debounced); fn(); }
     function debounced() {
       if (timer !== null) { clearTimeout(timer); }
       timer = setTimeout(run, wait);
+      pendingEdits.add(debounced);
     }
     debounced.flush = function () {
       if (timer !== null) { clearTimeout(timer); run(); }
     };
     debounced.cancel = function () {
       if (timer !== null) { clearTimeout(timer); timer = null; }
+      pendingEdits.delete(debounced);
     };
     debounced.pending = function () { return timer !== null; };
     return debounced;
+  }
+
+  /** Run every waiting debounced edit now (one failing never stops the others). */
+  function flushEdits() {
+    Array.from(pendingEdits).forEach(function (debounced) {
+      try {
+        debounced.flush();
+      } catch (error) {
+        pendingEdits.delete(debounced);
+        if (root.console && typeof root.console.error === 'function') {
+          root.console.error('multiagent: a pending edit could not be stored:', error);
+        }
+      }
+    });
   }
 
   /** The derivation options out of a scheme config, in a fixed key order (stable cache key). */
@@ -198,6 +228,111 @@
       ? require('./value_shape.js') : root.PotatoMultiagentShape;
     if (!shape) { throw new Error('value_shape.js did not load (window.PotatoMultiagentShape is missing)'); }
     return shape.checkShape(value, config && config.value_schema);
+  }
+
+  // -- merging two tabs' edits: a keyed three-way merge of stored values -------------------------
+
+  // The fields that name what a list entry is about (a handoff, a tool call, an edge), never what
+  // the annotator said about it: two entries with the same identity are the same thing.
+  var IDENTITY_FIELDS = ['id', 'index', 'step', 'from_step', 'position', 'from', 'to', 'tool', 'resource'];
+
+  /** JSON with object keys sorted, so equal values give equal strings whatever their key order. */
+  function stableJSON(value) {
+    if (value === undefined) { return 'undefined'; }
+    if (value === null || typeof value !== 'object') { return JSON.stringify(value); }
+    if (Array.isArray(value)) { return '[' + value.map(stableJSON).join(',') + ']'; }
+    return '{' + Object.keys(value).sort().map(function (key) {
+      return JSON.stringify(key) + ':' + stableJSON(value[key]);
+    }).join(',') + '}';
+  }
+
+  function sameValue(a, b) { return a === b || stableJSON(a) === stableJSON(b); }
+
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  /** The identity of a list entry: its identity fields, else the whole entry (a set member). */
+  function entryKey(entry) {
+    if (isPlainObject(entry)) {
+      var identity = IDENTITY_FIELDS.filter(function (field) {
+        return Object.prototype.hasOwnProperty.call(entry, field);
+      }).map(function (field) { return [field, entry[field]]; });
+      if (identity.length) { return 'id:' + stableJSON(identity); }
+    }
+    return 'value:' + stableJSON(entry);
+  }
+
+  /**
+   * mergeValues(base, mine, theirs) -> {value, conflicts}: this tab's edit (base -> mine) applied
+   * as a change to the value another tab saved (theirs). Objects merge key by key, lists entry by
+   * entry (matched by entryKey, so a list of numbers is a set), anything else is one cell. A cell
+   * both sides changed differently takes mine (the later edit) and counts as a conflict. Absent
+   * (undefined) means "not there": a key one side removed and the other left alone is removed.
+   */
+  function mergeValues(base, mine, theirs, keyOf) {
+    var report = {conflicts: 0};
+    var value = mergeCell(base, mine, theirs, keyOf || entryKey, report);
+    return {value: value === undefined ? null : value, conflicts: report.conflicts};
+  }
+
+  function mergeCell(base, mine, theirs, keyOf, report) {
+    if (sameValue(mine, theirs)) { return mine; }
+    if (sameValue(mine, base)) { return theirs; }
+    if (sameValue(theirs, base)) { return mine; }
+    if (isPlainObject(mine) && isPlainObject(theirs)) {
+      return mergeObjects(isPlainObject(base) ? base : {}, mine, theirs, keyOf, report);
+    }
+    if (Array.isArray(mine) && Array.isArray(theirs)) {
+      var merged = mergeLists(Array.isArray(base) ? base : [], mine, theirs, keyOf, report);
+      if (merged) { return merged; }
+    }
+    report.conflicts += 1;
+    return mine;
+  }
+
+  function mergeObjects(base, mine, theirs, keyOf, report) {
+    var result = {};
+    var keys = Object.keys(mine).concat(Object.keys(theirs).filter(function (key) {
+      return !Object.prototype.hasOwnProperty.call(mine, key);
+    }));
+    keys.forEach(function (key) {
+      var value = mergeCell(own(base, key), own(mine, key), own(theirs, key), keyOf, report);
+      // defineProperty: a key may be "__proto__" (a behaviour, an agent), which `=` would not store
+      if (value !== undefined) {
+        Object.defineProperty(result, key, {value: value, enumerable: true, writable: true, configurable: true});
+      }
+    });
+    return result;
+  }
+
+  function own(object, key) {
+    return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+  }
+
+  /** Entry-wise merge, mine's order then theirs' new entries; null when identities repeat. */
+  function mergeLists(base, mine, theirs, keyOf, report) {
+    var byKey = [base, mine, theirs].map(function (list) { return entriesByKey(list, keyOf); });
+    if (byKey.indexOf(null) >= 0) { return null; }
+    var keys = byKey[1].order.concat(byKey[2].order.filter(function (key) { return !byKey[1].map.has(key); }));
+    var result = [];
+    keys.forEach(function (key) {
+      var value = mergeCell(byKey[0].map.get(key), byKey[1].map.get(key), byKey[2].map.get(key), keyOf, report);
+      if (value !== undefined) { result.push(value); }
+    });
+    return result;
+  }
+
+  function entriesByKey(list, keyOf) {
+    var map = new Map();
+    var order = [];
+    for (var i = 0; i < list.length; i++) {
+      var key = keyOf(list[i]);
+      if (map.has(key)) { return null; }
+      map.set(key, list[i]);
+      order.push(key);
+    }
+    return {map: map, order: order};
   }
 
   function errorText(error) {
@@ -264,7 +399,11 @@
       lastWrite: null,        // {instanceId, raw}: what this page wrote, to survive Potato's reset
       widgetState: {},        // kept across renders for the widget (listeners wired once, ...)
       cleanup: null,
-      wired: false
+      wired: false,
+      syncNotice: null,       // the polite status line "refreshed with another tab's changes"
+      // What the server is known to hold for this item (base of the merge), what this page wrote
+      // (its own saves read back are not another tab's), the read in flight, one more wanted.
+      sync: {instanceId: null, base: '', ownWrites: [], inFlight: null, again: false}
     };
     formStates.set(form, state);
     return state;
@@ -356,7 +495,8 @@
         var raw = value === null || value === undefined ? '' : JSON.stringify(value);
         state.lastWrite = {instanceId: currentInstanceId(), raw: raw};
         if (raw === hidden.value && hidden.hasAttribute('data-modified')) { return false; }
-        writeHidden(hidden, raw);
+        writeOwn(state, raw);
+        requestSync(state);
         return true;
       },
       /** A readable shortfall while incomplete (Potato's required check reads it), or null. */
@@ -374,6 +514,14 @@
         }
       }
     };
+  }
+
+  /** Write the hidden input and remember the string as this page's own (see reconcile). */
+  function writeOwn(state, raw) {
+    var own = state.sync.ownWrites;
+    own.push(raw);
+    if (own.length > OWN_WRITES_KEPT) { own.splice(0, own.length - OWN_WRITES_KEPT); }
+    writeHidden(state.hidden, raw);
   }
 
   function writeHidden(hidden, raw) {
@@ -395,6 +543,215 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Two tabs of one annotator: merge, never overwrite
+  // ---------------------------------------------------------------------------------------------
+  //
+  // Potato stores one string per question, so a tab that writes its whole value would erase what
+  // another tab saved meanwhile. After every edit, and when the tab comes back into view, the
+  // runtime reads what Potato now holds for the item (GET /get_annotations, Potato 2.12.1's
+  // per-instance read: label_values[schema][label] is the stored string) and, when another tab
+  // changed it, applies this tab's edit to it as a change (mergeValues), stores the result,
+  // redraws the widget and says so in a status line. Potato's own saves wait for that read.
+
+  var OWN_WRITES_KEPT = 50;
+  var SYNC_WAIT_MS = 1500;    // the longest a Potato save waits for a read in flight
+  var latestRead = null;      // {instanceId, promise}: one read serves every form of the page
+  var potatoRestored = false; // Potato has put the saved answers in (potato:instance-ready)
+
+  /** The stored string is the server's (Potato's restore, not an edit): it is the merge base. */
+  function trackServerValue(state) {
+    var sync = state.sync;
+    var instanceId = currentInstanceId();
+    if (sync.instanceId !== instanceId) {
+      sync.instanceId = instanceId;
+      sync.ownWrites = [];
+      sync.base = state.hidden.value;
+    } else if (!state.hidden.hasAttribute('data-modified')) {
+      sync.base = state.hidden.value;
+    }
+  }
+
+  /** What Potato holds for this item and question: a string ('' = nothing), or undefined. */
+  function readLatest(state, instanceId) {
+    if (!latestRead || latestRead.instanceId !== instanceId) {
+      var url = '/get_annotations?instance_id=' + encodeURIComponent(instanceId);
+      var promise = root.fetch(url, {credentials: 'same-origin', cache: 'no-store',
+        headers: {Accept: 'application/json'}})
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .catch(function () { return null; });
+      latestRead = {instanceId: instanceId, promise: promise};
+      promise.then(function () { if (latestRead && latestRead.promise === promise) { latestRead = null; } });
+    }
+    var schema = state.hidden.getAttribute('schema') || state.schemaName;
+    var label = state.hidden.getAttribute('label_name') || state.schemaName;
+    return latestRead.promise.then(function (answer) {
+      if (!answer || !isPlainObject(answer.label_values)) { return undefined; }
+      var values = answer.label_values[schema];
+      var value = isPlainObject(values) ? values[label] : undefined;
+      return typeof value === 'string' ? value : '';
+    });
+  }
+
+  /** Read the latest stored value and reconcile; one read per form at a time, one more if asked. */
+  function requestSync(state) {
+    var sync = state.sync;
+    var instanceId = currentInstanceId();
+    if (!state.hidden || !instanceId || typeof root.fetch !== 'function') { return Promise.resolve(); }
+    if (sync.inFlight) { sync.again = true; return sync.inFlight; }
+    sync.inFlight = readLatest(state, instanceId).then(function (latest) {
+      if (latest !== undefined && instanceId === currentInstanceId() && sync.instanceId === instanceId) {
+        reconcile(state, latest);
+      }
+    }).catch(function (error) {
+      if (root.console && typeof root.console.error === 'function') {
+        root.console.error('multiagent: merging with another tab failed:', error);
+      }
+    }).then(function () {
+      sync.inFlight = null;
+      if (sync.again) { sync.again = false; return requestSync(state); }
+      return undefined;
+    });
+    return sync.inFlight;
+  }
+
+  /**
+   * `latest` is what Potato holds; the base is the last value known to be there (read, or posted
+   * by a save that Potato reported done). Equal to the base or to one of this page's own writes:
+   * nobody else wrote. Otherwise apply this tab's edit (base -> current) to it, store, redraw, tell.
+   * Values that are not JSON are never merged (nothing is rewritten that cannot be read).
+   */
+  function reconcile(state, latest) {
+    var sync = state.sync;
+    if (latest === sync.base || sync.ownWrites.indexOf(latest) >= 0) { sync.base = latest; return; }
+    flushEdits();   // text typed while the read was out is part of this tab's edit
+    var base = parseStored(sync.base);
+    var mine = parseStored(state.hidden.value);
+    var theirs = parseStored(latest);
+    if (base.error || mine.error || theirs.error) { return; }
+    var keyOf = (widgetOptions[state.widgetName] || {}).entryKey;
+    var merged = mergeValues(base.value, mine.value, theirs.value, keyOf).value;
+    var raw = merged === null ? '' : JSON.stringify(merged);
+    sync.base = latest;
+    if (raw === state.hidden.value) { return; }
+    state.lastWrite = {instanceId: currentInstanceId(), raw: raw};
+    writeOwn(state, raw);
+    renderForm(state.form);
+    tellRefreshed(state);
+  }
+
+  /** The visible, announced line saying this view now shows another tab's changes. */
+  function tellRefreshed(state) {
+    var line = syncNoticeOf(state);
+    var time = new Date().toTimeString().slice(0, 8);
+    line.textContent = 'Refreshed at ' + time + ': this question now also shows changes saved in ' +
+      'another tab or window.';
+    state.form.setAttribute('data-ma-refreshed', time);
+  }
+
+  function syncNoticeOf(state) {
+    if (state.syncNotice && state.syncNotice.isConnected) { return state.syncNotice; }
+    var line = h('div', {class: 'ma-sync-notice', role: 'status', 'aria-live': 'polite',
+      'data-ma-sync-notice': ''});
+    var anchor = state.summary && state.summary.parentNode ? state.summary : null;
+    if (anchor) {
+      anchor.parentNode.insertBefore(line, anchor);
+    } else {
+      (state.form.querySelector('fieldset') || state.form).appendChild(line);
+    }
+    state.syncNotice = line;
+    return line;
+  }
+
+  function eachFormState(fn) {
+    var forms = document.querySelectorAll(FORM_SELECTOR);
+    for (var i = 0; i < forms.length; i++) {
+      var state = formStates.get(forms[i]);
+      if (state && state.hidden) { fn(state); }
+    }
+  }
+
+  /** Back in view: store what is pending, then pick up what other tabs saved. Not before Potato
+   * has restored the saved answers: until then the hidden inputs are not the server's yet. */
+  function syncAll() {
+    if (!potatoRestored) { return; }
+    flushEdits();
+    eachFormState(function (state) { requestSync(state); });
+  }
+
+  /** Resolves when every form's read in flight has settled, or after SYNC_WAIT_MS. */
+  function settleSyncs() {
+    var waiting = [];
+    eachFormState(function (state) { if (state.sync.inFlight) { waiting.push(state.sync.inFlight); } });
+    if (!waiting.length) { return Promise.resolve(); }
+    return Promise.race([Promise.all(waiting), new Promise(function (resolve) {
+      setTimeout(resolve, SYNC_WAIT_MS);
+    })]);
+  }
+
+  // -- leaving the page: nothing typed is lost --------------------------------------------------
+
+  /**
+   * Potato 2.12.1 saves on its own beforeunload/visibilitychange (a beacon, only when a save is
+   * pending) and before Next/Prev (saveAnnotations). Capture listeners run before Potato's, so a
+   * flushed edit's `change` arms Potato's save in time; Potato's navigation and save functions
+   * (globals, looked up by name at every call) are wrapped to flush first, and a save waits for
+   * a merge read in flight so that it posts the merged value.
+   */
+  function guardLeaving() {
+    root.addEventListener('pagehide', flushEdits, true);
+    root.addEventListener('beforeunload', flushEdits, true);
+    document.addEventListener('visibilitychange', function () {
+      if (document.visibilityState === 'hidden') { flushEdits(); } else { syncAll(); }
+    }, true);
+    document.addEventListener('submit', flushEdits, true);
+    document.addEventListener('click', function (event) {
+      var target = event.target;
+      if (target && target.closest && target.closest('#next-btn, #prev-btn')) { flushEdits(); }
+    }, true);
+    root.addEventListener('focus', syncAll);
+    root.addEventListener('pageshow', function (event) { if (event.persisted) { syncAll(); } });
+  }
+
+  function wrapPotatoSaves() {
+    ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'].forEach(function (name) {
+      wrapGlobal(name, function (original, self, args) {
+        flushEdits();
+        return original.apply(self, args);
+      });
+    });
+    wrapGlobal('saveAnnotations', function (original, self, args) {
+      flushEdits();
+      return settleSyncs().then(function () {
+        var posted = postedValues();
+        return Promise.resolve(original.apply(self, args)).then(function (saved) {
+          if (saved === true) { posted.forEach(function (raw, state) { state.sync.base = raw; }); }
+          return saved;
+        });
+      });
+    });
+  }
+
+  /** The strings a Potato save is about to post for our forms (edited ones; Potato skips others). */
+  function postedValues() {
+    var posted = new Map();
+    var instanceId = currentInstanceId();
+    eachFormState(function (state) {
+      if (state.hidden.hasAttribute('data-modified') && state.sync.instanceId === instanceId) {
+        posted.set(state, state.hidden.value);
+      }
+    });
+    return posted;
+  }
+
+  function wrapGlobal(name, around) {
+    var original = root[name];
+    if (typeof original !== 'function' || original.multiagentWrapped) { return; }
+    var wrapped = function () { return around(original, this, arguments); };
+    wrapped.multiagentWrapped = true;
+    root[name] = wrapped;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Rendering
   // ---------------------------------------------------------------------------------------------
 
@@ -409,6 +766,8 @@
         return;
       }
       recoverFromReset(state);
+      trackServerValue(state);
+      syncNoticeOf(state);   // the live region exists before it speaks, so the refresh is announced
       var render = widgets[state.widgetName];
       if (typeof render !== 'function') {
         showRuntimeError(state, 'The script for the "' + state.widgetName + '" widget did not load, ' +
@@ -497,13 +856,15 @@
 
   function firstPass() {
     firstPassDone = true;
+    wrapPotatoSaves();   // annotation.js may come after this script: wrap once the page has loaded
     renderAll();
   }
 
-  function register(widgetName, renderFn) {
+  function register(widgetName, renderFn, options) {
     if (typeof widgetName !== 'string' || !widgetName) { throw new Error('register(): a widget name is required'); }
     if (typeof renderFn !== 'function') { throw new Error('register(): a render function is required'); }
     widgets[widgetName] = renderFn;
+    widgetOptions[widgetName] = options || {};
     // A widget script that arrives after the first pass still draws its forms.
     if (firstPassDone && typeof document !== 'undefined') { renderAll(widgetName); }
   }
@@ -554,27 +915,35 @@
     if (started || typeof document === 'undefined') { return; }
     started = true;
     guardRequiredBanner();
+    guardLeaving();
+    wrapPotatoSaves();
     if (document.readyState === 'loading') {
       document.addEventListener('DOMContentLoaded', firstPass);
     } else {
       // Already loaded (script added late): let widget scripts loaded right after this one register.
       setTimeout(firstPass, 0);
     }
-    document.addEventListener('potato:instance-ready', function () { renderAll(); });
+    document.addEventListener('potato:instance-ready', function () { potatoRestored = true; renderAll(); });
   }
 
   /*
    * Public API (window.PotatoMultiagent):
-   *   register(widgetName, render)    render(ctx) is called on every render pass of each of the
+   *   register(widgetName, render[, options])
+   *                                   render(ctx) is called on every render pass of each of the
    *                                   widget's forms; it may return a cleanup function, called
-   *                                   before the next render of that form.
+   *                                   before the next render of that form. options.entryKey(entry)
+   *                                   names a stored list entry's identity for the two-tab merge
+   *                                   (default: entryKey, from IDENTITY_FIELDS).
    *   ctx = {model, el, form, schemaName, config, record, derivation, state, setNotices}
    *     model.get() -> {raw, value, error}; model.set(valueOrNull); model.setIncomplete(reasonOrNull);
    *     model.announce(text); el = the form's .ma-body; state = a per-form object kept across
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
-   *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config)
+   *   aboveBound(field, value, bound),
+   *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
+   *   flushEdits()                    run every waiting debounce now (done before the page goes)
+   *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
    */
   return {
     version: '1',
@@ -586,9 +955,13 @@
     clear: clear,
     snippet: snippet,
     notInTrace: notInTrace,
+    aboveBound: aboveBound,
     parseStored: parseStored,
     debounce: debounce,
     deriveOptions: deriveOptions,
-    checkValue: checkValue
+    checkValue: checkValue,
+    flushEdits: flushEdits,
+    mergeValues: mergeValues,
+    entryKey: entryKey
   };
 }));

@@ -1,10 +1,11 @@
-"""``multiagent.agent_interaction_graph``: one row per agent and per edge of the derived graph.
+"""``multiagent.agent_interaction_graph``: two tables, one row per agent and one per edge.
 
 A saved graph judges every element of the record's graph: each agent is on the critical path or
-not, each edge is critical, problematic or (unmarked) normal. ``element`` says which a row is; an
-agent row names the agent in ``from`` (``to`` empty) with ``critical`` and its 1-based
-``path_position``; an edge row has ``from``, ``to``, ``status``, and the derived ``count`` and
-``steps``. A value written for the seed (no ``edge_marks``) is read through its ``"A->B"`` keys.
+not, each edge is critical, problematic or (unmarked) normal. The agents table (``<scheme>.agents``)
+has ``agent``, ``critical`` and its 1-based ``path_position``; the edges table (``<scheme>.edges``)
+has ``from``, ``to``, ``status``, and the derived ``count`` and ``steps`` (with ``steps_number``).
+Agreement reads both kinds of row in one frame (``element`` says which). A value written for the
+seed (no ``edge_marks``) is read through its ``"A->B"`` keys.
 
 Agreement: Jaccard of the critical-node sets per instance, averaged over annotator pairs; exact
 agreement and Krippendorff's nominal alpha on edge statuses, edges matched by (from, to).
@@ -25,22 +26,25 @@ AGENT_ELEMENT, EDGE_ELEMENT, NORMAL = "agent", "edge", "normal"
 
 class AgentInteractionGraphAdapter(Adapter):
     widget = "agent_interaction_graph"
-    item_key = ("element", "from", "to")
+    item_key = ("element", "agent", "from", "to")
+    step_columns = ("steps",)
+    part_column = "element"
+    parts = {AGENT_ELEMENT: ("agents", ("agent", "critical", "path_position")),
+             EDGE_ELEMENT: ("edges", ("from", "to", "status", "count", "steps"))}
 
     @classmethod
     def columns(cls, config: AgentInteractionGraphConfig) -> tuple:
-        return ("element", "from", "to", "critical", "path_position", "status", "count", "steps")
+        return ("element", "agent", "critical", "path_position", "from", "to", "status", "count", "steps")
 
     @classmethod
     def rows(cls, value: AgentInteractionGraphValue, derivation: Derivation,
              config: AgentInteractionGraphConfig) -> List[Dict[str, Any]]:
         path = {agent: position for position, agent in enumerate(value.critical_nodes, start=1)}
-        rows = [{"element": AGENT_ELEMENT, "from": agent, "to": None, "critical": agent in path,
-                 "path_position": path.get(agent), "status": None, "count": None, "steps": None}
-                for agent in derivation.agents]
+        rows = [{"element": AGENT_ELEMENT, "agent": agent, "critical": agent in path,
+                 "path_position": path.get(agent)} for agent in derivation.agents]
         statuses = _edge_statuses(value, derivation)
-        rows.extend({"element": EDGE_ELEMENT, "from": edge["from"], "to": edge["to"], "critical": None,
-                     "path_position": None, "status": statuses.get((edge["from"], edge["to"]), NORMAL),
+        rows.extend({"element": EDGE_ELEMENT, "from": edge["from"], "to": edge["to"],
+                     "status": statuses.get((edge["from"], edge["to"]), NORMAL),
                      "count": edge["count"], "steps": list(edge["steps"])}
                     for edge in derivation.edges)
         return rows
@@ -49,7 +53,7 @@ class AgentInteractionGraphAdapter(Adapter):
     def agreement(cls, judgements: Judgements, config: AgentInteractionGraphConfig,
                   gold: Optional[Mapping[str, dict]], within: int) -> List[Figure]:
         rows, unit = judgements.rows, cls.unit()
-        critical = per_judge(judgements, "critical_nodes", lambda row: [row["from"]]
+        critical = per_judge(judgements, "critical_nodes", lambda row: [row["agent"]]
                              if row["element"] == AGENT_ELEMENT and bool(row["critical"]) else [])
         edges = rows[rows["element"] == EDGE_ELEMENT]
         return [mean_pairwise_jaccard("critical nodes Jaccard", critical, (INSTANCE,), "critical_nodes"),

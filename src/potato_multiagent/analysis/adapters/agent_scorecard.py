@@ -24,6 +24,7 @@ AGENT_SCOPE, TEAM_SCOPE, MILESTONE_SCOPE = "agent", "team", "milestone"
 class AgentScorecardAdapter(Adapter):
     widget = "agent_scorecard"
     item_key = ("scope", "agent", "item")
+    step_columns = ("reached_step",)
 
     @classmethod
     def columns(cls, config: AgentScorecardConfig) -> tuple:

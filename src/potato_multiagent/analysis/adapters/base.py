@@ -51,11 +51,33 @@ class Adapter:
     """Columns that identify a judged item within an instance (empty: the instance is the item)."""
     float_columns: ClassVar[Tuple[str, ...]] = ()
     """Columns that stay floating point even when every value is integral (times in seconds)."""
+    step_columns: ClassVar[Tuple[str, ...]] = ()
+    """Columns holding 0-based step indices (an int or a list of ints); each gets a companion
+    ``<column>_number`` (index + 1, the ``#N`` the widgets show) right after it."""
+    bulk_column: ClassVar[Optional[str]] = None
+    """A boolean column that is true for a value the annotator set in bulk (``agreement
+    --exclude-bulk`` leaves those rows out)."""
+    parts: ClassVar[Dict[str, Tuple[str, Tuple[str, ...]]]] = {}
+    """When the rows are two kinds of thing, they are written as separate tables: ``{value of
+    the part column: (table suffix, its columns)}``; ``part_column`` says which column it is."""
+    part_column: ClassVar[Optional[str]] = None
 
     @classmethod
     def unit(cls) -> Tuple[str, ...]:
         """What two annotators' rows must share to be judgements of the same item."""
         return (INSTANCE,) + cls.item_key
+
+
+def number_column(column: str) -> str:
+    """The ``#N`` companion of a 0-based step column: ``decisive_step`` -> ``decisive_step_number``."""
+    return f"{column}_number"
+
+
+def step_number(index: Any) -> Any:
+    """``#N`` = index + 1, for one index or a list of them (None stays None)."""
+    if isinstance(index, (list, tuple)):
+        return [None if item is None else item + 1 for item in index]
+    return None if index is None else index + 1
 
 
 def per_judge(judgements: Judgements, column: str, values: Callable[[dict], Iterable[Any]]) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from .base import INSTANCE, Adapter, Judgements, per_judge
 class EmergentBehaviorAdapter(Adapter):
     widget = "emergent_behavior"
     item_key = ("behavior", "occurrence")
+    step_columns = ("turns",)
 
     @classmethod
     def columns(cls, config: EmergentBehaviorConfig) -> tuple:

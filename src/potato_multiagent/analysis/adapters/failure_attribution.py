@@ -25,15 +25,16 @@ AGENT, STEP = "responsible_agent", "decisive_step"
 
 class FailureAttributionAdapter(Adapter):
     widget = "failure_attribution"
+    step_columns = (STEP,)
 
     @classmethod
     def columns(cls, config) -> tuple:
-        return (AGENT, STEP, "decisive_step_number", "reason", "step_agent", "step_text")
+        return (AGENT, STEP, "reason", "step_agent", "step_text")
 
     @classmethod
     def rows(cls, value: FailureAttributionValue, derivation: Derivation, config) -> List[Dict[str, Any]]:
         step = value.decisive_step
-        return [{AGENT: value.responsible_agent, STEP: step, "decisive_step_number": None if step is None else step + 1,
+        return [{AGENT: value.responsible_agent, STEP: step,
                  "reason": value.reason, "step_agent": step_agent(derivation, step),
                  "step_text": step_text(derivation, step)}]
 

@@ -24,6 +24,8 @@ def flag_column(flag: str) -> str:
 class HandoffReviewAdapter(Adapter):
     widget = "handoff_review"
     item_key = ("from_step", "step", "from", "to")
+    step_columns = ("from_step", "step")
+    bulk_column = "bulk"
 
     @classmethod
     def columns(cls, config: HandoffReviewConfig) -> tuple:

@@ -25,6 +25,7 @@ def verdict_column(verdict: str) -> str:
 class ToolCallReviewAdapter(Adapter):
     widget = "tool_call_review"
     item_key = ("call_index",)
+    step_columns = ("step", "result_step")
 
     @classmethod
     def columns(cls, config: ToolCallReviewConfig) -> tuple:
