@@ -113,3 +113,16 @@ def test_auto_layout_and_the_answer_map_in_the_browser_code():
     """
     out = subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert json.loads(out) == ["lanes", "board", "tree", "board", None, None, None]
+
+
+def test_the_bench_scenario_renders_both_displays_and_reports_them():
+    from bench.synth import trace_record
+    from bench.trace_view import SIDES, render_time, report
+
+    steps = trace_record(200, n_calls=0)["steps"]
+    times = {side: render_time(side, steps, 1) for side in SIDES}
+    assert all(value > 0 for value in times.values())
+    summary = {side: {"render_s": times[side], "response_s": 1.0, "ready_s": 2.0, "elements": 100}
+               for side in SIDES}
+    table = report(200, 1, summary)
+    assert "| display render (server), s |" in table and "| DOM elements | 100 | 100 | 1.0x |" in table
