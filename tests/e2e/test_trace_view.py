@@ -205,6 +205,12 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     go_next(page)
     wait_view(page)
     assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    # one step card is in the Tab order (roving tabindex): Tab from the last layout button reaches it
+    page.locator('section.ma-trace .ma-trace-layout[data-layout="board"]').focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.ma-trace-step[data-step=\"0\"]')")
+    page.keyboard.press("ArrowDown")
+    assert_lands_on(page, records[2], 1)
     page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 1500}}))")
     assert_lands_on(page, records[2], 1500)
     assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW

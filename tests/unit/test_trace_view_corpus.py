@@ -63,3 +63,19 @@ def test_the_view_shows_what_python_derives_on_every_corpus_record(format_name, 
     for record, view in zip(records, shown):
         assert view["rows"] == expected_rows(record), record.get("id")
     assert len(shown) == len(records)
+
+
+@pytest.mark.parametrize("format_name,folder", SOURCES)
+def test_the_server_first_window_numbers_and_names_steps_as_the_derivation(format_name, folder):
+    import html
+
+    from potato_multiagent.trace_view.display import FIRST_WINDOW, TraceDisplay
+
+    for record in convert_inputs(format_name, [corpus_path() / folder], strict=False).records:
+        shell = TraceDisplay().render({"key": "steps", "type": "multiagent.trace"}, record["steps"])
+        lines = shell.split('class="ma-trace-first-step">')[1:]
+        shown = [(html.unescape(line.split('class="ma-trace-num">', 1)[1].split("<", 1)[0]),
+                  html.unescape(line.split('class="ma-trace-agent">', 1)[1].split("<", 1)[0])) for line in lines]
+        expected = [row["number"] for row in expected_rows(record)][:FIRST_WINDOW]
+        agents = [row["agent"] for row in expected_rows(record)][:FIRST_WINDOW]
+        assert shown == list(zip(expected, agents)), record.get("id")

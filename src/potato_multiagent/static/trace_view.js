@@ -489,6 +489,14 @@
     this.after.hidden = end >= this.entries.length;
     this.after.textContent = 'Show later steps (#' + (end + 1) + '\u2013#' + this.entries.length + ')';
     if (this.current !== null) { this.mark(this.current, false); }
+    this.keepOneTabStop();
+  };
+
+  /** Roving tabindex: one step card in the Tab order (the current one, else the window's first). */
+  View.prototype.keepOneTabStop = function () {
+    if (!this.list || this.list.querySelector('.ma-trace-step[tabindex="0"]')) { return; }
+    var first = this.list.querySelector('.ma-trace-step');
+    if (first) { first.setAttribute('tabindex', '0'); }
   };
 
   /** Move the window so it starts at `start`, keeping the row at the viewport's top where it was. */
@@ -549,14 +557,14 @@
   };
 
   View.prototype.mark = function (index, focus) {
-    this.section.querySelectorAll('.ma-trace-step.ma-trace-current').forEach(function (node) {
+    this.section.querySelectorAll('.ma-trace-step.ma-trace-current, .ma-trace-step[tabindex="0"]').forEach(function (node) {
       node.classList.remove('ma-trace-current');
       node.removeAttribute('aria-current');
       node.setAttribute('tabindex', '-1');
     });
     this.current = index;
     var rowNode = this.rowFor(index);
-    if (!rowNode) { return; }
+    if (!rowNode) { this.keepOneTabStop(); return; }
     var card = rowNode.querySelector('.ma-trace-step');
     card.classList.add('ma-trace-current');
     card.setAttribute('aria-current', 'step');

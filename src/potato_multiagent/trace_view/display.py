@@ -78,6 +78,8 @@ def _first_window(config: TraceViewConfig, data: Any) -> list:
     head = config.steps_key.split(".", 1)[0]
     if head != config.key or data is None:
         return []
+    if isinstance(data, list) and config.steps_key == config.key:
+        data = data[:FIRST_WINDOW]   # a step's number, agent and text never depend on later steps
     derivation = derive({config.key: data}, **config.derive_options())
     return [{"number": step.index + 1, "agent": _agent_label(step), "text": _snippet(step.text)}
             for step in derivation.steps[:FIRST_WINDOW]]
