@@ -142,6 +142,9 @@ def test_every_wired_link_lands_on_its_step(trace_task, page):
     clicked = click_links(page, dp, 'form[data-schema-name="tool_calls"]')
     shown = [int(i) for i in page.locator('form[data-schema-name="tool_calls"] li.ma-tcr-card').evaluate_all(
         "cards => cards.map(card => card.getAttribute('data-ma-call'))")]
+    # DPBench steps carry a timestep: each step shows it
+    times = page.locator("section.ma-trace .ma-trace-step .ma-trace-time").all_text_contents()
+    assert times == [str(step["timestep"]) for step in dp["steps"] if "timestep" in step] and times
     assert shown   # the cards the widget shows (it pages long lists): each links its call step (and result)
     assert clicked == sum(1 + (calls[i].get("result_step") is not None) for i in shown)
 

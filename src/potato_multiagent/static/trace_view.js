@@ -41,7 +41,7 @@
     'open-handoff': 'Open handoff',
     'open-tool-call': 'Open tool call'
   };
-  var TIME_FIELDS = ['timestamp', 'time', 'created_at', 'start_time', 'start'];
+  var TIME_FIELDS = ['timestamp', 'time', 'created_at', 'start_time', 'start', 'timestep'];
   var DERIVE_OPTION_KEYS = ['steps_key', 'agent_key', 'calls_key', 'resource_key', 'agents', 'agent_qualifiers'];
 
   // ---------------------------------------------------------------------------------------------
