@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import uuid
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -28,6 +30,8 @@ CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().par
 if not CORPUS.is_dir():
     CORPUS = Path("/work/shared/corpus")
 FOLD = 600
+HOSTILE_AGENT = "<b>Evil</b> {{ 7*7 }}"
+HOSTILE_TEXT = "<img src=x onerror=\"window.__pwned=1\"> {% raw %}{{ 7*7 }}{# not a comment"
 WINDOW = 40
 MAST_MODES = ["FM-1.1 Disobey task specification", "FM-1.3 Step repetition", "FM-2.3 Task derailment",
               "FM-3.2 No or incomplete verification"]
@@ -42,6 +46,7 @@ def corpus_records() -> list[dict]:
     dp = convert_inputs("dpbench", [CORPUS / "dpbench"], strict=False).records[0]
     long_run = {"id": "long-run", "question": "A long synthetic run",
                 "steps": [{"agent": f"A{i % 12}", "content": f"step {i} of the long run"} for i in range(2000)]}
+    long_run["steps"][0] = {"agent": HOSTILE_AGENT, "content": HOSTILE_TEXT}
     return [who, dp, long_run]
 
 
@@ -176,29 +181,71 @@ def test_the_layout_follows_the_orchestration_radio(trace_task, page):
         assert section.locator(f'.ma-trace-layout[data-layout="{layout}"]').get_attribute("aria-pressed") == "true"
 
 
-def test_mast_modes_tagged_inline_on_two_steps_are_saved_by_potato(trace_task, page):
-    task, records = trace_task
-    user = fresh_user()
+def tag_steps(page, task, user, instance, tags) -> dict:
+    """Tag MAST modes on steps in the trace view as an annotator does; wait until Potato saved them."""
     login(page, task.base_url, user)
     wait_view(page)
-    for index, modes in ((2, MAST_MODES[:2]), (9, [MAST_MODES[2]])):
+    for index, modes in tags.items():
         card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"]')
         for mode in modes:
             chip = card.locator(f'.ta-chip[data-value="{mode}"]')
             chip.click()
             page.wait_for_function("(el) => el.getAttribute('aria-pressed') === 'true'", arg=chip.element_handle(),
                                    polling=100, timeout=5_000)
+    expected = {f"t{index}": modes for index, modes in tags.items()}
 
-    def both_tagged(value):
-        if not value:
-            return False
-        turns = json.loads(value).get("turns", {})
-        return turns.get("t2", {}).get("values") == MAST_MODES[:2] and turns.get("t9", {}).get("values") == [MAST_MODES[2]]
+    def all_tagged(value):
+        turns = json.loads(value).get("turns", {}) if value else {}
+        return {turn: entry.get("values") for turn, entry in turns.items()} == expected
 
-    value = json.loads(wait_saved(task, user, records[0]["id"], "mast", both_tagged))
-    steps = derive(records[0]).steps
-    assert value["turns"]["t2"]["agent_id"] == (steps[2].agent or "")
-    assert set(value["turns"]) == {"t2", "t9"}
+    return json.loads(wait_saved(task, user, instance, "mast", all_tagged))
+
+
+def test_mast_modes_tagged_inline_by_two_annotators_come_out_of_export_and_agreement(trace_task, browser, tmp_path):
+    task, records = trace_task
+    who = records[0]
+    first, second = fresh_user(), fresh_user()
+    for user, tags in ((first, {2: MAST_MODES[:2], 9: [MAST_MODES[2]]}), (second, {2: [MAST_MODES[0]], 9: [MAST_MODES[2]]})):
+        page = browser.new_page()
+        value = tag_steps(page, task, user, who["id"], tags)
+        page.close()
+        assert value["turns"]["t2"]["agent_id"] == (derive(who).steps[2].agent or "")
+
+    from potato_multiagent.cli import main
+
+    config = task.task_dir / "config.yaml"
+    assert main(["export", str(config), "--format", "csv", "--out", str(tmp_path / "out")]) == 0
+    rows = pd.read_csv(tmp_path / "out" / "mast.csv")
+    steps = derive(who).steps
+    mine = rows[rows["user"].isin([first, second])]
+    assert sorted(mine[["user", "step", "step_number", "step_agent", "mode"]].values.tolist()) == sorted([
+        [first, 2, 3, steps[2].agent, MAST_MODES[0]], [first, 2, 3, steps[2].agent, MAST_MODES[1]],
+        [first, 9, 10, steps[9].agent, MAST_MODES[2]],
+        [second, 2, 3, steps[2].agent, MAST_MODES[0]], [second, 9, 10, steps[9].agent, MAST_MODES[2]]])
+
+    # agreement over just these two annotators (a copy of the task with their two folders)
+    copy = tmp_path / "task"
+    shutil.copytree(task.task_dir, copy, ignore=shutil.ignore_patterns("annotation_output"))
+    for user in (first, second):
+        shutil.copytree(task.task_dir / "annotation_output" / user, copy / "annotation_output" / user)
+    from potato_multiagent.analysis import agreement_frame, collect
+    from potato_multiagent.task import Task
+
+    frame = agreement_frame(collect(Task(copy / "config.yaml")))
+    mast = frame[frame["scheme"] == "mast"].set_index("measure")["value"]
+    assert len(steps) == 29
+    # 29 steps are units per mode. FM-1.1: both tag #3 -> kappa 1, alpha 1. FM-1.3: one tags #3,
+    # the other nothing: po = 28/29 = pe -> kappa 0; alpha = 1 - 57 * 2 / (2 * 1 * 57) = 0.
+    # FM-2.3: both tag #10 -> 1. FM-3.2: nobody -> undefined.
+    # overall, 116 units, 1 disagreement, 3 and 2 tags: po = 115/116, pe = (3*2 + 113*114) / 116^2
+    # -> kappa = 452/568; alpha = 1 - 231 * 2 / (2 * 5 * 227) = 1 - 462/2270
+    assert mast[f"{MAST_MODES[0]}: Cohen's kappa"] == pytest.approx(1.0)
+    assert mast[f"{MAST_MODES[1]}: Cohen's kappa"] == pytest.approx(0.0)
+    assert mast[f"{MAST_MODES[1]}: Krippendorff's alpha (nominal)"] == pytest.approx(0.0)
+    assert mast[f"{MAST_MODES[2]}: Krippendorff's alpha (nominal)"] == pytest.approx(1.0)
+    assert pd.isna(mast[f"{MAST_MODES[3]}: Krippendorff's alpha (nominal)"])
+    assert mast["overall: Cohen's kappa"] == pytest.approx(452 / 568)
+    assert mast["overall: Krippendorff's alpha (nominal)"] == pytest.approx(1 - 462 / 2270)
 
 
 def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task, page):
@@ -208,6 +255,12 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     go_next(page)
     wait_view(page)
     assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    # hostile text stays inert and verbatim
+    first = page.locator('section.ma-trace .ma-trace-step[data-step="0"]')
+    assert first.locator(".ma-trace-agent").text_content() == HOSTILE_AGENT
+    assert first.locator(".ma-trace-body").text_content() == HOSTILE_TEXT
+    assert page.locator("section.ma-trace img, section.ma-trace b").count() == 0
+    assert page.evaluate("window.__pwned === undefined")
     # one step card is in the Tab order (roving tabindex): Tab from the last layout button reaches it
     page.locator('section.ma-trace .ma-trace-layout[data-layout="board"]').focus()
     page.keyboard.press("Tab")
