@@ -125,14 +125,14 @@ def log_in(context, base_url: str, user: str) -> None:
         raise RuntimeError(f"login as {user} failed: HTTP {response.status} from {base_url}/auth")
 
 
-def wait_ready(page, spec: PageSpec, errors: List[str]) -> None:
+def wait_ready(page, spec: PageSpec, errors: List[str], timeout_ms: float = LOAD_TIMEOUT_MS) -> None:
     try:
-        page.wait_for_function(READY_JS, arg=spec.marks, timeout=LOAD_TIMEOUT_MS, polling=100)
+        page.wait_for_function(READY_JS, arg=spec.marks, timeout=timeout_ms, polling=100)
     except Exception as error:
         counts = page.evaluate(COUNTS_JS, spec.builtin_items)
         marks = page.evaluate("(marks) => marks.filter((name) => performance.getEntriesByName(name).length)",
                               spec.marks)
-        raise RuntimeError(f"{spec.label}: not ready within {LOAD_TIMEOUT_MS / 1000:.0f} s at {page.url} "
+        raise RuntimeError(f"{spec.label}: not ready within {timeout_ms / 1000:.0f} s at {page.url} "
                            f"(marks seen: {marks} of {spec.marks}; built-in items: {counts}; "
                            f"script errors: {errors[:3]})") from error
 

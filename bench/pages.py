@@ -17,7 +17,7 @@ import random
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import yaml
 
@@ -78,8 +78,13 @@ def builtin_page(label: str, entries: List[Scenario], record: Dict[str, Any]) ->
     return PageSpec(label, [builtin_scheme(entry) for entry in entries], builtin_items=items)
 
 
-def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix: str = TASK_NAME_PREFIX) -> Path:
-    """A task folder serving `record` with the page's schemes; returns the folder."""
+TASK_DISPLAY = {"fields": [{"key": "task", "type": "text", "label": "Task"}]}
+
+
+def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix: str = TASK_NAME_PREFIX,
+               instance_display: Optional[Dict[str, Any]] = None, plugins: Sequence[str] = ("multiagent",)) -> Path:
+    """A task folder serving `record` with the page's schemes (by default the record's one-line
+    task shown, our plugin loaded); returns the folder."""
     (folder / DATA_FILE).parent.mkdir(parents=True, exist_ok=True)
     (folder / DATA_FILE).write_text(json.dumps(record) + "\n", encoding="utf-8")
     config = {
@@ -89,16 +94,16 @@ def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix
         "data_files": [DATA_FILE],
         "item_properties": {"id_key": "id", "text_key": "task"},
         "output_annotation_dir": "annotation_output",
-        "plugins": ["multiagent"],
+        "plugins": list(plugins),
         "require_password": False,
-        "instance_display": {"fields": [{"key": "task", "type": "text", "label": "Task"}]},
+        "instance_display": instance_display or TASK_DISPLAY,
         "annotation_schemes": spec.schemes,
     }
     (folder / CONFIG_FILE).write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     return folder
 
 
-def start_server(folder: Path, attempts: int = 5) -> harness.PotatoTask:
+def start_server(folder: Path, attempts: int = 5, timeout: float = harness.SERVER_START_TIMEOUT_S) -> harness.PotatoTask:
     """`potato start` on the task folder (the harness's start_potato), on a port of `PORTS`.
 
     Other runs of the bench may be starting servers in the same range: a port free when chosen
@@ -108,7 +113,7 @@ def start_server(folder: Path, attempts: int = 5) -> harness.PotatoTask:
     """
     for _ in range(attempts):
         with _ports_from(PORTS):
-            task = harness.start_potato(folder, CONFIG_FILE)
+            task = harness.start_potato(folder, CONFIG_FILE, timeout=timeout)
         if _listens(task.process.pid, task.port):
             return task
         task.stop()

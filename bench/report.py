@@ -318,5 +318,190 @@ def render(results: Dict[str, Any]) -> str:
         lines += derive_section(results["derive"])
     if results.get("check"):
         lines += check_section(results["check"])
+    if results.get("scale"):
+        lines += scale_section(results["scale"])
     lines.append(HOW_TO_READ)
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- page readiness by length
+
+
+SCALE_SIDES = [("bare", "Potato alone (a radio)"), ("ours", "+ our widgets"),
+               ("ours_nested", "+ our widgets, record under `trace`"), ("agent_trace", "Potato's `agent_trace` alone")]
+TRACE_PARTS = [("parse_html", "HTML parse (main thread)"), ("script", "script"), ("style", "style"),
+               ("layout", "layout"), ("paint", "paint, layers, commit"), ("gc", "garbage collection"),
+               ("other", "task time not attributed"), ("busy", "main thread busy, in all")]
+
+
+def _seconds(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value / 1000:,.2f} s"
+
+
+def _spread_s(side: Dict[str, Any], key: str) -> str:
+    """`median (min-max)` in seconds, or the side's error."""
+    if "error" in side:
+        return f"failed: {side['error'][:120]}"
+    summary = side.get(key)
+    if not summary:
+        return "—"
+    if summary["runs"] == 1:
+        return _seconds(summary["median"])
+    return f"{summary['median'] / 1000:,.2f} s ({summary['min'] / 1000:,.2f}–{summary['max'] / 1000:,.2f})"
+
+
+def _sizes(scale: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [scale["sizes"][key] for key in sorted(scale["sizes"], key=int)]
+
+
+def scale_ready_rows(scale: Dict[str, Any], key: str) -> List[List[str]]:
+    rows = []
+    for size in _sizes(scale):
+        sides = size["sides"]
+        bare = median(sides["bare"], key)
+        row = [f"{size['steps']:,}", f"{size['record_mb']:.1f}", _spread_s(sides["bare"], key)]
+        for name in ("ours", "ours_nested", "agent_trace"):
+            row += [_spread_s(sides[name], key), ratio(median(sides[name], key), bare)]
+        rows.append(row)
+    return rows
+
+
+def scale_bytes_rows(scale: Dict[str, Any]) -> List[List[str]]:
+    rows = []
+    for size in _sizes(scale):
+        for name, title in SCALE_SIDES:
+            side = size["sides"][name]
+            page = side.get("bytes", {})
+            if "page_mb" not in page:
+                rows.append([f"{size['steps']:,}", title, page.get("error", "—"), "", "", "", ""])
+                continue
+            rows.append([f"{size['steps']:,}", title, f"{page['page_mb']:.1f}", f"{page['instance_json_mb']:.1f}",
+                         f"{page['instance_data_mb']:.1f}", cell(side, "ttfb") if "error" not in side else "—",
+                         f"{page['soup_cpu_s']:.2f}"])
+    return rows
+
+
+def scale_ours_rows(scale: Dict[str, Any]) -> List[List[str]]:
+    rows = []
+    for size in _sizes(scale):
+        for name in ("ours", "ours_nested"):
+            side = size["sides"][name]
+            if "error" in side:
+                continue
+            dcl_handlers = median(side, "dcl_end") - median(side, "dcl")
+            rows.append([f"{size['steps']:,}", name, cell(side, "derive"), cell(side, "ours_dcl"),
+                         cell(side, "rerender"), number(dcl_handlers),
+                         number(median(side, "painted") - median(side, "ready"))])
+    return rows
+
+
+def scale_element_rows(scale: Dict[str, Any]) -> List[List[str]]:
+    sizes = _sizes(scale)
+    ours = [size["sides"]["ours"] for size in sizes]
+    names = next((list(side["forms"]) for side in ours if "forms" in side), [])
+    rows = [[f"`{name.removeprefix('bench_')}` form"] + [f"{side['forms'].get(name, 0):,.0f}" if "forms" in side else "—"
+                                                          for side in ours] for name in names]
+    rows.append(["our page, all elements"] + [f"{median(side, 'nodes'):,.0f}" if "nodes" in side else "—" for side in ours])
+    for name, title in (("bare", "Potato alone, all elements"), ("agent_trace", "`agent_trace` page, all elements")):
+        rows.append([title] + [f"{median(size['sides'][name], 'nodes'):,.0f}" if "nodes" in size["sides"][name] else "—"
+                               for size in sizes])
+    rows.append(["`agent_trace` display"] + [f"{size['sides']['agent_trace'].get('display_nodes', 0):,}" for size in sizes])
+    return rows
+
+
+def scale_click_rows(scale: Dict[str, Any]) -> List[List[str]]:
+    sizes = _sizes(scale)
+    widgets = scale["widgets"]
+    rows = []
+    for widget in widgets:
+        row = [widget]
+        for size in sizes:
+            clicks = size["sides"]["ours"].get("clicks", {})
+            value = clicks.get(widget)
+            row.append("—" if value is None else f"failed: {value['error'][:100]}" if "error" in value else spread(value))
+        rows.append(row)
+    return rows
+
+
+def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
+    size = scale["sizes"].get(str(scale["traced_at"]))
+    if not size:
+        return []
+    traced = {name: size["sides"][name].get("traced") for name, _ in SCALE_SIDES}
+
+    def row(title: str, value) -> List[str]:
+        return [title] + [value(traced[name]) if traced[name] else "—" for name, _ in SCALE_SIDES]
+
+    rows = [row("server: request to first byte (Potato renders, BeautifulSoup, restores)",
+                lambda t: number(t["ttfb"])),
+            row("download of the page", lambda t: number(t["response_end"] - t["ttfb"])),
+            row("page size (MB)", lambda t: f"{t['page_mb']:.1f}")]
+    rows += [row(title, lambda t, part=part: number(t["trace"][part])) for part, title in TRACE_PARTS]
+    if any(entry and "cpu" in entry["trace"] for entry in traced.values()):
+        rows += [row(f"{title}: CPU", lambda t, part=part: number(t["trace"]["cpu"][part]) if "cpu" in t["trace"] else "—")
+                 for part, title in TRACE_PARTS]
+    rows += [row("of the script: our derivation (derive.js)", lambda t: number(t["derive"]) if "derive" in t else "—"),
+             row("of the script: widget.js on DOMContentLoaded (derivation + DOM build)",
+                 lambda t: number(t["ours_dcl"]) if t.get("ours_dcl") is not None else "—"),
+             row("of the script: our re-render on instance-ready", lambda t: number(t["rerender"]) if "rerender" in t else "—"),
+             row("DOMContentLoaded handlers, all (navigation timing)", lambda t: number(t["dcl_end"] - t["dcl"])),
+             row("ready, this traced load", lambda t: number(t["ready"])),
+             row("elements", lambda t: f"{t['nodes']:,}")]
+    return rows
+
+
+def _resumed_note(scale: Dict[str, Any]) -> List[str]:
+    resumed = scale.get("resumed_sizes") or []
+    if not resumed:
+        return []
+    return [f"Sizes {', '.join(f'{int(n):,}' for n in resumed)} were measured by an earlier run with the same "
+            "`--workdir` and taken from its progress file (their trace breakdowns re-read from the kept traces); "
+            "the run time above does not include them.", ""]
+
+
+def scale_section(scale: Dict[str, Any]) -> List[str]:
+    record = scale["record"]
+    widgets = len(scale["widgets"])
+    ready_header = ["steps", "record (MB)", "Potato alone (a radio)", f"+ our {widgets} widgets", "ratio",
+                    "+ our widgets, record under `trace`", "ratio", "`agent_trace` alone", "ratio"]
+    lines = ["## Page readiness by trace length (issues 14 and 18)", "",
+             f"One seeded record per size (`synth.scale_record`): N steps by {record['agents']} agents, a tool call on "
+             f"every {record['tool_call_every']}th step, N timed calls on {record['resources']} resources. Four pages "
+             "per size, loads alternating (order reversed every round): Potato alone (a radio, no plugin); the radio "
+             f"and our {widgets} widgets; the same with the record's lists under `trace` "
+             "(`steps_key: trace.steps`, `calls_key: trace.calls`), which Potato embeds once instead of twice; the "
+             "radio and Potato's `agent_trace` display of the steps (no plugin). *Ready*: from navigation start "
+             "to `potato:instance-ready` and the last `multiagent:ready:*` mark of every widget of ours (they render "
+             "again on instance-ready); ratios are medians over the bare page's median.", "",
+             *_resumed_note(scale),
+             *table(ready_header, scale_ready_rows(scale, "ready")), "",
+             "The same loads to the first frame painted after that:", "",
+             *table(ready_header, scale_ready_rows(scale, "painted")), "",
+             "### The page Potato serves", "",
+             "Fetched once per page over HTTP. Potato puts the record in the page twice: "
+             "`data-instance-json` (all of it) and `<script id=\"instance_data\">` (its top-level strings, numbers "
+             "and lists). Time to first byte is the browser's (median of the loads above); BeautifulSoup is its "
+             "`html.parser`, which Potato runs over every page it serves, timed in the bench's process on the same "
+             "HTML (CPU seconds).", "",
+             *table(["steps", "page", "page (MB)", "`data-instance-json` (MB)", "`instance_data` (MB)",
+                     "time to first byte (ms)", "BeautifulSoup (s CPU)"], scale_bytes_rows(scale)), "",
+             "### Our part of the page (ms)", "",
+             *table(["steps", "page", "derive.js", "widget.js on DOMContentLoaded (derive + first build)",
+                     "re-render on instance-ready", "all DOMContentLoaded handlers", "ready to painted"],
+                    scale_ours_rows(scale)), "",
+             "### Elements per widget (DOM nodes inside each form, median)", "",
+             *table(["", *[f"{size['steps']:,} steps" for size in _sizes(scale)]], scale_element_rows(scale)), "",
+             "### Click to stored value (ms)", "",
+             "One interaction per widget on the page with all of ours (`scenarios.py`), after it is ready.", "",
+             *table(["widget", *[f"{size['steps']:,} steps" for size in _sizes(scale)]], scale_click_rows(scale)), ""]
+    trace_rows = scale_trace_rows(scale)
+    if trace_rows:
+        lines += [f"### Where the time goes at {scale['traced_at']:,} steps (one traced load per page, ms)", "",
+                  "A Chromium performance trace (CDP) of one more load of each page; main-thread *self* time per kind "
+                  "of work (`bench/chrome_trace.py`), so nothing is counted twice, in wall time and then (rows "
+                  "ending in *CPU*) in the thread's CPU time, which other processes on a busy machine do not "
+                  "stretch. Tracing slows the page somewhat.", "",
+                  *table(["", *[title for _, title in SCALE_SIDES]], trace_rows), ""]
+    failed = [f"- {size['steps']:,} {name}: {len(side['failed_loads'])} load(s) failed, e.g. {side['failed_loads'][0]}"
+              for size in _sizes(scale) for name, side in size["sides"].items() if side.get("failed_loads")]
+    return lines + (["Failed loads (the figures come from the others):", "", *failed, ""] if failed else [])

@@ -3,6 +3,7 @@
     .venv/bin/python -m bench                     # the full run (7-15 minutes on two cores)
     .venv/bin/python -m bench --quick             # a smoke run on tiny inputs (under a minute)
     .venv/bin/python -m bench --only failure_attribution handoff_review --skip check
+    .venv/bin/python -m bench --skip derive pages check --runs 3 --workdir /tmp/scale   # page readiness by length
 
 See bench/README.md for what is measured and how.
 """
@@ -22,12 +23,12 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from tests.e2e import harness
 
-from . import check_timing, derive_timing, log, machine, page_timing, report, synth
+from . import check_timing, derive_timing, log, machine, page_timing, report, scale, synth
 from .pages import TASK_NAME_PREFIX
 from .scenarios import SCENARIOS, Scenario, scenario
 
 BENCH_DIR = Path(__file__).resolve().parent
-PARTS = ("derive", "pages", "check")
+PARTS = ("derive", "pages", "check", "scale")
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,14 @@ class Settings:
     runs: int
     warmup: int
     task_name_prefix: str
+    scale_sizes: Sequence[int] = scale.SIZES
 
 
 FULL = Settings(derive_sizes=(1_000, 5_000, 10_000, 20_000, 50_000), browser_steps=5_000, check_values=10_000,
                 check_instances=100, check_steps=50, runs=5, warmup=1, task_name_prefix=TASK_NAME_PREFIX)
 QUICK = Settings(derive_sizes=(200, 400, 800), browser_steps=300, check_values=200, check_instances=10,
-                 check_steps=20, runs=1, warmup=0, task_name_prefix=f"{TASK_NAME_PREFIX}-quick")
+                 check_steps=20, runs=1, warmup=0, task_name_prefix=f"{TASK_NAME_PREFIX}-quick",
+                 scale_sizes=scale.QUICK_SIZES)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,14 +62,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--skip", nargs="+", choices=PARTS, default=[], help="leave these parts out")
     parser.add_argument("--out", type=Path,
                         help="the Markdown report (default bench/RESULTS.md; --quick: RESULTS-quick.md in the work dir)")
-    parser.add_argument("--workdir", type=Path, help="where task folders and records go (default: a temp dir, removed)")
+    parser.add_argument("--sizes", type=int, nargs="+", metavar="N",
+                        help="trace lengths of the scale part (default 5000 20000 50000; --quick 300)")
+    parser.add_argument("--workdir", type=Path,
+                        help="where task folders and records go (default: a temp dir, removed); "
+                             "the scale part resumes from the sizes a run with this workdir finished")
     return parser
 
 
 def settings_for(args: argparse.Namespace) -> Settings:
     base = QUICK if args.quick else FULL
     return Settings(**{**base.__dict__, "runs": args.runs or base.runs,
-                       "warmup": base.warmup if args.warmup is None else args.warmup})
+                       "warmup": base.warmup if args.warmup is None else args.warmup,
+                       "scale_sizes": tuple(args.sizes or base.scale_sizes)})
 
 
 def missing_tools(parts: Sequence[str]) -> List[str]:
@@ -74,13 +82,13 @@ def missing_tools(parts: Sequence[str]) -> List[str]:
     problems = []
     if "derive" in parts and shutil.which("node") is None:
         problems.append("node is not on PATH (derive.js is timed under node)")
-    if "pages" in parts and not harness.CHROMIUM.exists():
+    if ("pages" in parts or "scale" in parts) and not harness.CHROMIUM.exists():
         problems.append(f"{harness.CHROMIUM} is missing (run `bash scripts/setup.sh`)")
     return problems
 
 
 def run(entries: Sequence[Scenario], parts: Sequence[str], settings: Settings, workdir: Path) -> Dict[str, Any]:
-    results: Dict[str, Any] = {"derive": None, "pages": None, "check": None}
+    results: Dict[str, Any] = {"derive": None, "pages": None, "check": None, "scale": None}
     if "derive" in parts:
         log(f"derive: sizes {', '.join(map(str, settings.derive_sizes))}")
         results["derive"] = derive_timing.measure(settings.derive_sizes, settings.runs, settings.warmup, workdir)
@@ -96,6 +104,10 @@ def run(entries: Sequence[Scenario], parts: Sequence[str], settings: Settings, w
         log(f"check: {settings.check_values:,} values")
         results["check"] = check_timing.measure(present, settings.check_values, settings.check_instances,
                                                 settings.check_steps, settings.runs, settings.warmup, workdir)
+    if "scale" in parts and present:
+        log(f"scale: page readiness at {', '.join(f'{n:,}' for n in settings.scale_sizes)} steps")
+        results["scale"] = scale.measure(present, settings.scale_sizes, settings.runs, settings.warmup, workdir,
+                                         settings.task_name_prefix)
     return results
 
 

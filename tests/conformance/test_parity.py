@@ -31,6 +31,11 @@ names = st.sampled_from(["A", "B", "C", " A", "A ", "Orchestrator (thought)", "O
                          "B (→ C)", "X(y)", "A (x) (y)", "\ufeff", "", "user", "A->B", "tool", "function",
                          "Computer_terminal"]) | text
 call_ids = st.sampled_from(["c1", "c2", "c3", "", " "])
+threads = st.sampled_from(["t1", "t2", "t3", "", " ", "\ufeff", 3, None]) | st.fixed_dictionaries({"name": st.just("t1")})
+errors = st.sampled_from(["boom", "", " ", True, 0, None]) | st.fixed_dictionaries({}, optional={
+    "message": st.sampled_from(["timeout", "", 5]), "code": st.integers(0, 3)})
+# the thread fields, drawn with every step shape so that threads interleave with calls and results
+threaded = {"thread": threads, "parent_thread": threads, "error": errors}
 json_scalar = st.none() | st.booleans() | st.integers(-2**53 + 1, 2**53 - 1) | \
     st.floats(allow_nan=False, allow_infinity=False, width=64) | text
 json_value = st.recursive(json_scalar, lambda inner: st.lists(inner, max_size=3) |
@@ -41,7 +46,8 @@ arguments = json_value | st.sampled_from(['{"q": 1}', "[1, 2]", "{bad", "[", "42
                                            '{"a": NaN}', '{"a": 1e999}'])
 call_object = st.fixed_dictionaries({}, optional={
     "id": call_ids | names, "call_id": call_ids, "name": names, "tool": names, "arguments": arguments, "args": arguments,
-    "input": arguments, "function": st.fixed_dictionaries({}, optional={"name": names, "arguments": arguments})})
+    "input": arguments, "function": st.fixed_dictionaries({}, optional={"name": names, "arguments": arguments}),
+    "error": errors})
 action = call_object | st.sampled_from(["search(x)", "Search[q]", "finish()", "finish", "  f ( a )  ", "free text",
                                         'lookup({"q": 1})', "f(x]", "f({bad)"]) | text
 content_block = st.fixed_dictionaries({"type": st.sampled_from(["text", "tool_use", "tool_result", "image"])}, optional={
@@ -58,14 +64,29 @@ step = st.one_of(
         "type": st.sampled_from(["handoff", "HandoffMessage", "HANDOFF", "message"]), "to_agent": agentish,
         "from_agent": agentish, "from": agentish, "content": json_value, "text": json_value, "thought": json_value,
         "action": action, "tool_calls": st.lists(call_object | json_scalar, max_size=3), "tool_call": call_object,
-        "tool_call_id": call_ids, "call_id": call_ids,
+        "tool_call_id": call_ids, "call_id": call_ids, **threaded,
     }) | st.fixed_dictionaries({"content": st.lists(content_block, max_size=3)},
-                               optional={"role": st.sampled_from(["tool", "function", "user"]), "agent": agentish}))
+                               optional={"role": st.sampled_from(["tool", "function", "user"]), "agent": agentish,
+                                         **threaded}),
+    # chat-shaped calls and tool results, so that results attributed to their caller are common
+    st.fixed_dictionaries({"role": st.sampled_from(["assistant", "tool", "function", "tool (x)", "A"])}, optional={
+        "tool_calls": st.lists(call_object, max_size=2), "tool_call_id": call_ids, "content": text,
+        "agent": st.sampled_from(["tool", "function", "A", "Computer_terminal"]), "action": action, "to": names,
+        **threaded}),
+    # agents in threads of work: delegations, returns, parallel children
+    st.fixed_dictionaries({"agent": st.sampled_from(["A", "B", "C", "M"])}, optional={
+        "thread": threads, "parent_thread": threads, "to": st.sampled_from(["A", "B", "M"]),
+        "type": st.just("handoff"), "to_agent": st.sampled_from(["A", "B"])}))
+# runs made mostly of threaded agent steps, so that several children start and end around their parent
+threaded_step = st.fixed_dictionaries({"agent": st.sampled_from(["A", "B", "C", "M"])}, optional={
+    "thread": st.sampled_from(["t1", "t2", "t3"]), "parent_thread": st.sampled_from(["t1", "t2", "t3", "ghost"]),
+    "to": st.sampled_from(["A", "M"]), "role": st.just("tool")})
 call = json_scalar | st.fixed_dictionaries({}, optional={
     "agent": agentish, "name": names, "tool": names, "resource": names | st.integers(0, 3) | st.floats(0, 3),
     "start": time_value, "end": time_value})
-record = st.fixed_dictionaries({"steps": st.lists(step, max_size=8)},
-                               optional={"calls": st.lists(call, max_size=8) | json_scalar})
+record = st.fixed_dictionaries({"steps": st.lists(step, max_size=10)},
+                               optional={"calls": st.lists(call, max_size=8) | json_scalar}) | \
+    st.fixed_dictionaries({"steps": st.lists(threaded_step | step, min_size=3, max_size=12)})
 options = st.fixed_dictionaries({}, optional={
     "agent_key": st.sampled_from(["agent", "role", "speaker", "constructor"]),
     "agents": st.lists(names, max_size=3), "agent_qualifiers": st.booleans()})

@@ -405,8 +405,11 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
-    for step_link in ("#1", "#2"):   # "Control passes from #1 to #2": links into the trace view
-        journey.press("Tab", card.get_by_role("button", name=step_link, exact=True))
+    steps = card.get_by_role("button", name=re.compile(r"^#\d+$"))   # "from #M to #N": links into the trace view
+    for position in range(2):
+        journey.press("Tab", steps.nth(position))
+    # Researcher -> Writer (the tool call before it is no handoff): the Writer's long draft has a toggle
+    journey.press("Tab", card.get_by_role("button", name="Show full message"))
     journey.press("Tab", info_loss)
     journey.press("Space", info_loss, says=r"info loss flagged")
     expect(info_loss).to_have_attribute("aria-pressed", "true")
@@ -419,7 +422,7 @@ def test_keyboard_handoff_review(task, open_as):
     journey.survives_rerender(card.get_by_role("button", name="goal drift", exact=True))
 
     wait_saved_json(task, USERS["handoff_review"], PIPELINE, "handoffs",
-                    [{"index": 0, "step": 1, "from_step": 0, "from": "Researcher", "to": "tool",
+                    [{"index": 0, "step": 3, "from_step": 2, "from": "Researcher", "to": "Writer",
                       "explicit": False, "flags": ["info_loss"], "quality": 1, "note": ""}])
 
 
@@ -450,9 +453,9 @@ def test_keyboard_agent_interaction_graph(task, open_as):
     page = open_as("agent_interaction_graph")
     widget = form(page, "interaction_graph")
     researcher = widget.get_by_role("button", name=re.compile(r"^Agent Researcher\b"))
-    tool = widget.get_by_role("button", name=re.compile(r"^Agent tool\b"))
     writer = widget.get_by_role("button", name=re.compile(r"^Agent Writer\b"))
-    edge = widget.get_by_role("button", name=re.compile(r"^Researcher to tool, 1 message, "))
+    editor = widget.get_by_role("button", name=re.compile(r"^Agent Editor\b"))
+    edge = widget.get_by_role("button", name=re.compile(r"^Researcher to Writer, 1 message, "))
     journey = Journey(page, "interaction_graph")
 
     journey.start_before()
@@ -460,18 +463,18 @@ def test_keyboard_agent_interaction_graph(task, open_as):
     journey.press("Enter", researcher, says=r"^Critical path: Researcher\. No flagged edges\.$")
     expect(researcher).to_have_attribute("aria-pressed", "true")
     journey.press("ArrowRight", edge)
-    journey.press("Enter", edge, says=r"Flagged edges: Researcher to tool \(critical\)\.")
-    journey.press("Enter", edge, says=r"Flagged edges: Researcher to tool \(problematic\)\.")
+    journey.press("Enter", edge, says=r"Flagged edges: Researcher to Writer \(critical\)\.")
+    journey.press("Enter", edge, says=r"Flagged edges: Researcher to Writer \(problematic\)\.")
     expect(edge).to_have_accessible_name(re.compile(r"problematic$"))
-    journey.press("ArrowRight", tool)
-    journey.press("Space", tool, says=r"^Critical path: Researcher -> tool\.")
-    journey.press("ArrowDown", writer)
-    journey.press("ArrowUp", tool)
-    journey.survives_rerender(tool)
+    journey.press("ArrowRight", writer)
+    journey.press("Space", writer, says=r"^Critical path: Researcher -> Writer\.")
+    journey.press("ArrowDown", editor)
+    journey.press("ArrowUp", writer)
+    journey.survives_rerender(writer)
 
     wait_saved_json(task, USERS["agent_interaction_graph"], PIPELINE, "interaction_graph",
-                    {"critical_nodes": ["Researcher", "tool"], "edges": {"Researcher->tool": "problematic"},
-                     "edge_marks": [{"from": "Researcher", "to": "tool", "status": "problematic"}]})
+                    {"critical_nodes": ["Researcher", "Writer"], "edges": {"Researcher->Writer": "problematic"},
+                     "edge_marks": [{"from": "Researcher", "to": "Writer", "status": "problematic"}]})
 
 
 def test_keyboard_tool_contention(task, open_as):

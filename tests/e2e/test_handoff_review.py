@@ -596,6 +596,42 @@ def test_5000_steps_render_one_page_at_once_and_a_click_stores_at_once(scale_tas
     assert render_ms < 500 and click["stored_ms"] < 50 and bulk["stored_ms"] < 1_000
 
 
+# --------------------------------------------------------------------------- threads of work
+
+# Two researchers run in parallel threads started by the manager (agents-as-tools), then the
+# manager goes on: delegations and returns, and no handoff between the researchers.
+THREADED = {"id": "threaded-001", "question": "A fan-out run.", "history": [
+    {"agent": "Manager", "content": "Research A and B."},
+    {"agent": "R1", "thread": "t1", "content": "Looking at A."},
+    {"agent": "R2", "thread": "t2", "content": "Looking at B."},
+    {"agent": "R1", "thread": "t1", "content": "A is 4."},
+    {"agent": "R2", "thread": "t2", "content": "B is 5."},
+    {"agent": "Manager", "content": "A is 4 and B is 5."},
+]}
+
+
+@pytest.fixture(scope="module")
+def threaded_task(potato_task, tmp_path_factory):
+    return potato_task(history_task_source(tmp_path_factory, "threads", [THREADED]))
+
+
+@pytest.mark.e2e
+def test_parallel_threads_show_delegations_and_returns_not_sibling_handoffs(threaded_task, page):
+    handoffs = handoffs_of(THREADED, "history")
+    assert [(h["from"], h["to"], h["kind"]) for h in handoffs] == [
+        ("Manager", "R1", "delegation"), ("Manager", "R2", "delegation"),
+        ("R1", "Manager", "return"), ("R2", "Manager", "return")]
+    login(page, threaded_task.base_url, f"threads-{uuid.uuid4().hex[:8]}")
+    expect(form(page)).to_have_attribute("data-ma-ready", "true")
+    assert card_names_on_page(page) == [card_name(handoff) for handoff in handoffs]
+    expect(card(page, handoffs[0]).locator(".ma-hr-kind")).to_have_text("Delegation: #1 starts a thread of work at #2")
+    expect(card(page, handoffs[3]).locator(".ma-hr-kind")).to_have_text(
+        "Return: a thread of work ends at #5, control is back at #6")
+    flag_button(page, handoffs[2], "info loss").click()
+    expect(flag_button(page, handoffs[2], "info loss")).to_have_attribute("aria-pressed", "true")
+    assert hidden_value(page) == [entry_of(handoffs[2], flags=["info_loss"])]
+
+
 # --------------------------------------------------------------------------- real data
 
 

@@ -56,8 +56,10 @@ BROKEN_ARGUMENTS = '{"draft": "' + "B" * 100_000
 HOSTILE = {"id": "hostile-001", "task": "A run whose names and arguments are hostile.", "steps": [
     {"role": "assistant", "name": HOSTILE_AGENT, "tool_calls": [
         {"id": 'call "1"', "function": {"name": HOSTILE_TOOL, "arguments": json.dumps(HOSTILE_ARGUMENTS)}},
-        {"id": "call_2", "function": {"name": "lookup", "arguments": '{"q": "Lisbon"}'}}]},
-    {"role": "tool", "tool_call_id": 'call "1"', "content": "<b>bold</b> {{ 7*7 }} result"},
+        {"id": "call_2", "error": {"message": "lookup timed out"},
+         "function": {"name": "lookup", "arguments": '{"q": "Lisbon"}'}}]},
+    {"role": "tool", "tool_call_id": 'call "1"', "content": "<b>bold</b> {{ 7*7 }} result",
+     "error": "<i>HTTP 500</i> {{ 7*7 }}"},
     {"agent": "Researcher", "action": 'search[<i>flights</i> "LIS"]'},
     {"agent": "Writer", "action": {"tool": "write", "args": BROKEN_ARGUMENTS}},
 ]}
@@ -212,6 +214,10 @@ def test_hostile_names_and_arguments_stay_text(task, page, user):
     assert json.loads(arguments.text_content()) == HOSTILE_ARGUMENTS
     expect(hostile).to_contain_text("Result in step 2 (tool)")
     expect(hostile.locator("pre").nth(1)).to_have_text("<b>bold</b> {{ 7*7 }} result")
+    # a failure recorded on the result step, or on the call itself, is shown as text on the card
+    expect(hostile.locator('[data-ma-part="error"]')).to_have_text("Error: <i>HTTP 500</i> {{ 7*7 }}")
+    expect(card(page, HOSTILE_TITLES[1]).locator('[data-ma-part="error"]')).to_have_text("Error: lookup timed out")
+    expect(card(page, HOSTILE_TITLES[2]).locator('[data-ma-part="error"]')).to_have_count(0)
 
     broken = card(page, HOSTILE_TITLES[3])
     expect(broken).to_contain_text("Arguments (not valid JSON, shown as written)")

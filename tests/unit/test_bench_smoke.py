@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import builtins, synth
+from bench import builtins, chrome_trace, synth
 from bench.scenarios import SCENARIOS
 from potato_multiagent import derive, validate_value
 from tests.e2e.harness import CHROMIUM
@@ -57,6 +57,50 @@ def test_tool_calls_come_in_every_shape():
         "action string": any(isinstance(step.get("action"), str) for step in steps),
     }
     assert all(shapes.values()), shapes
+
+
+def test_the_scale_record_is_issue_18s_record():
+    record = synth.scale_record(2_000)
+    assert record == synth.scale_record(2_000)
+    derivation = derive(record)
+    assert len(derivation.steps) == 2_000 and len(derivation.calls) == 2_000
+    assert len(derivation.agents) == 12
+    assert [step for step, raw in enumerate(record["steps"]) if "tool_calls" in raw] == list(range(3, 2_000, 4))
+    assert len(derivation.tool_calls) == 500
+    assert len({call["resource"] for call in record["calls"]}) == 40
+    assert all(isinstance(step["content"], str) for step in record["steps"])  # agent_trace shows every step
+    assert derivation.problems == []
+
+
+def test_the_nested_layout_derives_the_same_under_trace_keys():
+    record = synth.scale_record(300)
+    nested = synth.nested_layout(record)
+    assert set(nested) == {"id", "task", "trace"} and set(nested["trace"]) == {"steps", "calls"}
+    flat = derive(record).to_dict()
+    assert derive(nested, steps_key="trace.steps", calls_key="trace.calls").to_dict() == flat
+
+
+def test_trace_self_time_counts_nested_work_once():
+    thread = {"pid": 1, "tid": 2}
+    events = [
+        {"ph": "M", "name": "thread_name", "args": {"name": "CrRendererMain"}, **thread},
+        {"ph": "X", "name": "RunTask", "ts": 0, "dur": 100, **thread},
+        {"ph": "X", "name": "ParseHTML", "ts": 10, "dur": 60, **thread},
+        {"ph": "X", "name": "EvaluateScript", "ts": 20, "dur": 30, **thread},
+        {"ph": "X", "name": "Layout", "ts": 25, "dur": 5, **thread},
+        {"ph": "B", "name": "UpdateLayoutTree", "ts": 80, **thread},
+        {"ph": "E", "name": "UpdateLayoutTree", "ts": 90, **thread},
+        {"ph": "X", "name": "V8.GC_SCAVENGER", "ts": 200, "dur": 4, **thread},
+        {"ph": "X", "name": "Layout", "ts": 0, "dur": 999, "pid": 1, "tid": 3},  # another thread
+    ]
+    spans = chrome_trace.complete_events(events, (1, 2))
+    times = chrome_trace.self_times(spans)
+    assert times == {"parse_html": 0.03, "script": 0.025, "style": 0.01, "layout": 0.005, "paint": 0.0,
+                     "gc": 0.004, "other": 0.03, "busy": 0.104}
+    assert chrome_trace.self_times(spans, cpu=True) == times  # no thread times recorded: wall stands in
+    events[2]["tdur"], events[3]["tdur"] = 40, 10                # the parser ran 40 us, its script 10 us
+    cpu = chrome_trace.self_times(chrome_trace.complete_events(events, (1, 2)), cpu=True)
+    assert (cpu["parse_html"], cpu["script"], cpu["layout"]) == (0.03, 0.005, 0.005)
 
 
 # --------------------------------------------------------------------------- scenario data
@@ -128,6 +172,17 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert results["check"]["exit_code"] == 0
     assert results["check"]["summary"] == "0 problem(s), 0 warning(s)"
 
+    scale = results["scale"]["sizes"]["300"]["sides"]
+    for name in ("bare", "ours", "ours_nested", "agent_trace"):
+        assert "error" not in scale[name], scale[name]
+        assert 0 < scale[name]["ttfb"]["median"] < scale[name]["ready"]["median"] <= scale[name]["painted"]["median"]
+        assert scale[name]["traced"]["trace"]["busy"] > 0
+    assert scale["ours"]["forms"]["bench_failure_attribution"] > 300      # a select option per step
+    assert scale["ours"]["clicks"]["failure_attribution"]["median"] > 0
+    assert scale["ours_nested"]["bytes"]["instance_data_mb"] < scale["ours"]["bytes"]["instance_data_mb"]
+    assert scale["agent_trace"]["display_nodes"] > 300
+
     report = out.read_text(encoding="utf-8")
     assert "| failure_attribution: ready in under 300 ms |" in report
+    assert "## Page readiness by trace length" in report
     assert "| failure_attribution | " in report

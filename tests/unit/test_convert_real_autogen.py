@@ -15,7 +15,6 @@ from potato_multiagent.cli import main
 from potato_multiagent.convert import convert_inputs
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-NEEDS_DERIVE = pytest.mark.xfail(strict=True, reason="needs derivation from wt/derive")
 
 
 def convert_one(relative: str) -> dict:
@@ -122,7 +121,6 @@ def test_a_tool_that_raised_marks_its_call_and_its_result_step():
     assert derivation.steps[3].text == "The card was declined; the booking is not paid."
 
 
-@NEEDS_DERIVE
 def test_the_derivation_shows_the_failed_call_and_step():
     derived = derive(convert_one("autogen/failing_tool.task_result.json")).to_dict()
     assert [call["error"] for call in derived["tool_calls"]] == [DECLINED]
@@ -200,7 +198,6 @@ def test_ag2_chat_result_keeps_the_summary_and_names_its_bookkeeping(capsys):
     assert "chat_id (AG2 ChatResult bookkeeping) x1" in err and "cost (AG2 ChatResult bookkeeping) x1" in err
 
 
-@NEEDS_DERIVE
 def test_the_derivation_marks_only_the_failed_ag2_call():
     derived = derive(convert_one("ag2/groupchat_messages.json")).to_dict()
     assert [call["error"] for call in derived["tool_calls"]] == [None, FX_ERROR]
@@ -246,7 +243,6 @@ def test_magentic_one_log_reads_its_instructions_as_addressed_and_its_failed_scr
     assert derivation.tool_calls == [] and derivation.problems == []
 
 
-@NEEDS_DERIVE
 def test_the_derivation_shows_the_failed_magentic_one_script():
     derived = derive(convert_one("autogen/magentic_one_log/log.jsonl")).to_dict()
     assert [step["index"] for step in derived["steps"] if step["error"]] == [9]
@@ -293,7 +289,6 @@ def test_agents_called_as_tools_run_in_threads_named_after_their_calls(fixture):
     assert record["steps"][7]["summary_of"] == ["call_s1"]
 
 
-@NEEDS_DERIVE
 def test_agents_called_as_tools_are_delegations_and_returns_not_handoffs_between_them():
     derived = derive(convert_one("autogen/agents_as_tools.task_result.json")).to_dict()
     assert derived["agents"] == ["user", "lead", "translator", "fact_checker"]
@@ -372,7 +367,6 @@ def test_an_agent_tool_inside_an_agent_tool_names_its_parent_thread():
         (3, "call_r1", "researcher", "summarizer", {"task": "Summarise: Lisbon census 2021, 545,796."}, 6)]
 
 
-@NEEDS_DERIVE
 def test_nested_agent_tools_are_delegations_down_and_returns_up():
     derived = derive(convert_one("autogen/nested_agents_as_tools.task_result.json")).to_dict()
     assert [(h["from"], h["to"], h["step"], h["kind"]) for h in derived["handoffs"]] == [

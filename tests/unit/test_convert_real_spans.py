@@ -21,7 +21,6 @@ from potato_multiagent.convert import convert_inputs
 from potato_multiagent.trace import parse_time
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-NEEDS_THREADS = pytest.mark.xfail(strict=True, reason="needs thread derivation from wt/derive")
 
 OTEL_FILES = ("{}.console.json", "{}.lines.jsonl", "{}.otlp.json", "{}.otlp-hex.json")
 SOURCES = [("openai-agents", "openai-agents", ("{}.json",)),
@@ -133,7 +132,6 @@ def test_the_two_agent_tools_and_their_agents_ran_in_parallel(fmt, paths):
         assert seconds(searches[search]["ended_at"]) <= seconds(asks[ask]["ended_at"])
 
 
-@NEEDS_THREADS
 @pytest.mark.parametrize("fmt, paths", sources_of("agents_as_tools"))
 def test_agents_as_tools_derive_delegations_and_returns_not_handoffs_between_the_scouts(fmt, paths):
     derivation = derive(convert(fmt, paths))
@@ -162,7 +160,6 @@ def test_a_failing_tool_marks_its_step_and_call_with_the_error(fmt, paths):
     assert derivation.steps[-1].text == "Sorry, booking failed: the seat map is unavailable."
 
 
-@NEEDS_THREADS
 @pytest.mark.parametrize("fmt, paths", sources_of("failing_tool"))
 def test_the_derived_tool_call_carries_the_error(fmt, paths):
     derivation = derive(convert(fmt, paths))
@@ -192,7 +189,6 @@ def test_fan_out_runs_are_concurrent_threads_contending_on_one_tool(fmt, paths):
     assert (region["resource"], region["agents"]) == ("search_papers", ["ResearcherA", "ResearcherB"])
 
 
-@NEEDS_THREADS
 @pytest.mark.parametrize("fmt, paths", sources_of("fan_out"))
 def test_fan_out_researchers_never_hand_off_to_each_other(fmt, paths):
     derivation = derive(convert(fmt, paths))
@@ -322,7 +318,6 @@ def test_smolagents_managed_agent_is_a_thread_and_the_failing_tool_is_marked(pat
     assert overlap(researcher_run, weather)  # smolagents ran the two calls of step 1 in parallel
 
 
-@NEEDS_THREADS
 @pytest.mark.parametrize("paths", SMOLAGENTS)
 def test_smolagents_managed_agent_derives_a_delegation_and_a_return(paths):
     derivation = derive(convert("openinference", paths))

@@ -272,11 +272,22 @@
     return { from: source, to: target };
   }
 
-  // One output step {index, agent, qualifier, to, kind, text}.
+  // What failed, as the record says it: a name, or an object's `message` when that is one.
+  function errorText(value) {
+    if (isName(value)) return value;
+    if (isPlainObject(value) && isName(ownValue(value, 'message'))) return ownValue(value, 'message');
+    return null;
+  }
+
+  // One output step {index, agent, qualifier, to, kind, text, thread, parent_thread, error};
+  // parent_thread is settled later, from all the steps of the thread (resolveParents).
   function readStep(raw, index, options) {
     var step = { index: index, agent: null, qualifier: null, to: null, kind: 'turn',
-      text: textOfStep(raw) };
+      text: textOfStep(raw), thread: null, parent_thread: null, error: null };
     if (!isPlainObject(raw)) return step;
+    var thread = ownValue(raw, 'thread');
+    if (isName(thread)) step.thread = thread;
+    step.error = errorText(ownValue(raw, 'error'));
 
     var handoff = readHandoffEvent(raw, options);
     if (handoff !== null) {
@@ -308,7 +319,17 @@
   // Flow: edges and handoffs (one pass over the steps that have an agent)
   // ---------------------------------------------------------------------------------------------
 
-  function deriveFlow(steps) {
+  // Agent-bearing: steps with no agent, and tools answering their caller, are transparent.
+  function acts(step) {
+    return step.agent !== null && step.kind !== 'tool_result';
+  }
+
+  // One pass per thread of work: "previous" is kept per thread (the root thread is the key
+  // null), so agents running in parallel never hand off to each other. A thread's first
+  // agent-bearing step is a delegation from its parent's previous step; the parent's first
+  // agent-bearing step after a child's last one is a return (docs/derivation.md#threads).
+  function deriveFlow(allSteps) {
+    var steps = allSteps.filter(acts);
     var edges = [];
     var edgesByPair = new Map(); // from -> Map(to -> edge); names may hold any character
     var handoffs = [];
@@ -332,30 +353,79 @@
       }
     }
 
-    function addHandoff(from, to, step, fromStep, explicit) {
-      handoffs.push({ index: handoffs.length, step: step, from_step: fromStep, from: from, to: to,
-        explicit: explicit });
+    // previous: {agent, addressed, index} of a thread's previous agent-bearing step, or undefined.
+    function handOver(previous, agent, stepIndex, kind) {
+      if (previous === undefined || previous.agent === agent) return;
+      if (!previous.addressed) addEdge(previous.agent, agent, stepIndex);
+      handoffs.push({ index: handoffs.length, step: stepIndex, from_step: previous.index,
+        from: previous.agent, to: agent, explicit: false, kind: kind });
     }
 
-    var previous = null; // {agent, addressed, index} of the previous agent-bearing step
+    var lastOfThread = new Map();
+    for (var s = 0; s < steps.length; s++) lastOfThread.set(steps[s].thread, steps[s].index);
+    var previousByThread = new Map();
+    var runningChildren = new Map(); // parent thread -> child threads that have started
+    function byLastStep(a, b) { return lastOfThread.get(a) - lastOfThread.get(b); }
+
     for (var i = 0; i < steps.length; i++) {
       var step = steps[i];
       var agent = step.agent;
-      if (agent === null) continue; // agentless steps are transparent
-      if (previous !== null && previous.agent !== agent) {
-        if (!previous.addressed) addEdge(previous.agent, agent, i);
-        addHandoff(previous.agent, agent, i, previous.index, false);
+      var thread = step.thread;
+      var children = runningChildren.get(thread);
+      if (children !== undefined && children.length) {
+        var ended = children.filter(function (child) { return lastOfThread.get(child) < step.index; });
+        ended.sort(byLastStep);
+        for (var e = 0; e < ended.length; e++) {
+          children.splice(children.indexOf(ended[e]), 1);
+          handOver(previousByThread.get(ended[e]), agent, step.index, 'return');
+        }
       }
-      if (step.to !== null) addEdge(agent, step.to, i);
+      if (previousByThread.has(thread)) {
+        handOver(previousByThread.get(thread), agent, step.index, 'implicit');
+      } else if (thread !== null) {
+        if (!runningChildren.has(step.parent_thread)) runningChildren.set(step.parent_thread, []);
+        runningChildren.get(step.parent_thread).push(thread);
+        handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
+      }
+      if (step.to !== null) addEdge(agent, step.to, step.index);
       if (step.kind === 'handoff') {
-        addHandoff(agent, step.to, i, i, true);
+        handoffs.push({ index: handoffs.length, step: step.index, from_step: step.index, from: agent,
+          to: step.to, explicit: true, kind: 'explicit' });
         // Control is with the target: the next step reads as following an unaddressed turn by it.
-        previous = { agent: step.to, addressed: false, index: i };
+        previousByThread.set(thread, { agent: step.to, addressed: false, index: step.index });
       } else {
-        previous = { agent: agent, addressed: step.to !== null, index: i };
+        previousByThread.set(thread, { agent: agent, addressed: step.to !== null, index: step.index });
       }
     }
     return { edges: edges, handoffs: handoffs };
+  }
+
+  // Every step of a thread gets the thread's parent: the first parent_thread among its steps that
+  // is a name other than the thread itself (none: the thread was started from the root).
+  function resolveParents(steps, rawSteps) {
+    var parents = new Map();
+    for (var i = 0; i < steps.length; i++) {
+      var thread = steps[i].thread;
+      if (thread === null || parents.has(thread)) continue;
+      var declared = ownValue(rawSteps[i], 'parent_thread');
+      if (isName(declared) && declared !== thread) parents.set(thread, declared);
+    }
+    if (parents.size === 0) return;
+    for (var k = 0; k < steps.length; k++) {
+      if (parents.has(steps[k].thread)) steps[k].parent_thread = parents.get(steps[k].thread);
+    }
+  }
+
+  // For each step, the index of the next step of the same thread (the root is one thread), or null.
+  function nextInThread(steps) {
+    var following = new Map();
+    var result = new Array(steps.length);
+    for (var i = steps.length - 1; i >= 0; i--) {
+      var next = following.get(steps[i].thread);
+      result[i] = next === undefined ? null : next;
+      following.set(steps[i].thread, i);
+    }
+    return result;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -409,10 +479,11 @@
   }
 
   // Record one call; problems in the contract's order (name first, then arguments).
-  ToolCallCollector.prototype.add = function (path, id, tool, rawArguments) {
+  ToolCallCollector.prototype.add = function (path, id, tool, rawArguments, error) {
     var args = interpretArguments(rawArguments);
     this.calls.push({ index: this.calls.length, step: this.stepIndex, id: id, agent: this.agent,
-      tool: tool, arguments: args.value, arguments_invalid: args.invalid, result_step: null });
+      tool: tool, arguments: args.value, arguments_invalid: args.invalid, result_step: null,
+      error: error === undefined ? null : error });
     if (tool === null) {
       this.problems.push(problem(path, 'tool_name_missing', path + ' has no tool name (name/tool)'));
     }
@@ -430,7 +501,7 @@
     var fn = ownValue(call, 'function');
     var source = isPlainObject(fn) ? fn : call;
     this.add(path, firstName(call, CALL_ID_FIELDS), firstStringName(source, TOOL_NAME_FIELDS),
-      firstPresent(source, ARGUMENT_FIELDS));
+      firstPresent(source, ARGUMENT_FIELDS), errorText(ownValue(call, 'error')));
   };
 
   // `search("x")` or `search[...]` is a call; a bare identifier is a call without arguments.
@@ -512,9 +583,10 @@
     return low < ascending.length ? ascending[low] : null;
   }
 
-  // Each call's result_step: the first later step naming its id, else the next step when that
-  // is a result step naming no id (docs/derivation.md#call-results).
-  function linkResults(calls, rawSteps, steps) {
+  // Each call's result_step: the first later step naming its id, else the next step of its
+  // thread (`following`) when that is a result step naming no id; and each call's error: its
+  // result step's, else its own (docs/derivation.md#call-results).
+  function linkResults(calls, rawSteps, steps, following) {
     var naming = new Map();
     for (var i = 0; i < rawSteps.length; i++) {
       var ids = namedCallIds(rawSteps[i]);
@@ -527,12 +599,42 @@
       var call = calls[c];
       var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : [];
       call.result_step = firstAfter(named, call.step);
-      var next = call.step + 1;
-      if (call.result_step === null && next < rawSteps.length && namedCallIds(rawSteps[next]).length === 0 &&
+      var next = following[call.step];
+      if (call.result_step === null && next !== null && namedCallIds(rawSteps[next]).length === 0 &&
           isResultStep(rawSteps[next], steps[next].agent)) {
         call.result_step = next;
       }
+      if (call.result_step !== null && steps[call.result_step].error !== null) {
+        call.error = steps[call.result_step].error;
+      }
     }
+  }
+
+  var AGENTLESS_RESULT_AGENTS = [null, 'tool', 'function'];
+
+  // A tool result with no agent of its own belongs to its caller (SPEC §3 "Tool results"): a
+  // turn that is a call's result_step and whose agent is null, tool or function becomes
+  // kind "tool_result" with the agent of the first call it answers. Steps are settled in index
+  // order (a call always precedes its result, so the caller's agent is final when read); each
+  // call then takes its step's final agent.
+  function attributeResults(steps, calls) {
+    var answered = new Map();
+    for (var c = 0; c < calls.length; c++) {
+      var resultStep = calls[c].result_step;
+      if (resultStep !== null && !answered.has(resultStep)) answered.set(resultStep, calls[c]);
+    }
+    if (answered.size === 0) return;
+    for (var i = 0; i < steps.length; i++) {
+      var call = answered.get(i);
+      var step = steps[i];
+      if (call !== undefined && step.kind === 'turn' && AGENTLESS_RESULT_AGENTS.indexOf(step.agent) >= 0) {
+        step.agent = steps[call.step].agent;
+        step.qualifier = null;
+        step.to = null;
+        step.kind = 'tool_result';
+      }
+    }
+    for (var k = 0; k < calls.length; k++) calls[k].agent = steps[calls[k].step].agent;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -754,6 +856,7 @@
       for (var r = 0; r < roster.length; r++) add(nameOf(roster[r]));
     }
     for (var i = 0; i < steps.length; i++) {
+      if (steps[i].kind === 'tool_result') continue; // the caller is listed; a tool adds no agent
       add(steps[i].agent);
       add(steps[i].to);
     }
@@ -782,7 +885,9 @@
       steps.push(step);
       collectToolCalls(rawSteps[i], step, toolCalls, problems);
     }
-    linkResults(toolCalls, rawSteps, steps);
+    resolveParents(steps, rawSteps);
+    linkResults(toolCalls, rawSteps, steps, nextInThread(steps));
+    attributeResults(steps, toolCalls);
 
     var flow = deriveFlow(steps);
     var timed = readTimedCalls(record, opts);

@@ -337,7 +337,9 @@
 
   function nextAgentStep(steps, index) {
     for (var i = index + 1; i < steps.length; i++) {
-      if (steps[i].agent !== null) { return steps[i]; }
+      // a tool result is its caller's, but not a message by it; parallel threads are not "after"
+      if (steps[i].agent !== null && steps[i].kind !== 'tool_result' &&
+          (steps[i].thread || null) === (steps[index].thread || null)) { return steps[i]; }
     }
     return null;
   }
@@ -486,8 +488,16 @@
       return h('p', {class: 'ma-hr-kind ma-hr-kind-explicit'}, [
         h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at ', stepRef(handoff.step)]);
     }
-    return h('p', {class: 'ma-hr-kind'}, ['Control passes from ', stepRef(handoff.from_step), ' to ',
-      stepRef(handoff.step)]);
+    var from = stepRef(handoff.from_step);
+    var to = stepRef(handoff.step);
+    // threads of work (docs/derivation.md#threads): a thread started from another agent, or ended
+    if (handoff.kind === 'delegation') {
+      return h('p', {class: 'ma-hr-kind'}, ['Delegation: ', from, ' starts a thread of work at ', to]);
+    }
+    if (handoff.kind === 'return') {
+      return h('p', {class: 'ma-hr-kind'}, ['Return: a thread of work ends at ', from, ', control is back at ', to]);
+    }
+    return h('p', {class: 'ma-hr-kind'}, ['Control passes from ', from, ' to ', to]);
   }
 
   /** "#N": a link into the trace view (docs/trace-view.md) when the page has one, else text. */

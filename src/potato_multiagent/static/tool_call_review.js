@@ -276,7 +276,8 @@
     if (call.result_step === null || call.result_step === undefined) { return null; }
     var step = derivation.steps[call.result_step];
     if (!step) { return null; }
-    var who = step.agent === null ? 'no agent' : step.agent;
+    // A tool result belongs to its caller (derivation kind tool_result), but the tool wrote it.
+    var who = step.kind === 'tool_result' ? 'tool' : step.agent === null ? 'no agent' : step.agent;
     return {label: 'Result in step ' + (step.index + 1) + ' (' + who + ')', text: step.text,
       empty: step.text === '' ? 'That step has no text to preview.' : null};
   }
@@ -491,6 +492,7 @@
         call.id === null ? null : h('p', {class: 'ma-tcr-id', text: 'Call id: ' + call.id}),
         expandable('arguments', argumentsView(call), ARGUMENT_PREVIEW, 'Show all arguments'),
         resultBlock(call, ui.derivation),
+        errorLine(call),
         verdictGroup,
         card.notes ? h('label', {class: 'ma-tcr-notes'}, [h('span', {text: 'Notes'}), card.notes]) : null
       ])
@@ -507,6 +509,12 @@
     var hasResult = typeof call.result_step === 'number';
     return h('p', {class: 'ma-tcr-trace-links'}, ['In the trace: call at ', link(call.step),
       hasResult ? ', result in ' : null, hasResult ? link(call.result_step) : null]);
+  }
+
+  /** The failure the trace records for the call (its result step's error, else its own), as text. */
+  function errorLine(call) {
+    if (typeof call.error !== 'string') { return null; }
+    return h('p', {class: 'ma-tcr-error', 'data-ma-part': 'error', text: 'Error: ' + call.error});
   }
 
   function resultBlock(call, derivation) {

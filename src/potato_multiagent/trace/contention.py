@@ -7,6 +7,7 @@ transitive cluster: a three-agent overlap is one region with three participants,
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import itemgetter
 from typing import Any, List, Optional, Tuple
 
 from .names import first_name, resource_name
@@ -23,44 +24,50 @@ def read_calls(raw: list, agent_key: str, resource_key: str, problems: List[dict
     accepted: List[dict] = []
     list_kind: Optional[str] = None
     for k, call in enumerate(raw):
-        path = f"calls[{k}]"
-        fields, failure = _check_call(call, path, agent_fields, resource_key)
-        if failure is None and list_kind is not None and fields["kind"] != list_kind:
-            failure = problem(path, "time_kind_mixed", f"times are {fields['kind']}s, earlier calls use {list_kind}s")
+        entry, failure = _check_call(call, k, agent_fields, resource_key)
+        if failure is None and list_kind is not None and entry["kind"] != list_kind:
+            failure = problem(f"calls[{k}]", "time_kind_mixed",
+                              f"times are {entry['kind']}s, earlier calls use {list_kind}s")
         if failure is not None:
             problems.append(failure)
             continue
-        list_kind = list_kind or fields["kind"]
-        accepted.append({"index": k, **fields})
+        list_kind = list_kind or entry["kind"]
+        accepted.append(entry)
     return accepted
 
 
-def _check_call(call: Any, path: str, agent_fields: tuple, resource_key: str) -> Tuple[Optional[dict], Optional[dict]]:
-    """``(fields, None)`` for a good call (fields without ``index``), else ``(None, problem)``."""
+def _check_call(call: Any, k: int, agent_fields: tuple, resource_key: str) -> Tuple[Optional[dict], Optional[dict]]:
+    """``(entry, None)`` for a good call, else ``(None, problem)``; paths are built only for problems."""
     if not isinstance(call, dict):
-        return None, problem(path, "call_not_object", "a call must be an object")
+        return None, problem(f"calls[{k}]", "call_not_object", "a call must be an object")
     agent = first_name(call, agent_fields)
     if agent is None:
-        return None, problem(f"{path}.agent", "call_agent_missing", f"no agent name in {' or '.join(agent_fields)}")
+        return None, problem(f"calls[{k}].agent", "call_agent_missing", f"no agent name in {' or '.join(agent_fields)}")
     resource = resource_name(call.get(resource_key))
     if resource is None:
-        return None, problem(f"{path}.resource", "call_resource_missing", f"no resource in {resource_key}")
-    times = {}
-    for field in ("start", "end"):
-        value = call.get(field)
-        if value is None:
-            return None, problem(f"{path}.{field}", "time_missing", f"no {field} time")
-        kind, seconds = parse_time(value)
-        if kind is None:
-            return None, problem(f"{path}.{field}", "time_unparseable", f"{field} is neither a number nor an ISO time")
-        times[field] = (kind, seconds)
-    (start_kind, start), (end_kind, end) = times["start"], times["end"]
+        return None, problem(f"calls[{k}].resource", "call_resource_missing", f"no resource in {resource_key}")
+    start_kind, start = parse_time(call.get("start"))
+    if start_kind is None:
+        return None, _time_problem(call, k, "start")
+    end_kind, end = parse_time(call.get("end"))
+    if end_kind is None:
+        return None, _time_problem(call, k, "end")
     if start_kind != end_kind:
-        return None, problem(path, "time_kind_mixed", f"start is a {start_kind} but end is a {end_kind}")
+        return None, problem(f"calls[{k}]", "time_kind_mixed", f"start is a {start_kind} but end is a {end_kind}")
     if end < start:
-        return None, problem(path, "time_reversed", "end is before start")
-    tool = first_name(call, ("tool", "name"))
-    return {"agent": agent, "tool": tool, "resource": resource, "start": start, "end": end, "kind": start_kind}, None
+        return None, problem(f"calls[{k}]", "time_reversed", "end is before start")
+    return {"index": k, "agent": agent, "tool": first_name(call, ("tool", "name")), "resource": resource,
+            "start": start, "end": end, "kind": start_kind}, None
+
+
+def _time_problem(call: dict, k: int, field: str) -> dict:
+    """The problem of a time that is not one: missing (or null), else unparseable."""
+    if call.get(field) is None:
+        return problem(f"calls[{k}].{field}", "time_missing", f"no {field} time")
+    return problem(f"calls[{k}].{field}", "time_unparseable", f"{field} is neither a number nor an ISO time")
+
+
+_START_THEN_INDEX = itemgetter("start", "index")
 
 
 def contention_regions(calls: List[dict]) -> List[dict]:
@@ -71,7 +78,7 @@ def contention_regions(calls: List[dict]) -> List[dict]:
             by_resource[call["resource"]].append(call)
     regions = []
     for resource, held in by_resource.items():
-        held.sort(key=lambda call: (call["start"], call["index"]))
+        held.sort(key=_START_THEN_INDEX)
         cluster = [held[0]]
         cluster_end = held[0]["end"]
         for call in held[1:]:

@@ -9,8 +9,9 @@ from .contention import contention_regions, read_calls
 from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .problems import problem
-from .steps import Step, read_step
-from .tools import link_results, tool_calls as step_tool_calls
+from .steps import TOOL_RESULT, Step, read_step
+from .threads import next_in_thread, resolve_parents
+from .tools import attribute_results, link_results, tool_calls as step_tool_calls
 
 
 @dataclass
@@ -68,7 +69,9 @@ def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", c
         result.steps.append(step)
         result.tool_calls.extend(
             step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
-    link_results(result.tool_calls, raw_steps, [step.agent for step in result.steps])
+    result.steps = resolve_parents(result.steps, raw_steps)
+    link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
+    result.steps = attribute_results(result.steps, result.tool_calls)
     result.edges, result.handoffs = edges_and_handoffs(result.steps)
 
     found, raw_calls = lookup_path(record, calls_key)
@@ -86,6 +89,8 @@ def _agent_list(roster: Iterable[Any], steps: List[Step], calls: List[dict]) -> 
     """Roster first, then step agents and addressees by first appearance, then call agents."""
     ordered = dict.fromkeys(name for name in map(name_of, roster) if name is not None)
     for step in steps:
+        if step.kind == TOOL_RESULT:
+            continue  # the caller is listed already; a tool adds no agent
         for name in (step.agent, step.to):
             if name is not None:
                 ordered.setdefault(name)

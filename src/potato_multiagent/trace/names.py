@@ -53,9 +53,14 @@ def first_name(obj: dict, keys) -> Optional[str]:
     """The name of the first key in ``keys`` whose value is a name, else None."""
     for key in keys:
         if key in obj:
-            found = name_of(obj[key])
-            if found is not None:
-                return found
+            value = obj[key]
+            if isinstance(value, str):  # the common case, without the calls of name_of
+                if value and (value[0] not in _WHITESPACE_CHARS or is_name(value)):
+                    return value
+            elif isinstance(value, dict):
+                found = name_of(value)
+                if found is not None:
+                    return found
     return None
 
 
@@ -65,6 +70,8 @@ def resource_name(value: Any) -> Optional[str]:
     >>> resource_name(1.0), resource_name(1e2), resource_name(1.5), resource_name(True)
     ('1', '100', None, None)
     """
+    if isinstance(value, str):
+        return value if is_name(value) else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

@@ -19,15 +19,20 @@ TEXT_FIELDS = ("content", "text", "message", "thought", "action", "result")
 
 TURN = "turn"
 HANDOFF = "handoff"
+TOOL_RESULT = "tool_result"
 
 _QUALIFIED = re.compile(rf"([\s\S]*{NON_WS}){WS}+\(([^()]*)\)")
 _LEADING_WS = re.compile(f"^{WS}+")
 _ARROW_TARGET = re.compile(rf"(?:->|→)({WS}*)([\s\S]*?)({WS}*)")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Step:
-    """One step as the derivation sees it (the ``steps`` entries of the output)."""
+    """One step as the derivation sees it (the ``steps`` entries of the output).
+
+    Read-only by convention: a frozen dataclass costs four times as much to build, and a trace
+    has tens of thousands of steps (bench/derive_timing.py).
+    """
 
     index: int
     agent: Optional[str]
@@ -35,10 +40,14 @@ class Step:
     to: Optional[str]
     kind: str
     text: str
+    thread: Optional[str] = None
+    parent_thread: Optional[str] = None
+    error: Optional[str] = None
 
     def to_dict(self) -> dict:
         return {"index": self.index, "agent": self.agent, "qualifier": self.qualifier,
-                "to": self.to, "kind": self.kind, "text": self.text}
+                "to": self.to, "kind": self.kind, "text": self.text, "thread": self.thread,
+                "parent_thread": self.parent_thread, "error": self.error}
 
 
 @lru_cache(maxsize=64)
@@ -55,6 +64,8 @@ def split_qualifier(name: str) -> tuple[str, Optional[str], Optional[str]]:
     >>> split_qualifier("Orchestrator(thought)")
     ('Orchestrator(thought)', None, None)
     """
+    if name[-1:] != ")":  # the grammar ends with ")": most names are settled without the regex
+        return name, None, None
     match = _QUALIFIED.fullmatch(name)
     if match is None:
         return name, None, None
@@ -98,6 +109,19 @@ def _block_text(block: dict) -> Optional[str]:
     return None
 
 
+def error_text(value: Any) -> Optional[str]:
+    """What failed, as the record says it: a name, or an object's ``message`` when that is one.
+
+    >>> error_text("HTTP 500"), error_text({"message": "timeout"}), error_text({"code": 1}), error_text(" ")
+    ('HTTP 500', 'timeout', None, None)
+    """
+    if is_name(value):
+        return value
+    if isinstance(value, dict) and is_name(value.get("message")):
+        return value["message"]
+    return None
+
+
 def _is_handoff_event(step: dict) -> bool:
     kind = step.get("type")
     if isinstance(kind, str) and kind.lower() in HANDOFF_TYPES and kind.isascii():
@@ -111,11 +135,15 @@ def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
     if not isinstance(step, dict):
         return Step(index, None, None, None, TURN, text)
     fields = agent_fields(agent_key)
+    thread = step.get("thread")
+    if thread is not None and not is_name(thread):
+        thread = None
+    error = error_text(step["error"]) if "error" in step else None
     if _is_handoff_event(step):
         source = first_name(step, HANDOFF_SOURCE_FIELDS + fields)
         target = first_name(step, HANDOFF_TARGET_FIELDS)
         if source is not None and target is not None and source != target:
-            return Step(index, source, None, target, HANDOFF, text)
+            return Step(index, source, None, target, HANDOFF, text, thread, None, error)
     agent = first_name(step, fields)
     qualifier = target = None
     if agent is not None and qualifiers:
@@ -125,4 +153,4 @@ def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
         addressee = target
     if addressee == agent:
         addressee = None
-    return Step(index, agent, qualifier, addressee, TURN, text)
+    return Step(index, agent, qualifier, addressee, TURN, text, thread, None, error)

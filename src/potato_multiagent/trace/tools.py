@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import replace
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .jsjson import StrictJSONError, strict_loads
 from .names import WS, first_name, is_name
 from .problems import problem
+from .steps import TOOL_RESULT, TURN, error_text
 
 ID_FIELDS = ("id", "call_id")
 TOOL_FIELDS = ("name", "tool")
@@ -18,9 +20,12 @@ ARGUMENT_FIELDS = ("arguments", "args", "input", "tool_input")
 RESULT_ID_FIELDS = ("tool_call_id", "call_id")
 RESULT_ROLES = ("tool", "function")
 RESULT_AGENTS = ("tool", "function", "Computer_terminal")
+AGENTLESS_RESULT_AGENTS = (None, "tool", "function")
 
 _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_JSON_WHITESPACE = " \t\n\r"
+_OPENERS = ("{", "[")
 
 
 def parse_arguments(value: Any) -> Tuple[Any, bool]:
@@ -31,6 +36,8 @@ def parse_arguments(value: Any) -> Tuple[Any, bool]:
     """
     if not isinstance(value, str):
         return value, False
+    if value.lstrip(_JSON_WHITESPACE)[:1] not in _OPENERS:
+        return value, False  # only text opening with { or [ can parse to an object or an array
     try:
         parsed = strict_loads(value)
     except StrictJSONError:
@@ -45,13 +52,20 @@ def _first_present(obj: dict, keys) -> Any:
     return None
 
 
-def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any]:
-    """``(tool, id, raw arguments)`` of a call object in the OpenAI or the flat shape."""
+def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any, Optional[str]]:
+    """``(tool, id, raw arguments, error)`` of a call object in the OpenAI or the flat shape."""
     if not isinstance(call, dict):
-        return None, None, None
-    body = call["function"] if isinstance(call.get("function"), dict) else call
-    tool = next((body[key] for key in TOOL_FIELDS if is_name(body.get(key))), None)
-    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS)
+        return None, None, None, None
+    body = call.get("function")
+    if not isinstance(body, dict):
+        body = call
+    tool = None
+    for key in TOOL_FIELDS:
+        if key in body and is_name(body[key]):
+            tool = body[key]
+            break
+    error = error_text(call["error"]) if "error" in call else None
+    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS), error
 
 
 def _action_string(action: str) -> Optional[Tuple[str, Any]]:
@@ -64,57 +78,75 @@ def _action_string(action: str) -> Optional[Tuple[str, Any]]:
     return None
 
 
-def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[str], Optional[str], Any]]:
-    """Every call in a step as ``(path suffix, tool, id, raw arguments)``, in the contract's order."""
+def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[int], Any]]:
+    """Every call in a step as ``(shape, position, call)``, in the contract's order: the raw call
+    object, or for an action string its ``(tool, raw arguments)``. ``call_path`` names it."""
     tool_calls = step.get("tool_calls")
     if isinstance(tool_calls, list):
         for k, call in enumerate(tool_calls):
-            yield (f"tool_calls[{k}]",) + _object_call(call)
+            yield "tool_calls", k, call
     if isinstance(step.get("tool_call"), dict):
-        yield ("tool_call",) + _object_call(step["tool_call"])
+        yield "tool_call", None, step["tool_call"]
     content = step.get("content")
     if isinstance(content, list):
         for k, block in enumerate(content):
             if isinstance(block, dict) and block.get("type") == "tool_use":
-                yield (f"content[{k}]",) + _object_call(block)
+                yield "content", k, block
     action = step.get("action")
     if isinstance(action, dict):
-        yield ("action",) + _object_call(action)
+        yield "action", None, action
     elif isinstance(action, str):
         parsed = _action_string(action)
         if parsed is not None:
-            yield "action", parsed[0], None, parsed[1]
+            yield "action_string", None, parsed
+
+
+def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
+    """The problem path of a call: ``steps[i].tool_calls[k]``, ``steps[i].action``, ..."""
+    field = "action" if shape == "action_string" else shape
+    suffix = field if position is None else f"{field}[{position}]"
+    return f"steps[{step_index}].{suffix}"
 
 
 def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
                problems: List[dict]) -> List[dict]:
     """The calls of one step as output entries, appending their problems in order."""
-    if not isinstance(step, dict):
+    if not isinstance(step, dict) or ("tool_calls" not in step and "tool_call" not in step
+                                      and "content" not in step and "action" not in step):
         return []
     calls = []
-    for suffix, tool, call_id, raw in raw_calls(step):
-        path = f"steps[{step_index}].{suffix}"
+    for shape, position, call in raw_calls(step):
+        if shape == "action_string":
+            (tool, raw), call_id, error = call, None, None
+        else:
+            tool, call_id, raw, error = _object_call(call)
         arguments, invalid = parse_arguments(raw)
         if tool is None:
-            problems.append(problem(path, "tool_name_missing", "the call has no tool name (name or tool)"))
+            problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
+                                    "the call has no tool name (name or tool)"))
         if invalid:
-            problems.append(problem(path, "arguments_invalid", "the arguments look like JSON but do not parse"))
+            problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
+                                    "the arguments look like JSON but do not parse"))
         calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
-                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None})
+                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
+                      "error": error})
     return calls
 
 
-def named_call_ids(step: Any) -> List[str]:
+def named_call_ids(step: Any) -> Tuple[str, ...]:
     """The call ids a step says it answers: its ``tool_call_id`` and ``call_id``, and the
     ``tool_use_id`` of each ``tool_result`` block in its ``content`` (string names only)."""
     if not isinstance(step, dict):
-        return []
-    ids = [step[key] for key in RESULT_ID_FIELDS if is_name(step.get(key))]
+        return ()
+    ids: Tuple[str, ...] = ()  # the empty tuple is shared: most steps name no id
+    for key in RESULT_ID_FIELDS:
+        if key in step and is_name(step[key]):
+            ids += (step[key],)
     content = step.get("content")
     if isinstance(content, list):
-        ids.extend(block["tool_use_id"] for block in content
-                   if isinstance(block, dict) and block.get("type") == "tool_result"
-                   and is_name(block.get("tool_use_id")))
+        ids += tuple(block["tool_use_id"] for block in content
+                     if isinstance(block, dict) and block.get("type") == "tool_result"
+                     and is_name(block.get("tool_use_id")))
     return ids
 
 
@@ -125,22 +157,56 @@ def is_result_step(step: Any, agent: Optional[str]) -> bool:
     return step.get("role") in RESULT_ROLES or agent in RESULT_AGENTS
 
 
-def link_results(calls: List[dict], raw_steps: Sequence[Any], agents: Sequence[Optional[str]]) -> None:
-    """Set each call's ``result_step``: the first later step naming its id, else the next step
-    when that is a result step naming no id (docs/derivation.md#call-results)."""
+def link_results(calls: List[dict], raw_steps: Sequence[Any], steps: Sequence[Any],
+                 following: Sequence[Optional[int]]) -> None:
+    """Set each call's ``result_step``: the first later step naming its id, else the next step of
+    its thread (``following``) when that is a result step naming no id; and each call's ``error``:
+    its result step's, else its own (docs/derivation.md#call-results)."""
     if not calls:
         return
-    ids_by_step = [named_call_ids(step) for step in raw_steps]
     naming: Dict[str, List[int]] = {}
-    for index, ids in enumerate(ids_by_step):
-        for call_id in ids:
+    naming_steps = set()
+    for index, step in enumerate(raw_steps):
+        for call_id in named_call_ids(step):
             naming.setdefault(call_id, []).append(index)
+            naming_steps.add(index)
     for call in calls:
-        call["result_step"] = _first_after(naming.get(call["id"], []), call["step"])
-        following = call["step"] + 1
-        if call["result_step"] is None and following < len(raw_steps) \
-                and not ids_by_step[following] and is_result_step(raw_steps[following], agents[following]):
-            call["result_step"] = following
+        named = naming.get(call["id"])
+        result = _first_after(named, call["step"]) if named else None
+        if result is None:
+            after = following[call["step"]]
+            if after is not None and after not in naming_steps \
+                    and is_result_step(raw_steps[after], steps[after].agent):
+                result = after
+        call["result_step"] = result
+        if result is not None and steps[result].error is not None:
+            call["error"] = steps[result].error
+
+
+def attribute_results(steps: List[Any], calls: List[dict]) -> List[Any]:
+    """Give each tool result with no agent of its own to its caller (SPEC §3 "Tool results").
+
+    A ``turn`` that is a call's ``result_step`` and whose agent is null, ``tool`` or ``function``
+    becomes ``kind: "tool_result"`` with the agent of the first call it answers, so that
+    ``assistant -> tool -> assistant`` is one agent using a tool, not two handoffs. Steps are
+    settled in index order; a call always precedes its result, so the caller's agent is final
+    when it is read. Each call then takes its step's final agent.
+    """
+    answered: Dict[int, dict] = {}
+    for call in calls:
+        if call["result_step"] is not None:
+            answered.setdefault(call["result_step"], call)
+    if not answered:
+        return steps
+    settled = list(steps)
+    for index, step in enumerate(settled):
+        call = answered.get(index)
+        if call is not None and step.kind == TURN and step.agent in AGENTLESS_RESULT_AGENTS:
+            settled[index] = replace(step, agent=settled[call["step"]].agent, qualifier=None, to=None,
+                                     kind=TOOL_RESULT)
+    for call in calls:
+        call["agent"] = settled[call["step"]].agent
+    return settled
 
 
 def _first_after(ascending: List[int], step: int) -> Optional[int]:
