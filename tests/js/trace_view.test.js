@@ -44,3 +44,18 @@ test('the answer map: only the three layouts, only own keys', () => {
   assert.equal(trace.layoutForAnswer('toString', map), null);
   assert.equal(trace.layoutForAnswer(null, map), null);
 });
+
+test('threads: delegation and return marked on the receiving steps, auto picks the tree', () => {
+  const threaded = {steps: [
+    {agent: 'Manager', content: 'split the work'},
+    {agent: 'Worker', thread: 'w1', content: 'on it'},   // started from the root thread
+    {agent: 'Worker', thread: 'w1', content: 'done'},
+    {agent: 'Manager', content: 'thanks'},
+  ]};
+  const derivation = derive(threaded, {});
+  const rows = trace.viewModel(derivation, threaded, {});
+  assert.equal(rows[1].thread, 'w1');
+  assert.deepEqual(rows.map((row) => row.handoffs.map((h) => h.text)),
+    [[], ['Delegation: Manager \u2192 Worker'], [], ['Return: Worker \u2192 Manager']]);
+  assert.equal(trace.autoLayout(derivation), 'tree');
+});
