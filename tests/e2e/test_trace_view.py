@@ -1,7 +1,8 @@
 """End-to-end: the `multiagent.trace` display on real runs in a real Potato page.
 
 One task serves a Who&When Hand-Crafted run, a DPBench episode (both converted from the shared
-corpus by our converters) and a 2,000-step synthetic run. The tests click the `#N` links wired into
+corpus by our converters), a 2,000-step synthetic run and a real OpenAI Agents SDK run with
+delegated threads (tests/fixtures/real). The tests click the `#N` links wired into
 the widgets (handoff cards, tool-call cards, failure attribution) and check they land on the step
 with the same number, agent and text; act from the trace ("Set as decisive step") and read the
 value Potato saved; answer the orchestration radio and watch the layout; tag MAST modes on two
@@ -29,6 +30,8 @@ TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
 CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
 if not CORPUS.is_dir():
     CORPUS = Path("/work/shared/corpus")
+THREADED_RUN = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "openai-agents" / "agents_as_tools.json"
+"""A real OpenAI Agents SDK run (agents as tools: Planner delegates to FlightScout and HotelScout)."""
 FOLD = 600
 HOSTILE_AGENT = "<b>Evil</b> {{ 7*7 }}"
 HOSTILE_TEXT = "<img src=x onerror=\"window.__pwned=1\"> {% raw %}{{ 7*7 }}{# not a comment"
@@ -47,7 +50,8 @@ def corpus_records() -> list[dict]:
     long_run = {"id": "long-run", "question": "A long synthetic run",
                 "steps": [{"agent": f"A{i % 12}", "content": f"step {i} of the long run"} for i in range(2000)]}
     long_run["steps"][0] = {"agent": HOSTILE_AGENT, "content": HOSTILE_TEXT}
-    return [who, dp, long_run]
+    threaded = convert_inputs("openai-agents", [THREADED_RUN], strict=False).records[0]
+    return [who, dp, long_run, threaded]
 
 
 def task_config() -> dict:
@@ -303,6 +307,26 @@ def test_axe_finds_no_serious_violation_in_the_trace_view(trace_task, page):
     assert page.locator("section.ma-trace [role=status][aria-live=polite]").count() == 1
 
 
+def test_a_delegating_run_opens_in_the_tree_with_its_threads_nested(trace_task, page):
+    task, records = trace_task
+    threaded = records[3]
+    login(page, task.base_url, fresh_user())
+    for _ in range(3):
+        go_next(page)
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    assert section.get_attribute("data-layout") == "tree"   # auto: the run has threads
+    derivation = derive(threaded)
+    for step in derivation.steps:
+        row = section.locator(f'li.ma-trace-row[data-step="{step.index}"]')
+        depth = row.evaluate("(el) => el.style.getPropertyValue('--ma-depth')")
+        assert depth == ("1" if step.thread else "0"), step.index
+    marks = section.locator(".ma-trace-handoff").all_text_contents()
+    assert [m for m in marks if "Delegation" in m] == [
+        f"\u21c4 Delegation: {h['from']} \u2192 {h['to']} (from #{h['from_step'] + 1})"
+        for h in derivation.handoffs if h["kind"] == "delegation"]
+
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
@@ -314,11 +338,16 @@ def test_screenshots_of_the_three_layouts(trace_task, browser):
     login(page, task.base_url, fresh_user())
     wait_view(page)
     section = page.locator("section.ma-trace")
-    for layout in ("lanes", "tree", "board"):
+    for layout in ("lanes", "board"):   # the Who&When run
         section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
         page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
                                polling=100)
         if layout == "lanes":
             page.locator('form[data-schema-name="handoffs"] [data-ma-step-link]').nth(2).click()
         page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
+    for _ in range(3):   # the OpenAI Agents run with delegated threads opens in the tree
+        go_next(page)
+    wait_view(page)
+    page.locator('section.ma-trace li.ma-trace-row[data-step="4"] .ma-trace-step').scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "trace-view-tree.png"))
     page.close()
