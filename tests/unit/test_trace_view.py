@@ -40,11 +40,17 @@ def test_defaults_and_the_orchestration_map():
     ({"agents": ["A", "A"]}, "agents"),
     ({"fold_chars": 5}, "fold_chars"),
     ({"display_options": {"layout_from": ""}}, "layout_from"),
+    ({"layot": "tree"}, "layot"),
 ])
 def test_a_bad_key_gets_one_message_naming_it(keys, named):
     config, problems = parse_trace_view_config(field(**keys))
     assert config is None
     assert len(problems) == 1 and problems[0].startswith(named + ":"), problems
+
+
+def test_an_unknown_key_names_the_nearest_known_one():
+    _, problems = parse_trace_view_config(field(layot="tree", label="Run", resizable=False))
+    assert problems == ["layot: not a key of multiagent.trace (did you mean 'layout'?)"]
 
 
 def test_check_reports_the_field_and_the_key():

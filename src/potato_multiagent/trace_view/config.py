@@ -6,6 +6,8 @@ keys declared to Potato (so ``potato validate --strict`` knows them) are its fie
 
 from __future__ import annotations
 
+import difflib
+
 from typing import Dict, List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator
@@ -67,16 +69,34 @@ def _flat(field: dict) -> dict:
     return merged
 
 
+POTATO_FIELD_KEYS = frozenset({"type", "span_target", "display_options", "resizable", "max_height", "min_height",
+                               "_turn_schemes", "_run_tree"})
+"""Keys Potato itself reads on any display field (the rest must be ours)."""
+
+
 def parse_trace_view_config(field: dict) -> tuple[Optional[TraceViewConfig], List[str]]:
-    """The parsed config, or None and one message per bad key, each naming the key."""
+    """The parsed config, or None and one message per bad key, each naming the key.
+
+    Potato does not check a plugin display's keys (``validate --strict`` passes ``layot: tree``),
+    so an unknown key is reported here, with the nearest known key.
+    """
+    flat = _flat(field)
+    known = set(TraceViewConfig.model_fields) | POTATO_FIELD_KEYS
+    messages = [_unknown(key, known) for key in flat if key not in known]
     try:
-        return TraceViewConfig.model_validate(_flat(field)), []
+        config = TraceViewConfig.model_validate(flat)
     except ValidationError as error:
-        messages = []
+        config = None
         for problem in error.errors():
             where = ".".join(str(part) for part in problem["loc"]) or "config"
             messages.append(f"{where}: {problem['msg']}")
-        return None, messages
+    return (config, []) if not messages else (None, messages)
+
+
+def _unknown(key: str, known: set) -> str:
+    close = difflib.get_close_matches(str(key), sorted(known - POTATO_FIELD_KEYS), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"{key}: not a key of {DISPLAY_TYPE}{hint}"
 
 
 def declared_options() -> dict:
