@@ -24,7 +24,7 @@ import yaml
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
-from .harness import current_instance_id, go_next, login, wait_saved, wait_saved_json
+from .harness import current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
 
 TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
 CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
@@ -173,16 +173,23 @@ def test_acting_from_the_trace_sets_the_value_potato_saves(trace_task, page):
 
 
 def test_the_layout_follows_the_orchestration_radio(trace_task, page):
-    task, _ = trace_task
-    login(page, task.base_url, fresh_user())
+    task, records = trace_task
+    user = fresh_user()
+    login(page, task.base_url, user)
     wait_view(page)
     section = page.locator("section.ma-trace")
-    for answer, layout in (("group_chat", "board"), ("hierarchical_manager", "tree"),
-                           ("sequential_pipeline", "lanes")):
+    for answer, layout in (("sequential_pipeline", "lanes"), ("hierarchical_manager", "tree"),
+                           ("group_chat", "board")):
         page.locator(f'input[type="radio"][schema="orchestration"][value="{answer}"]').check(force=True)
         page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
                                polling=100, timeout=5_000)
         assert section.locator(f'.ma-trace-layout[data-layout="{layout}"]').get_attribute("aria-pressed") == "true"
+    # the saved answer lays the trace out when the page opens again
+    wait_saved(task, user, records[0]["id"], "orchestration", lambda value: value is not None and "group_chat" in value)
+    open_annotate(page, task.base_url)
+    wait_view(page)
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'board'",
+                           polling=100, timeout=5_000)
 
 
 def tag_steps(page, task, user, instance, tags) -> dict:
