@@ -82,6 +82,17 @@ def choose_middle_option(selector: str) -> str:
             "select.dispatchEvent(new Event('change', {bubbles: true}));")
 
 
+def choose_middle_step_in_picker(selector: str) -> str:
+    """Choose the middle step in failure attribution's step picker (a combobox, issue 18) as a
+    keyboard user does: open it, type the step's "#N" in the search box, press Enter."""
+    key = "function key(name) { box.dispatchEvent(new KeyboardEvent('keydown', {key: name, bubbles: true, cancelable: true})); }"
+    return (f"var box = form.querySelector({json.dumps(selector)}); {key}"
+            "box.focus(); key('ArrowDown');"
+            "var total = Number(form.querySelector('[role=option]').getAttribute('aria-setsize'));"
+            "box.value = '#' + (Math.floor(total / 2) + 1); box.dispatchEvent(new Event('input', {bubbles: true}));"
+            "key('Enter');")
+
+
 def _middle_step(record: Record) -> int:
     return len(builtins.steps_of(record)) // 2
 
@@ -157,7 +168,7 @@ FAILURE_ATTRIBUTION = Scenario(
     ),
     ours=Ours(
         keys={"steps_key": "steps", "agent_key": "agent"},
-        action=choose_middle_option('select[data-ma-field="decisive_step"]'),
+        action=choose_middle_step_in_picker('input[data-ma-field="decisive_step"]'),
         expect=lambda value, record: value["decisive_step"] == _middle_step(record),
         sample_value=_attribution_sample,
     ),

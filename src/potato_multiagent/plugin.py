@@ -9,6 +9,9 @@ from .schemes import SCHEMES
 STATIC = Path(__file__).parent / "static"
 SHARED_SCRIPTS = ["derive.js", "value_shape.js", "widget.js"]
 SHARED_STYLES = ["multiagent.css"]
+# Issue 18: the one windowing/paging component every widget's long lists use (after widget.js).
+SHARED_SCRIPTS.append("windowing.js")
+SHARED_STYLES.append("windowing.css")
 TRACE_VIEW_ASSETS = {"scripts": ["trace_view.js"], "styles": ["trace_view.css"]}
 
 

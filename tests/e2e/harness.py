@@ -387,3 +387,45 @@ def restore_in_page(page, schema: str, value: Any) -> None:
         }""",
         [f"{schema}:::{schema}", raw],
     )
+
+
+# --------------------------------------------------------------------------- failure attribution's step picker
+# (issue 18: a searchable combobox with a windowed listbox instead of a <select> of every step)
+
+
+def step_picker(form):
+    """The "Decisive step" combobox of a failure-attribution form."""
+    return form.get_by_role("combobox", name="Decisive step")
+
+
+def step_picker_options(form):
+    """The options the picker's listbox draws now (a window of the matches, not every step)."""
+    return form.get_by_role("listbox", name="Steps to choose from").get_by_role("option")
+
+
+def choose_decisive_step(form, number: int) -> str:
+    """Choose step `#number` with the keyboard, as an annotator does: type "#number" in the search
+    box, check that the first match is that step (matches come in step order), press Enter.
+    Returns the chosen option's words, which the box then shows."""
+    import re
+
+    from playwright.sync_api import expect
+
+    box = step_picker(form)
+    box.fill(f"#{number}")
+    first = step_picker_options(form).first
+    expect(first).to_have_text(re.compile(rf"^#{number}(?!\d)"))
+    label = first.text_content()
+    box.press("Enter")
+    expect(box).to_have_value(label)
+    return label
+
+
+def decisive_step_count(form) -> int:
+    """How many steps the picker offers (its listbox's aria-setsize with no search typed)."""
+    box = step_picker(form)
+    box.fill("")
+    box.press("ArrowDown")
+    count = int(step_picker_options(form).first.get_attribute("aria-setsize"))
+    box.press("Escape")
+    return count

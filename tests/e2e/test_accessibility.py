@@ -345,6 +345,14 @@ class Journey:
         self.wait_focus_in_view("a re-render")
 
 
+def expect_active_option(widget, box, words: str) -> None:
+    """The combobox is expanded and its aria-activedescendant is an option reading `words`."""
+    expect(box).to_have_attribute("aria-expanded", "true")
+    active = box.get_attribute("aria-activedescendant")
+    assert active, "the combobox names no active option"
+    expect(widget.locator(f'[role="listbox"] [id="{active}"]')).to_have_text(re.compile(words))
+
+
 def test_keyboard_failure_attribution(task, open_as):
     page = open_as("failure_attribution")
     widget = form(page, "attribution")
@@ -354,15 +362,24 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.start_before()
     journey.press("Tab", agent)
     journey.press("ArrowDown", agent, says=r"Responsible agent: Researcher\.")
+    # The step picker is a combobox (issue 18): arrows move through its listbox, Enter chooses.
     journey.press("Tab", step)
-    journey.press("ArrowDown", step, says=r"Decisive step: #1 \(Researcher\)\.")
-    journey.press("ArrowDown", step, says=r"Decisive step: #2 \(")
+    journey.press("ArrowDown", step)
+    expect_active_option(widget, step, r"^#1 ")
+    journey.press("Enter", step, says=r"Decisive step: #1 \(Researcher\)\.")
+    journey.press("ArrowDown", step)
+    journey.press("ArrowDown", step)
+    expect_active_option(widget, step, r"^#2 ")
+    journey.press("Enter", step, says=r"Decisive step: #2 \(")
     trace_link = widget.get_by_role("button", name="Show #2 in the trace")   # the trace view's link
     journey.press("Tab", trace_link)
     journey.press("Tab", reason)
     journey.press("Shift+Tab", trace_link)
     journey.press("Shift+Tab", step)
-    journey.press("ArrowUp", step, says=r"Decisive step: #1 \(Researcher\)\.")
+    journey.press("ArrowUp", step)
+    journey.press("ArrowUp", step)
+    expect_active_option(widget, step, r"^#1 ")
+    journey.press("Enter", step, says=r"Decisive step: #1 \(Researcher\)\.")
     journey.survives_rerender(step)
 
     wait_saved_json(task, USERS["failure_attribution"], PIPELINE, "attribution",

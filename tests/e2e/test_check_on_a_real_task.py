@@ -30,6 +30,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive
 
 from .harness import (
+    choose_decisive_step,
     EXAMPLES_DIR,
     current_instance_id,
     login,
@@ -134,10 +135,7 @@ def attribute_failure(page, agent: str, step: int, reason: str) -> dict:
     expect(form).to_be_visible()
     expect(form).to_have_attribute("data-ma-ready", "true")
     form.get_by_label("Responsible agent").select_option(label=agent)
-    step_select = form.get_by_label("Decisive step")
-    step_value = step_select.evaluate(
-        "(s, n) => [...s.options].find(o => o.label.startsWith('#' + n + ' ')).value", step + 1)
-    step_select.select_option(value=step_value)
+    choose_decisive_step(form, step + 1)
     form.get_by_label("Reason").fill(reason)
     form.get_by_label("Reason").blur()  # the widget stores typed text on blur at the latest
     return {"responsible_agent": agent, "decisive_step": step, "reason": reason}

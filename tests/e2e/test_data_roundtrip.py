@@ -24,7 +24,7 @@ from potato_multiagent import derive, load_task
 from tests.unit.test_convert_autogen import TASK_RESULT
 from tests.unit.test_convert_openai_agents import END_ORDER, TRACE
 
-from .harness import current_instance_id, go_next, login, wait_saved_json
+from .harness import choose_decisive_step, current_instance_id, decisive_step_count, go_next, login, wait_saved_json
 
 pytestmark = pytest.mark.e2e
 
@@ -81,9 +81,7 @@ def option_labels(select) -> list:
 
 def attribute(page, agent: str, step: int) -> None:
     form(page).get_by_label("Responsible agent").select_option(label=agent)
-    steps = form(page).get_by_label("Decisive step")
-    value = steps.evaluate(f"s => [...s.options].find(o => o.label.startsWith('#{step + 1} ')).value")
-    steps.select_option(value=value)
+    choose_decisive_step(form(page), step + 1)
 
 
 def test_converted_runs_are_annotated_in_the_browser_and_exported_with_their_step_text(task, page):
@@ -98,7 +96,7 @@ def test_converted_runs_are_annotated_in_the_browser_and_exported_with_their_ste
         expect(form(page)).to_have_attribute("data-ma-ready", "true")
         derivation = derive(run)
         assert option_labels(form(page).get_by_label("Responsible agent")) == derivation.agents
-        assert len(option_labels(form(page).get_by_label("Decisive step"))) == len(derivation.steps)
+        assert decisive_step_count(form(page)) == len(derivation.steps)
         agent, step = choices[run["id"]]
         attribute(page, agent, step)
         wait_saved_json(task, user, run["id"], SCHEMA, {"responsible_agent": agent, "decisive_step": step, "reason": ""})

@@ -3,13 +3,14 @@
 The widget's DOM contract, as these tests read it:
 - `form.annotation-form[data-schema-name="attribution"]` with a `<legend>` (the description,
   literally) and `data-ma-ready="true"` once rendered;
-- three native controls found by accessible name: "Responsible agent" (select), "Decisive step"
-  (select), "Reason" (textarea);
+- three controls found by accessible name: "Responsible agent" (select), "Decisive step" (a
+  searchable combobox whose listbox "Steps to choose from" draws a window of options), "Reason"
+  (textarea);
 - the hidden `input.annotation-input[name="attribution:::attribution"]` holding
   `{"responsible_agent": str|null, "decisive_step": int|null, "reason": str}`, autosaved by Potato;
 - agent options: the roster, then the observed agents, by full name; step options `#N agent
-  snippet` (N = index + 1); a stored mark the trace lacks is a selected option saying
-  "not in this trace";
+  snippet` (N = index + 1); the step box shows the chosen option's words; a stored mark the trace
+  lacks is a selected agent option, or step box words, saying "not in this trace";
 - `data-incomplete-reason` on the form while agent or step is missing, absent once both are chosen.
 """
 
@@ -27,7 +28,11 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    choose_decisive_step,
+    decisive_step_count,
     restore_in_page,
+    step_picker,
+    step_picker_options,
     CONFIGS_DIR,
     EXAMPLES_DIR,
     annotation_pairs,
@@ -114,7 +119,8 @@ def agent_select(page):
 
 
 def step_select(page):
-    return attribution_form(page).get_by_label("Decisive step")
+    """The step picker (a combobox; the name is kept from the <select> it replaced)."""
+    return step_picker(attribution_form(page))
 
 
 def reason_box(page):
@@ -152,12 +158,21 @@ def selected_label(select) -> str:
     return next(option["label"] for option in options(select) if option["selected"])
 
 
-def step_option(select, index: int) -> dict:
-    """The option of step `index` (0-based), labelled `#index+1 ...`."""
-    pattern = re.compile(rf"#{index + 1}(?!\d)")
-    matches = [option for option in options(select) if pattern.match(option["label"])]
-    assert len(matches) == 1, f"expected one option for step #{index + 1}, got {options(select)}"
-    return matches[0]
+def step_words(page) -> str:
+    """What the step box shows: the chosen step's option words ("" when none is chosen)."""
+    return step_select(page).input_value()
+
+
+def step_option(page, index: int) -> dict:
+    """The option of step `index` (0-based), labelled `#index+1 ...`: searched for by its number,
+    the first match (matches come in step order); the search is then dropped with Escape."""
+    box = step_select(page)
+    box.fill(f"#{index + 1}")
+    first = step_picker_options(attribution_form(page)).first
+    expect(first).to_have_text(re.compile(rf"^#{index + 1}(?!\d)"))
+    found = {"label": first.text_content(), "setsize": first.get_attribute("aria-setsize")}
+    box.press("Escape")
+    return found
 
 
 def choose_agent(page, agent: str) -> None:
@@ -165,7 +180,7 @@ def choose_agent(page, agent: str) -> None:
 
 
 def choose_step(page, index: int) -> None:
-    step_select(page).select_option(value=step_option(step_select(page), index)["value"])
+    choose_decisive_step(attribution_form(page), index + 1)
 
 
 def expect_complete(page) -> None:
@@ -179,7 +194,7 @@ def expect_incomplete(page) -> None:
 def expect_restored(page, agent: str, step: int, reason: str) -> None:
     expect(attribution_form(page)).to_have_attribute("data-ma-ready", "true")
     assert selected_label(agent_select(page)) == agent
-    assert selected_label(step_select(page)) == step_option(step_select(page), step)["label"]
+    assert step_words(page) == step_option(page, step)["label"]
     expect(reason_box(page)).to_have_value(reason)
 
 
@@ -225,12 +240,76 @@ def test_agent_options_are_full_names_roster_first(task, page, user):
 def test_step_options_read_number_agent_and_snippet(task, page, user):
     open_attribution(page)
     steps = derivation_of(FIRST)["steps"]
-    assert len(chosen_labels(step_select(page))) == len(steps)
+    assert decisive_step_count(attribution_form(page)) == len(steps)
     for step in steps:
-        label = step_option(step_select(page), step["index"])["label"]
+        label = step_option(page, step["index"])["label"]
         assert step["agent"] in label
         assert step["text"][:10] in label  # the start of the step's one-line snippet
         assert "[object Object]" not in label
+
+
+@pytest.mark.e2e
+def test_step_picker_searches_by_agent_and_text_and_escape_keeps_the_choice(task, page, user):
+    """Issue 18 / 15: the step picker is searched by number, agent and text; Escape drops a search."""
+    open_attribution(page)
+    form = attribution_form(page)
+    box = step_select(page)
+    options = step_picker_options(form)
+    steps = derivation_of(FIRST)["steps"]
+
+    help_id = box.get_attribute("aria-describedby")   # what "decisive step" means, said to screen readers
+    expect(form.locator(f'[id="{help_id}"]')).to_contain_text("earliest step whose error")
+    box.fill("{{ 7*7 }}")                       # an agent name (and text) with braces: literal search
+    expect(options).to_have_text([re.compile(r"^#3 "), re.compile(r"^#4 ")])
+    box.fill("{% disk")                         # words of step #4's text, in any order
+    expect(options).to_have_text([re.compile(r"^#4 ")])
+    box.fill("nothing like this")
+    expect(options).to_have_count(0)
+    expect(form.locator('[data-ma-fa="step-status"]')).to_contain_text("No step matches")
+    box.press("Escape")
+    expect(box).to_have_value("")               # nothing chosen yet: nothing put back
+    assert hidden_value(page) is None
+
+    choose_step(page, 3)
+    chosen = form.locator('[data-ma-fa="chosen"]')
+    expect(chosen).to_contain_text(f"Step #4 \u00b7 {steps[3]['agent']}")
+    expect(chosen).to_contain_text(steps[3]["text"])            # the step's whole (short) text, as text
+    expect(chosen).to_contain_text("Before: #3 ")
+    expect(chosen).to_contain_text("After: #5 ")
+
+    box.fill("Bold")                            # a search, then Escape: the choice stays
+    expect(options.first).to_have_text(re.compile(r"^#2 "))
+    box.press("Escape")
+    expect(box).to_have_value(re.compile(r"^#4 "))
+    assert hidden_value(page)["decisive_step"] == 3
+
+    box.press("ArrowDown")                      # opens on the chosen step
+    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#4 "))
+    box.press("Home")
+    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#1 "))
+    box.press("PageDown")                       # ten further, clamped to the last of five
+    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#5 "))
+    box.press("Escape")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    assert hidden_value(page)["decisive_step"] == 3
+
+    box.fill("")                                # an emptied box and Enter: no step chosen
+    box.press("Enter")
+    expect(box).to_have_value("")
+    expect(chosen).to_be_hidden()
+    assert hidden_value(page) is None
+    expect_incomplete(page)
+
+
+@pytest.mark.e2e
+def test_a_step_is_chosen_with_the_mouse(task, page, user):
+    open_attribution(page)
+    form = attribution_form(page)
+    step_select(page).click()                   # opens the list
+    step_picker_options(form).filter(has_text=re.compile(r"^#2 ")).click()
+    expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
+    assert hidden_value(page)["decisive_step"] == 1
+    expect(step_select(page)).to_have_attribute("aria-expanded", "false")
 
 
 # --------------------------------------------------------------------------- value
@@ -272,7 +351,7 @@ def test_stored_marks_missing_from_the_trace_are_shown_and_kept(task, page):
     open_attribution(page)
     agent_label = selected_label(agent_select(page))
     assert "Ghost" in agent_label and "not in this trace" in agent_label
-    assert "not in this trace" in selected_label(step_select(page))
+    assert "not in this trace" in step_words(page)
     assert hidden_value(page) == GHOST_VALUE
 
 
@@ -369,7 +448,7 @@ def test_instance_ready_shows_a_restored_agent_missing_from_the_trace(task, page
 
     agent_label = selected_label(agent_select(page))
     assert "Ghost" in agent_label and "not in this trace" in agent_label, agent_label
-    assert selected_label(step_select(page)) == step_option(step_select(page), 2)["label"]
+    assert step_words(page) == step_option(page, 2)["label"]
     words = summary(page).inner_text()
     assert "Ghost" in words and "not in this trace" in words, words
     assert hidden_value(page) == ghost  # kept until the annotator removes it

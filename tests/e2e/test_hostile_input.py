@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 from potato_multiagent import derive, validate_value
 
-from .harness import login, open_annotate, wait_saved
+from .harness import login, open_annotate, step_picker, step_picker_options, wait_saved
 from .hostile import (CONFIG_FILE, FIRE_PROBE, HERE, RECORD_ID, TRACE_DISPLAY, big, record, scheme, schemes,
                       task_config, task_files)
 
@@ -292,6 +292,33 @@ def test_accessible_names_carry_hostile_names_whole(shown_page):
     expect(review.get_by_role("radio", name=verdict, exact=True)).not_to_have_count(0)
     expect(form(shown_page, "attribution").get_by_label("Responsible agent")
            .locator("option", has_text=A_BIDI)).to_have_count(1)
+
+
+@pytest.mark.e2e
+def test_the_step_picker_searches_and_shows_hostile_steps_as_text(ours, page, dialogs):
+    """Issue 18's step picker: options, search and the chosen step's text are inert text."""
+    page.route(re.compile(r"/annotate"), escape_instance_data)
+    log_in(page, ours, "picker")
+    wait_widgets(page)
+    attribution = form(page, "attribution")
+    box = step_picker(attribution)
+    box.fill(A_IMG)                                 # search by an agent name full of markup
+    options = step_picker_options(attribution)
+    expect(options.first).to_have_text(re.compile(r"^#2 "))
+    assert A_IMG in options.first.text_content()
+    box.fill("#3")
+    expect(options.first).to_have_text(re.compile(r"^#3 "))
+    box.press("Enter")                              # step #3: 100 KB of text with a script in it
+    chosen = attribution.locator('[data-ma-fa="chosen"]')
+    expect(chosen).to_contain_text("Step #3 \u00b7 " + A_SCRIPT)
+    expect(chosen).to_contain_text("big step-text: {{ 7*7 }} {# <script>")
+    assert len(chosen.locator(".ma-fa-chosen-text").first.text_content()) < 1_000  # folded
+    chosen.get_by_text("Show the whole step").click()
+    expect(chosen.locator("details .ma-fa-chosen-text")).to_contain_text("big step-text")
+    assert json.loads(hidden(page, "attribution"))["decisive_step"] == 2
+    provoke(page)
+    assert fired(page) == set() and dialogs == []
+    assert page.evaluate(ACTIVE_CONTENT) == []
 
 
 # --------------------------------------------------------------------------- values round-trip

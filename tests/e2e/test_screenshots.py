@@ -16,7 +16,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .harness import REPO_ROOT, current_instance_id, login
+from .harness import REPO_ROOT, choose_decisive_step, current_instance_id, login
 
 pytestmark = pytest.mark.skipif(os.environ.get("POTATO_MA_SCREENSHOTS") != "1",
                                 reason="writes docs/screenshots/*.png: set POTATO_MA_SCREENSHOTS=1")
@@ -35,7 +35,7 @@ def mark_failure_attribution(page, widget) -> None:
     form(page, "outcome").locator('input[type="radio"][value="failure"]').check()
     expect(widget).to_be_visible()
     widget.get_by_label("Responsible agent").select_option(index=2)
-    widget.get_by_label("Decisive step").select_option(index=3)
+    choose_decisive_step(widget, 3)
     widget.get_by_label("Reason").fill("Booked the hotel for the wrong dates after the planner's handoff.")
 
 

@@ -24,7 +24,7 @@ import yaml
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
-from .harness import current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
+from .harness import choose_decisive_step, current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
 
 TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
 CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
@@ -138,7 +138,7 @@ def test_every_wired_link_lands_on_its_step(trace_task, page):
     clicked = click_links(page, who, 'form[data-schema-name="handoffs"]')
     assert clicked == 2 * len(derive(who).handoffs)
     # failure attribution: the chosen step's link
-    page.get_by_label("Decisive step").select_option(value="7")
+    choose_decisive_step(page.locator('form[data-schema-name="attribution"]'), 8)
     page.locator(".ma-fa-step-link").click()
     assert_lands_on(page, who, 7)
     # Escape returns focus to the link

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .harness import EXAMPLES_DIR, REPO_ROOT, PotatoTask, free_port, go_next, login, wait_saved
+from .harness import EXAMPLES_DIR, REPO_ROOT, PotatoTask, choose_decisive_step, free_port, go_next, login, wait_saved
 
 TUTORIAL = REPO_ROOT / "docs" / "tutorial.md"
 FENCED_BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -86,9 +86,7 @@ def choose_outcome(page, outcome: str) -> None:
 
 def choose_step(page, number: int) -> None:
     """Pick the Decisive step option labelled `#number ...`, as the tutorial names it."""
-    select = form(page, "attribution").get_by_label("Decisive step")
-    labels = select.evaluate("s => [...s.options].map(o => o.label)")
-    select.select_option(label=next(label for label in labels if re.match(rf"#{number}(?!\d)", label)))
+    choose_decisive_step(form(page, "attribution"), number)
 
 
 def annotate(page, task: PotatoTask, user: str, agent: str, step: int) -> None:

@@ -349,10 +349,27 @@ test('accessible names: "Agent NAME" plus state, and "FROM to TO, N messages, ST
 test('each node and edge lists the steps it came from as #N = index + 1', () => {
   const steps = graph.stepsByAgent(derivation);
   assert.deepEqual(graph.nodeDetails('Orchestrator', steps),
-    { title: 'Agent Orchestrator', text: '2 steps by this agent: #1, #3.' });
+    { title: 'Agent Orchestrator', text: '2 steps by this agent: #1, #3.', pages: 1 });
   assert.deepEqual(graph.nodeDetails('WebSurfer', steps),
-    { title: 'Agent WebSurfer', text: '1 step by this agent: #2. Addressed to it: #1.' });
+    { title: 'Agent WebSurfer', text: '1 step by this agent: #2. Addressed to it: #1.', pages: 1 });
   assert.equal(graph.nodeDetails('Nobody', steps).text, 'No steps by this agent in this trace.');
   assert.deepEqual(graph.edgeDetails(derivation.edges[0]),
-    { title: 'Orchestrator to WebSurfer, 1 message', text: 'From 1 step: #1.' });
+    { title: 'Orchestrator to WebSurfer, 1 message', text: 'From 1 step: #1.', pages: 1 });
+});
+
+test('a long step list is shown 50 steps a page and says which part it shows (issue 18)', () => {
+  const edge = { from: 'A', to: 'B', count: 120, steps: Array.from({ length: 120 }, (_, i) => 2 * i) };
+  const first = graph.edgeDetails(edge, 0);
+  assert.equal(first.pages, 3);
+  assert.ok(first.text.startsWith('From 120 steps: #1, #3, #5,'), first.text);
+  assert.ok(first.text.endsWith('#99 (1\u201350 of 120).'), first.text);
+  assert.equal(first.text.match(/#/g).length, 50);
+  const last = graph.edgeDetails(edge, 2);
+  assert.ok(last.text.endsWith('#239 (101\u2013120 of 120).'), last.text);
+  assert.equal(last.text.match(/#/g).length, 20);
+  // A page past the end shows the last one; a node's two lists page together.
+  assert.equal(graph.edgeDetails(edge, 9).text, last.text);
+  const steps = new Map([['A', { by: edge.steps, to: [5] }]]);
+  assert.ok(graph.nodeDetails('A', steps, 0).text.endsWith('Addressed to it: #6.'));
+  assert.ok(!graph.nodeDetails('A', steps, 1).text.includes('Addressed'));
 });

@@ -166,7 +166,9 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
         assert "error" not in side, side
         assert 0 < side["own"]["median"] <= side["ready"]["median"] <= side["painted"]["median"]
         assert side["click_value_ms"]["median"] <= side["click_frame_ms"]["median"]
-        assert side["nodes"]["median"] > 300 and side["heap_mb"]["median"] > 0
+        assert side["nodes"]["median"] > 100 and side["heap_mb"]["median"] > 0
+    # The built-in's select has an option per step of the 300-step page; ours draws a window (issue 18).
+    assert sides["builtin"]["nodes"]["median"] > 300 > sides["ours"]["nodes"]["median"]
     assert results["derive"]["python"]["full"]["sizes"]["800"]["median"] > 0
     assert results["derive"]["node"]["contention"]["sizes"]["800"]["median"] > 0
     assert results["check"]["exit_code"] == 0

@@ -70,7 +70,7 @@ def test_a_bad_config_is_reported_by_key():
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEMES[TYPE].optional_fields()) == {"steps_key", "agent_key", "calls_key", "resource_key", "agents",
-                                                    "agent_qualifiers"}
+                                                    "agent_qualifiers", "step_help"}
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -104,6 +104,19 @@ def test_render_has_no_inline_script_handlers_or_javascript_urls():
     html = render()
     assert "<script" not in html.lower() and "javascript:" not in html.lower()
     assert not re.search(r"\son[a-z]+\s*=", html)
+
+
+def test_the_step_picker_says_what_the_decisive_step_is_and_the_text_is_configurable():
+    html = render()
+    assert "earliest step whose error, had it been fixed, would have changed the outcome" in html
+    assert 'aria-describedby="attribution-ma-step-help"' in html and 'id="attribution-ma-step-help"' in html
+    own = render(step_help="Pick the step where {{ it }} went <b>wrong</b>.")
+    assert "Pick the step where &#123;&#123; it &#125;&#125; went &lt;b&gt;wrong&lt;/b&gt;." in own
+    assert "earliest step" not in own
+    none = render(step_help="")
+    assert "ma-step-help" not in none
+    assert "step_help" in SCHEMES[TYPE].optional_fields()
+    assert SCHEMES[TYPE].render({**CONFIG, "step_help": 3})[0].count("<li>step_help:") == 1
 
 
 def test_render_passes_the_config_as_one_json_attribute():

@@ -14,8 +14,16 @@ from ..trace import Derivation
 from .base import Scheme, SchemeConfig, StepIndex, not_in_trace
 
 
+DECISIVE_STEP_HELP = ("The decisive step is the earliest step whose error, had it been fixed, would have "
+                      "changed the outcome of the run (Who&When's definition), not the step where the "
+                      "failure became visible.")
+
+
 class FailureAttributionConfig(SchemeConfig):
-    """Only the shared trace keys: the agents and steps come from the record."""
+    """The shared trace keys (the agents and steps come from the record) and the picker's help."""
+
+    step_help: StrictStr = Field(DECISIVE_STEP_HELP, description="The line under the step picker saying what "
+                                 "the decisive step is (issue 15); an empty string shows none.")
 
 
 class FailureAttributionValue(BaseModel):

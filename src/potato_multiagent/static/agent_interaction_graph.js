@@ -23,7 +23,8 @@
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
   var runtime = isCommonJS ? require('./widget.js') : root && root.PotatoMultiagent;
-  var api = factory(runtime);
+  var windowing = isCommonJS ? require('./windowing.js') : root && root.PotatoMultiagentWindow;
+  var api = factory(runtime, windowing);
   if (isCommonJS) {
     module.exports = api;
   } else if (runtime) {
@@ -31,7 +32,7 @@
   } else if (root && root.console) {
     root.console.error('agent_interaction_graph.js: widget.js did not load before it');
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime) {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime, windowing) {
   'use strict';
 
   var WIDGET = 'agent_interaction_graph';
@@ -77,8 +78,21 @@
   /** An unambiguous identity for an edge inside this widget. */
   function edgeId(from, to) { return JSON.stringify([from, to]); }
 
-  function stepList(indices) {
-    return indices.map(function (index) { return '#' + (index + 1); }).join(', ');
+  // Issue 18: an agent of a 50,000-step run took thousands of steps; its list is shown a page at a time.
+  var STEP_PAGE = 50;
+
+  /** "#4, #9, #12" for page `page` of the steps; a list longer than a page says which part it shows. */
+  function stepList(indices, page) {
+    var bounds = windowing.pageBounds(indices.length, page || 0, STEP_PAGE);
+    var words = indices.slice(bounds.first, bounds.end).map(function (index) { return '#' + (index + 1); }).join(', ');
+    if (bounds.pages < 2) { return words; }
+    return words + ' (' + windowing.formatCount(bounds.first + 1) + '\u2013' + windowing.formatCount(bounds.end) +
+      ' of ' + windowing.formatCount(indices.length) + ')';
+  }
+
+  /** How many pages the longest step list of a details text has. */
+  function stepPages(lists) {
+    return lists.reduce(function (most, list) { return Math.max(most, windowing.pageBounds(list.length, 0, STEP_PAGE).pages); }, 1);
   }
 
   /** "Agent NAME" plus its place on the critical path. */
@@ -813,17 +827,20 @@
     return byAgent;
   }
 
-  function nodeDetails(name, steps) {
+  function nodeDetails(name, steps, page) {
+    page = page || 0;
     var own = steps.get(name) || {by: [], to: []};
-    var lines = [own.by.length ? plural(own.by.length, 'step', 'steps') + ' by this agent: ' + stepList(own.by) + '.'
+    var lines = [own.by.length ? plural(own.by.length, 'step', 'steps') + ' by this agent: ' + stepList(own.by, page) + '.'
       : 'No steps by this agent in this trace.'];
-    if (own.to.length) { lines.push('Addressed to it: ' + stepList(own.to) + '.'); }
-    return {title: 'Agent ' + name, text: lines.join(' ')};
+    if (own.to.length && page < stepPages([own.to])) { lines.push('Addressed to it: ' + stepList(own.to, page) + '.'); }
+    return {title: 'Agent ' + name, text: lines.join(' '), pages: stepPages([own.by, own.to])};
   }
 
-  function edgeDetails(edge) {
+  function edgeDetails(edge, page) {
+    page = page || 0;
     return {title: edgeWords(edge.from, edge.to) + ', ' + plural(edge.count, 'message', 'messages'),
-      text: 'From ' + plural(edge.steps.length, 'step', 'steps') + ': ' + stepList(edge.steps) + '.'};
+      text: 'From ' + plural(edge.steps.length, 'step', 'steps') + ': ' + stepList(edge.steps, page) + '.',
+      pages: stepPages([edge.steps])};
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1137,11 +1154,32 @@
     return element ? ui.byElement.get(element) || null : null;
   }
 
-  function showDetails(ui, drawn) {
+  function showDetails(ui, drawn, page) {
     if (drawn.node && !ui.steps) { ui.steps = stepsByAgent(ui.ctx.derivation); }
-    var details = drawn.node ? nodeDetails(drawn.node.name, ui.steps) : edgeDetails(drawn.source);
+    page = page || 0;
+    var details = drawn.node ? nodeDetails(drawn.node.name, ui.steps, page) : edgeDetails(drawn.source, page);
     ui.detailsTitle.textContent = details.title;
     ui.detailsText.textContent = details.text;
+    ui.detailsShown = {drawn: drawn, page: page};
+    pageButtons(ui).hidden = details.pages < 2;
+    ui.detailsPager.previous.disabled = page === 0;
+    ui.detailsPager.next.disabled = page >= details.pages - 1;
+  }
+
+  /** Previous/Next buttons under a step list longer than a page (made once, after the text). */
+  function pageButtons(ui) {
+    if (ui.detailsPager) { return ui.detailsPager.bar; }
+    function button(words, step) {
+      return runtime.h('button', {type: 'button', class: 'ma-pager-button', text: words, on: {click: function () {
+        if (ui.detailsShown) { showDetails(ui, ui.detailsShown.drawn, ui.detailsShown.page + step); }
+      }}});
+    }
+    var previous = button('Previous ' + STEP_PAGE + ' steps', -1);
+    var next = button('Next ' + STEP_PAGE + ' steps', 1);
+    var bar = runtime.h('div', {class: 'ma-pager'}, [previous, next]);
+    ui.detailsText.parentNode.insertBefore(bar, ui.detailsText.nextSibling);
+    ui.detailsPager = {bar: bar, previous: previous, next: next};
+    return bar;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
   var runtime = isCommonJS ? require('./widget.js') : root && root.PotatoMultiagent;
-  var api = factory(runtime);
+  var windowing = isCommonJS ? require('./windowing.js') : root && root.PotatoMultiagentWindow;
+  var api = factory(runtime, windowing);
   if (isCommonJS) {
     module.exports = api;
   } else if (runtime) {
@@ -24,13 +25,15 @@
   } else if (root && root.console) {
     root.console.error('failure_attribution.js: widget.js did not load before it');
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime) {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime, windowing) {
   'use strict';
 
   var WIDGET = 'failure_attribution';
   var SNIPPET_LENGTH = 80;
   var TYPING_DELAY_MS = 300;
   var NOT_IN_TRACE = ' (not in this trace)';
+  var CHOSEN_TEXT_CHARS = 600;     // the chosen step's text shown unfolded up to here
+  var CHOSEN_TEXT_LINES = 8;
 
   // ---------------------------------------------------------------------------------------------
   // The value: read, check, compose (pure)
@@ -64,11 +67,34 @@
   // Words (pure)
   // ---------------------------------------------------------------------------------------------
 
-  /** "#N · AGENT · snippet" for one derived step. */
+  /**
+   * "#N · AGENT (qualifier) · first meaningful line" for one derived step: boilerplate headers
+   * ("Updated Ledger:") are skipped to the line that says something; an instruction's addressee
+   * shows as "-> B".
+   */
   function stepLabel(step) {
-    var agent = step.agent === null || step.agent === undefined ? 'no agent' : String(step.agent);
-    var text = runtime.snippet(step.text, SNIPPET_LENGTH) || '(no text)';
-    return '#' + (step.index + 1) + ' \u00B7 ' + agent + ' \u00B7 ' + text;
+    var text = runtime.snippet(windowing.firstMeaningfulLine(step.text), SNIPPET_LENGTH) || '(no text)';
+    return '#' + (step.index + 1) + ' \u00B7 ' + windowing.stepAgentWords(step) + ' \u00B7 ' + text;
+  }
+
+  /** What the step search looks in: "#N agent (qualifier) -> to first line", lower case. */
+  function stepHaystack(step) {
+    return ('#' + (step.index + 1) + ' ' + windowing.stepAgentWords(step) + ' ' +
+      windowing.firstMeaningfulLine(step.text)).toLowerCase();
+  }
+
+  /**
+   * The chosen step's text, folded when long: {head, folded} where head is what shows at once
+   * (the first CHOSEN_TEXT_LINES lines, at most CHOSEN_TEXT_CHARS characters) and folded says
+   * whether more text follows.
+   */
+  function foldText(text, maxChars, maxLines) {
+    text = typeof text === 'string' ? text : text === null || text === undefined ? '' : String(text);
+    var head = text.length > maxChars ? text.slice(0, maxChars) : text;
+    var lines = head.split('\n');
+    if (lines.length > maxLines) { head = lines.slice(0, maxLines).join('\n'); }
+    head = head.replace(/\s+$/, '');
+    return {head: head, folded: head.length < text.replace(/\s+$/, '').length};
   }
 
   /** The shortfall Potato's required check shows, or null when agent and step are both chosen. */
@@ -135,24 +161,41 @@
   function createUi(el) {
     var ui = {
       agent: el.querySelector('select[data-ma-field="responsible_agent"]'),
-      step: el.querySelector('select[data-ma-field="decisive_step"]'),
+      step: el.querySelector('input[data-ma-field="decisive_step"]'),
+      stepList: el.querySelector('[data-ma-fa="step-list"]'),
+      stepScroll: el.querySelector('[data-ma-fa="step-scroll"]'),
+      stepStatus: el.querySelector('[data-ma-fa="step-status"]'),
+      chosenBox: el.querySelector('[data-ma-fa="chosen"]'),
       reason: el.querySelector('textarea[data-ma-field="reason"]'),
-      optionValues: new WeakMap(),   // <option> -> the agent name or step index it stands for
+      optionValues: new WeakMap(),   // <option> -> the agent name it stands for
       agentOptions: new Map(),       // agent name -> <option>
-      stepOptions: [],               // step index -> <option>
       staleAgentOption: null,
-      staleStepOption: null,
+      chosenStep: null,              // the step index the picker holds (may be one the trace lacks)
+      labels: [],                    // step index -> its option words, made when first shown
+      haystacks: [],                 // step index -> what the search looks in, made when first searched
       derivation: null,
       ctx: null,
       unreadable: null
     };
-    if (!ui.agent || !ui.step || !ui.reason) {
+    if (!ui.agent || !ui.step || !ui.stepList || !ui.stepScroll || !ui.reason || !ui.chosenBox) {
       throw new Error('the page lacks the controls of this question (data-ma-field responsible_agent, ' +
-        'decisive_step, reason)');
+        'decisive_step, reason; data-ma-fa step-list, step-scroll, chosen)');
     }
     ui.typing = runtime.debounce(function () { commit(ui); }, TYPING_DELAY_MS);
     ui.agent.addEventListener('change', function () { dropUnselectedStale(ui); commit(ui); });
-    ui.step.addEventListener('change', function () { dropUnselectedStale(ui); commit(ui); });
+    ui.picker = windowing.createCombobox({
+      input: ui.step, listbox: ui.stepList, scroller: ui.stepScroll, status: ui.stepStatus, idBase: ui.step.id || 'ma-fa-step',
+      noun: 'step',
+      count: function () { return ui.derivation ? ui.derivation.steps.length : 0; },
+      label: function (index) { return labelOf(ui, index); },
+      number: function (index) { return index + 1; },
+      haystack: function (index) { return haystackOf(ui, index); },
+      chosen: function () { return ui.chosenStep; },
+      choose: function (index) {
+        ui.chosenStep = index;
+        commit(ui);
+      }
+    });
     ui.reason.addEventListener('input', ui.typing);
     ui.reason.addEventListener('change', ui.typing.flush);
     ui.reason.addEventListener('blur', ui.typing.flush);
@@ -161,33 +204,35 @@
   }
 
   /**
-   * The trace view's link (docs/trace-view.md): "#N in the trace" beside the step picker, and the
-   * view's "Set as decisive step" action, committed as if the step were picked in the list.
+   * The trace view (docs/trace-view.md): the chosen step links into it ("Show #N in the trace",
+   * in the chosen-step box), and its "Set as decisive step" action is chosen and committed here
+   * as if picked in the list, so Potato saves it.
    */
   function wireTraceView(ui) {
-    ui.stepLink = document.createElement('button');
-    ui.stepLink.type = 'button';
-    ui.stepLink.className = 'ma-step-link ma-fa-step-link';
-    ui.stepLink.hidden = true;
-    ui.step.parentNode.appendChild(ui.stepLink);
     document.addEventListener('multiagent:step-action', function (event) {
       var detail = event.detail || {};
-      var node = ui.stepOptions[detail.index];
-      if (detail.action !== 'decisive' || !ui.ctx || !node) { return; }
-      node.selected = true;
-      dropUnselectedStale(ui);
+      if (detail.action !== 'decisive' || !ui.ctx || !ui.derivation) { return; }
+      if (!(detail.index >= 0 && detail.index < ui.derivation.steps.length)) { return; }
+      ui.chosenStep = detail.index;
       commit(ui);
       event.preventDefault();
     });
   }
 
-  function showStepLink(ui, step) {
-    var shown = step !== null && !!ui.stepOptions[step] && !!document.querySelector('section.ma-trace');
-    ui.stepLink.hidden = !shown;
-    if (shown) {
-      ui.stepLink.setAttribute('data-ma-step-link', String(step));
-      ui.stepLink.textContent = 'Show #' + (step + 1) + ' in the trace';
-    }
+  function traceLink(index) {
+    if (!document.querySelector('section.ma-trace')) { return null; }
+    return runtime.h('button', {type: 'button', class: 'ma-step-link ma-fa-step-link', 'data-ma-step-link': String(index),
+      text: 'Show #' + (index + 1) + ' in the trace'});
+  }
+
+  function labelOf(ui, index) {
+    if (ui.labels[index] === undefined) { ui.labels[index] = stepLabel(ui.derivation.steps[index]); }
+    return ui.labels[index];
+  }
+
+  function haystackOf(ui, index) {
+    if (ui.haystacks[index] === undefined) { ui.haystacks[index] = stepHaystack(ui.derivation.steps[index]); }
+    return ui.haystacks[index];
   }
 
   function option(ui, label, value) {
@@ -198,7 +243,7 @@
     return node;
   }
 
-  /** Build both option lists for a derivation, each in one DocumentFragment. */
+  /** The agent options for a derivation (one per agent, a bounded roster); step words reset. */
   function fillOptions(ui, derivation) {
     var agents = document.createDocumentFragment();
     agents.appendChild(option(ui, '\u2014 choose an agent \u2014', null));
@@ -208,79 +253,106 @@
       ui.agentOptions.set(name, node);
       agents.appendChild(node);
     });
-    var steps = document.createDocumentFragment();
-    steps.appendChild(option(ui, '\u2014 choose a step \u2014', null));
-    ui.stepOptions = derivation.steps.map(function (step) {
-      var node = option(ui, stepLabel(step), step.index);
-      steps.appendChild(node);
-      return node;
-    });
-    replaceOptions(ui.agent, agents);
-    replaceOptions(ui.step, steps);
+    ui.agent.textContent = '';
+    ui.agent.appendChild(agents);
     ui.staleAgentOption = null;
-    ui.staleStepOption = null;
+    ui.chosenBox.removeAttribute('data-ma-step');
+    ui.labels = [];
+    ui.haystacks = [];
     ui.derivation = derivation;
   }
 
-  function replaceOptions(select, fragment) {
-    select.textContent = '';
-    select.appendChild(fragment);
-  }
-
-  /** Select a value's mark; a mark the trace lacks gets its own option right after the placeholder. */
-  function selectMark(ui, kind, mark) {
-    var select = ui[kind];
-    var staleKey = kind === 'agent' ? 'staleAgentOption' : 'staleStepOption';
-    removeStale(ui, staleKey);
+  /** Select the agent mark; a mark the trace lacks gets its own option right after the placeholder. */
+  function selectAgent(ui, mark) {
+    removeStale(ui);
     if (mark === null) {
-      select.selectedIndex = 0;
+      ui.agent.selectedIndex = 0;
       return;
     }
-    var known = kind === 'agent' ? ui.agentOptions.get(mark) : ui.stepOptions[mark];
+    var known = ui.agentOptions.get(mark);
     if (known) {
       known.selected = true;
       return;
     }
-    var label = kind === 'agent' ? mark + NOT_IN_TRACE : '#' + (mark + 1) + NOT_IN_TRACE;
-    var stale = option(ui, label, mark);
+    var stale = option(ui, mark + NOT_IN_TRACE, mark);
     stale.className = 'ma-stale-option';
-    select.insertBefore(stale, select.options[1] || null);
+    ui.agent.insertBefore(stale, ui.agent.options[1] || null);
     stale.selected = true;
-    ui[staleKey] = stale;
+    ui.staleAgentOption = stale;
   }
 
-  function removeStale(ui, staleKey) {
-    var stale = ui[staleKey];
+  function removeStale(ui) {
+    var stale = ui.staleAgentOption;
     if (stale && stale.parentNode) { stale.parentNode.removeChild(stale); }
-    ui[staleKey] = null;
+    ui.staleAgentOption = null;
   }
 
   /** A "not in this trace" option stays until the annotator picks something else. */
   function dropUnselectedStale(ui) {
-    if (ui.staleAgentOption && !ui.staleAgentOption.selected) { removeStale(ui, 'staleAgentOption'); }
-    if (ui.staleStepOption && !ui.staleStepOption.selected) { removeStale(ui, 'staleStepOption'); }
+    if (ui.staleAgentOption && !ui.staleAgentOption.selected) { removeStale(ui); }
   }
 
-  function selectedValue(ui, select) {
-    var node = select.options[select.selectedIndex];
+  function selectedAgent(ui) {
+    var node = ui.agent.options[ui.agent.selectedIndex];
     return node && ui.optionValues.has(node) ? ui.optionValues.get(node) : null;
   }
 
+  /** The words the step box shows for the chosen step ("" when none). */
+  function chosenStepWords(ui) {
+    var step = ui.chosenStep;
+    if (step === null) { return ''; }
+    return step < ui.derivation.steps.length ? labelOf(ui, step) : '#' + (step + 1) + NOT_IN_TRACE;
+  }
+
+  /** The chosen step's text (inert text, folded when long) and its neighbours, under the picker. */
+  function showChosenStep(ui) {
+    var box = ui.chosenBox;
+    var steps = ui.derivation.steps;
+    var index = ui.chosenStep;
+    if (box.getAttribute('data-ma-step') === String(index)) { return; }
+    box.setAttribute('data-ma-step', String(index));
+    box.textContent = '';
+    box.hidden = index === null || index >= steps.length;
+    if (box.hidden) { return; }
+    var step = steps[index];
+    var h = runtime.h;
+    var fold = foldText(step.text, CHOSEN_TEXT_CHARS, CHOSEN_TEXT_LINES);
+    var parts = [
+      h('p', {class: 'ma-fa-chosen-title', text: 'Step #' + (index + 1) + ' \u00B7 ' + windowing.stepAgentWords(step)}),
+      traceLink(index),
+      h('div', {class: 'ma-fa-chosen-text', text: (fold.head || '(no text)') + (fold.folded ? ' \u2026' : '')})
+    ];
+    if (fold.folded) {
+      var more = h('details', {class: 'ma-fa-chosen-more'}, [h('summary', {text: 'Show the whole step'})]);
+      more.addEventListener('toggle', function () {
+        if (more.open && more.childNodes.length === 1) {
+          more.appendChild(h('div', {class: 'ma-fa-chosen-text', text: step.text}));
+        }
+      });
+      parts.push(more);
+    }
+    if (index > 0) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'Before: ' + labelOf(ui, index - 1)})); }
+    if (index + 1 < steps.length) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'After: ' + labelOf(ui, index + 1)})); }
+    parts.forEach(function (node) { if (node) { box.appendChild(node); } });
+  }
+
   function showValue(ui, value) {
-    selectMark(ui, 'agent', chosenAgent(value));
-    selectMark(ui, 'step', chosenStep(value));
+    selectAgent(ui, chosenAgent(value));
+    ui.chosenStep = chosenStep(value);
+    ui.picker.show(chosenStepWords(ui));
+    showChosenStep(ui);
     var reason = value ? value.reason : '';
     if (ui.reason.value !== reason) { ui.reason.value = reason; }   // keeps the caret when equal
-    showStepLink(ui, chosenStep(value));
   }
 
   /** Store what the controls show, then update words and completeness. */
   function commit(ui) {
     ui.typing.cancel();
-    var value = composeValue(selectedValue(ui, ui.agent), selectedValue(ui, ui.step), ui.reason.value);
+    var value = composeValue(selectedAgent(ui), ui.chosenStep, ui.reason.value);
     ui.unreadable = null;
     ui.ctx.model.set(value);
-    showStepLink(ui, chosenStep(value));
+    ui.picker.show(chosenStepWords(ui));
+    showChosenStep(ui);
     describeState(ui, value);
   }
 
@@ -313,6 +385,8 @@
     readValue: readValue,
     composeValue: composeValue,
     stepLabel: stepLabel,
+    stepHaystack: stepHaystack,
+    foldText: foldText,
     incompleteReason: incompleteReason,
     staleMarks: staleMarks,
     summaryText: summaryText,

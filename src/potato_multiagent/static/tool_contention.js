@@ -21,7 +21,8 @@
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
   var runtime = isCommonJS ? require('./widget.js') : root && root.PotatoMultiagent;
-  var api = factory(runtime);
+  var windowing = isCommonJS ? require('./windowing.js') : root && root.PotatoMultiagentWindow;
+  var api = factory(runtime, windowing);
   if (isCommonJS) {
     module.exports = api;
   } else if (runtime) {
@@ -29,7 +30,7 @@
   } else if (root && root.console) {
     root.console.error('tool_contention.js: widget.js did not load before it');
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime) {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (runtime, windowing) {
   'use strict';
 
   var WIDGET = 'tool_contention';
@@ -44,6 +45,12 @@
   var LAYOUT = {labelWidth: 130, axisHeight: 30, laneHeight: 30, rowHeight: 18, maxRows: 4, padRight: 12,
     minBlockWidth: 3, defaultWidth: 900};
   var formSerial = 0;
+  // Issue 18: the timeline draws the calls of the visible time window, at most MAX_DRAWN_CALLS
+  // blocks; a window holding more shows each lane's calls as one shape (zoom in to pick calls).
+  // A long trace opens on a window of about FIRST_WINDOW_CALLS calls, not the whole run.
+  var MAX_DRAWN_CALLS = 300;
+  var FIRST_WINDOW_CALLS = 150;
+  var LEFT_OUT_PAGE = 50;
 
   // ---------------------------------------------------------------------------------------------
   // Time: the axis domain, words for a time, nice ticks (pure)
@@ -391,8 +398,9 @@
       lane.height = Math.max(LAYOUT.laneHeight, lane.rows * LAYOUT.rowHeight + 8);
       top += lane.height;
     });
+    var starts = calls.map(function (call) { return call.start; }).sort(function (a, b) { return a - b; });
     return {
-      height: top + 6, place: place,
+      height: top + 6, place: place, starts: starts,
       calls: calls, regions: regions, lanes: lanes, laneOf: laneOf, callsByIndex: callsByIndex,
       regionOfCall: regionOfCall, links: linkedSets(regions), scale: timeScale(calls),
       leftOut: (derivation.problems || []).filter(isCallProblem)
@@ -516,7 +524,12 @@
       data.lanes.length + ' agents'});
     root.appendChild(patterns(ui));
     root.appendChild(axis(ui, height));
-    ui.bandPaths = data.lanes.map(function (lane, position) { return drawLane(ui, root, lane, position % 2 === 1); });
+    var around = data.lanes.map(function (lane) { return windowing.countAround(lane.calls, ui.view.start, ui.view.end); });
+    ui.around = around;
+    ui.dense = around.reduce(function (sum, counts) { return sum + counts.inside; }, 0) > MAX_DRAWN_CALLS;
+    ui.bandPaths = data.lanes.map(function (lane, position) {
+      return drawLane(ui, root, lane, position % 2 === 1, around[position]);
+    });
     ui.selection = root.appendChild(svg('g', {class: 'ma-tc-selection', 'aria-hidden': 'true'}));
     ui.svg = root;
     ui.timeline.replaceChildren(root);   // one swap: removing 5,000 old blocks one by one is slow
@@ -553,8 +566,11 @@
     return group;
   }
 
-  /** One lane: its name, its band paths (open and labelled regions) and its calls in the view. */
-  function drawLane(ui, root, lane, odd) {
+  /**
+   * One lane: its name, its band paths (open and labelled regions), its calls in the view (one
+   * block each, or one shape for all when the view holds too many) and how many lie outside it.
+   */
+  function drawLane(ui, root, lane, odd, around) {
     var top = lane.top;
     var group = svg('g', {class: 'ma-tc-lane', role: 'list', 'aria-label': 'Calls of ' + lane.agent});
     group.appendChild(svg('rect', {x: 0, y: top, width: LAYOUT.labelWidth + ui.width, height: lane.height,
@@ -569,14 +585,47 @@
       done: group.appendChild(svg('path', {class: 'ma-tc-band ma-tc-band-done', fill: 'url(#' + patternId(ui, 'done') + ')',
         'aria-hidden': 'true', d: ''}))
     };
-    var fragment = document.createDocumentFragment();
-    lane.calls.forEach(function (call) {
-      if (call.end < ui.view.start || call.start > ui.view.end) { return; }
-      fragment.appendChild(callRect(ui, call, lane));
-    });
-    group.appendChild(fragment);
+    if (ui.dense) {
+      group.appendChild(denseShape(ui, lane));
+    } else {
+      var fragment = document.createDocumentFragment();
+      lane.calls.forEach(function (call) {
+        if (call.end < ui.view.start || call.start > ui.view.end) { return; }
+        fragment.appendChild(callRect(ui, call, lane));
+      });
+      group.appendChild(fragment);
+    }
+    outsideCounts(ui, group, lane, around);
     root.appendChild(group);
     return paths;
+  }
+
+  /** All of a lane's calls in the view as one path (rows kept), for a view too full to draw one by one. */
+  function denseShape(ui, lane) {
+    var parts = [];
+    var rowOffset = lane.top + (lane.height - lane.rows * LAYOUT.rowHeight) / 2;
+    lane.calls.forEach(function (call) {
+      if (call.end < ui.view.start || call.start > ui.view.end) { return; }
+      var x = Math.max(LAYOUT.labelWidth, xOf(ui, call.start));
+      var width = Math.max(1, Math.min(LAYOUT.labelWidth + ui.width, xOf(ui, call.end)) - x);
+      var y = rowOffset + ui.data.place.get(call.index).row * LAYOUT.rowHeight + 1;
+      parts.push('M' + x.toFixed(1) + ' ' + y.toFixed(1) + 'h' + width.toFixed(1) + 'v' + (LAYOUT.rowHeight - 2) +
+        'h' + (-width).toFixed(1) + 'z');
+    });
+    return svg('path', {class: 'ma-tc-dense', d: parts.join(''), 'aria-hidden': 'true'});
+  }
+
+  /** "‹ 12" at the window's left edge and "30 ›" at its right: the lane's calls outside it. */
+  function outsideCounts(ui, group, lane, around) {
+    var y = lane.top + lane.height - 4;
+    if (around.before) {
+      group.appendChild(svg('text', {x: LAYOUT.labelWidth + 3, y: y, class: 'ma-tc-outside', 'aria-hidden': 'true'},
+        '\u2039 ' + windowing.formatCount(around.before)));
+    }
+    if (around.after) {
+      group.appendChild(svg('text', {x: LAYOUT.labelWidth + ui.width - 3, y: y, 'text-anchor': 'end',
+        class: 'ma-tc-outside', 'aria-hidden': 'true'}, windowing.formatCount(around.after) + ' \u203A'));
+    }
   }
 
   function callRect(ui, call, lane) {
@@ -671,11 +720,48 @@
     var whole = ui.view.start <= scale.start && ui.view.end >= scale.end;
     ui.windowText.textContent = whole ? 'Showing the whole timeline.'
       : 'Showing ' + formatTime(scale, ui.view.start) + ' to ' + formatTime(scale, ui.view.end) + '.';
+    var outside = outsideWordsOf(ui);
+    outside.textContent = windowWords(ui);
+    outside.hidden = outside.textContent === '';
     ui.actions['zoom-in'].disabled = !ui.data.calls.length;
     ui.actions['zoom-out'].disabled = whole;
     ui.actions['show-all'].disabled = whole;
     ui.actions.earlier.disabled = ui.view.start <= scale.start;
     ui.actions.later.disabled = ui.view.end >= scale.end;
+  }
+
+  /** The line under the window's interval that says what the window leaves out (made once). */
+  function outsideWordsOf(ui) {
+    if (!ui.outsideWords) {
+      ui.outsideWords = runtime.h('p', {class: 'ma-tc-outside-words', hidden: true});
+      ui.caption.parentNode.insertBefore(ui.outsideWords, ui.caption);   // under the toolbar
+    }
+    return ui.outsideWords;
+  }
+
+  /** What the window leaves out, in words: calls before and after it, and a view too full to draw. */
+  function windowWords(ui) {
+    var totals = (ui.around || []).reduce(function (sum, counts) {
+      return {inside: sum.inside + counts.inside, before: sum.before + counts.before, after: sum.after + counts.after};
+    }, {inside: 0, before: 0, after: 0});
+    var words = '';
+    if (totals.before || totals.after) {
+      words += windowing.formatCount(totals.inside) + ' of ' + windowing.formatCount(ui.data.calls.length) +
+        ' calls in view; ' + windowing.formatCount(totals.before) + ' earlier and ' +
+        windowing.formatCount(totals.after) + ' later (use Earlier, Later and the zoom buttons to move).';
+    }
+    if (ui.dense) {
+      words += (words ? ' ' : '') + 'Too many calls in view to draw one by one (more than ' + MAX_DRAWN_CALLS +
+        '): each agent\'s calls are drawn as one shape; zoom in to pick a call.';
+    }
+    return words;
+  }
+
+  /** The view a trace opens on: the whole timeline, or for a long one its first FIRST_WINDOW_CALLS calls. */
+  function firstView(data) {
+    var scale = data.scale;
+    if (data.calls.length <= MAX_DRAWN_CALLS) { return {start: scale.start, end: scale.end}; }
+    return {start: scale.start, end: windowing.timeWindowEnd(data.starts, scale.start, FIRST_WINDOW_CALLS, scale.end)};
   }
 
   // -- the view: zoom and pan ----------------------------------------------------------------
@@ -1170,14 +1256,14 @@
     ui.staleSection.hidden = ui.stale.length === 0;
   }
 
-  /** The left-out list is built when opened: a trace may leave thousands of calls out. */
+  /** The left-out list is built when opened, a page at a time: a trace may leave thousands of calls out. */
   function fillLeftOut(ui) {
     if (!ui.leftOut.open || ui.leftOutList.childNodes.length || !ui.data) { return; }
-    var fragment = document.createDocumentFragment();
-    ui.data.leftOut.forEach(function (problem) {
-      fragment.appendChild(runtime.h('li', {text: leftOutText(problem)}));
-    });
-    ui.leftOutList.appendChild(fragment);
+    if (!ui.leftOutPager) {
+      ui.leftOutPager = windowing.createPager(ui.leftOutList, {size: LEFT_OUT_PAGE, noun: 'calls left out'});
+    }
+    var leftOut = ui.data.leftOut;
+    ui.leftOutPager.show(leftOut.length, function (i) { return runtime.h('li', {text: leftOutText(leftOut[i])}); });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1213,7 +1299,7 @@
   function adopt(ui, derivation) {
     ui.derivation = derivation;
     ui.data = arrange(derivation);
-    ui.view = {start: ui.data.scale.start, end: ui.data.scale.end};
+    ui.view = firstView(ui.data);
     ui.chosen = null;
     ui.focusCall = null;
     var leftOut = ui.data.leftOut.length;
@@ -1240,6 +1326,7 @@
     matchMarks: matchMarks,
     composeValue: composeValue,
     leftOutText: leftOutText,
+    firstView: firstView,
     incompleteReason: incompleteReason,
     summaryText: summaryText,
     noticesFor: noticesFor
