@@ -12,7 +12,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const {derive} = require(path.join(__dirname, '..', 'src', 'potato_multiagent', 'static', 'derive.js'));
+const {derive} = require(path.join(__dirname, '..', 'src', 'potato_multiagent', 'web', 'derive.js'));
 
 const JIT_WARMUP_RUNS = 30;
 

@@ -1,4 +1,4 @@
-"""Derivation time in Python (`potato_multiagent.derive`) and in node (`static/derive.js`).
+"""Derivation time in Python (`potato_multiagent.derive`) and in node (`web/derive.js`).
 
 Three record families of each size N, from `bench.synth`:
 - `full`: N steps and N timed calls (the record the browser pages use);

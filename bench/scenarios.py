@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List
 
-from potato_multiagent.schemes import SCHEMES
+from potato_multiagent.types import SCHEMES
 
 from . import builtins
 

@@ -3,7 +3,7 @@
 >>> from potato_multiagent import derive, load_task, validate_value
 """
 
-from .schemes import validate_value
+from .types import validate_value
 from .trace import Derivation, derive
 
 __all__ = ["Derivation", "derive", "load_task", "validate_value"]

@@ -28,7 +28,7 @@ import yaml
 
 from .decisions import decisions, differences
 from .judgments import DEFAULT_KEY, Judgment, check_key, our_schemes, place_judgments
-from .schemes import scheme_for
+from .types import scheme_for
 from .task import Task
 from .trace.jsjson import strict_loads
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import List
 
-from .schemes import SCHEMES
+from .types import SCHEMES
 from .trace import derive
 from .task import Task, scheme_type
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional
 
-from .trace import derive
+from .trace import DeriveOptions, derive
 
 
 def _derive_command(args: argparse.Namespace) -> int:
@@ -31,12 +31,22 @@ def _derive_command(args: argparse.Namespace) -> int:
     else:
         print(f"error: {args.file}: --record {args.record} is out of range (0..{len(records) - 1})", file=sys.stderr)
         return 1
-    options = {"steps_key": args.steps_key, "agent_key": args.agent_key, "calls_key": args.calls_key,
-               "resource_key": args.resource_key, "agents": args.agents,
-               "agent_qualifiers": not args.no_agent_qualifiers}
+    options = {name: getattr(args, name) for name in DeriveOptions.model_fields}
     json.dump(derive(record, **options).to_dict(), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
     return 0
+
+
+def _add_derive_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per derive option, from its one declaration (``--steps-key``, ``--no-agent-qualifiers``)."""
+    for name, field in DeriveOptions.model_fields.items():
+        flag = name.replace("_", "-")
+        if field.annotation is bool:
+            parser.add_argument(f"--no-{flag}", dest=name, action="store_false", help=f"turn off: {field.description}")
+        elif name == "agents":
+            parser.add_argument(f"--{flag}", nargs="*", default=field.default, help=field.description)
+        else:
+            parser.add_argument(f"--{flag}", default=field.default, help=field.description)
 
 
 def _check_command(args: argparse.Namespace) -> int:
@@ -306,13 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--record", type=int, default=0, help="0-based position of the record (default 0)")
     d.add_argument("--id", help="pick the record whose id field equals this instead")
     d.add_argument("--id-key", default="id")
-    d.add_argument("--steps-key", default="steps")
-    d.add_argument("--agent-key", default="agent")
-    d.add_argument("--calls-key", default="calls")
-    d.add_argument("--resource-key", default="resource")
-    d.add_argument("--agents", nargs="*", default=None, help="static roster listed first")
-    d.add_argument("--no-agent-qualifiers", action="store_true",
-                   help="keep 'Orchestrator (thought)' as one agent name")
+    _add_derive_options(d)
     d.set_defaults(run=_derive_command)
 
     c = commands.add_parser("check", help="validate our schemes' config keys and every saved value of a task")

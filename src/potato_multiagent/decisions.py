@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from .analysis.adapters import adapter_for
-from .schemes import scheme_for
+from .types import adapter_for
+from .types import scheme_for
 from .trace import Derivation, derive
 from .trace.jsjson import strict_loads
 

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from .analysis.adapters.base import INSTANCE, Judgements
+from .analysis.adapter import INSTANCE, Judgements
 from .analysis.collect import COMMON_COLUMNS, TIMESTAMP, Collection, SchemeTable
 from .analysis.statistics import USER, Figure
 from .decisions import NOT_JUDGED, decisions

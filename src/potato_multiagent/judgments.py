@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
-from .schemes import scheme_for, validate_value
+from .types import scheme_for, validate_value
 from .trace.jsjson import StrictJSONError, strict_loads
 
 DEFAULT_KEY = "judgments"

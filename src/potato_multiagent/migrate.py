@@ -12,8 +12,16 @@ from dataclasses import dataclass, field
 from typing import List
 
 PLUGIN = "multiagent"
-BUILT_IN_TYPES = ("agent_interaction_graph", "failure_attribution", "handoff_review", "agent_scorecard",
-                  "tool_contention", "emergent_behavior", "tool_call_review")
+
+
+def _built_in_types() -> tuple:
+    """The built-in types ours replace: each type folder's ``migration.py`` says which (``REPLACES``)."""
+    from .types import TYPES
+
+    return tuple(folder.migration.REPLACES for folder in TYPES.values() if folder.migration is not None)
+
+
+BUILT_IN_TYPES = _built_in_types()
 
 _TYPE_LINE = re.compile(r"""^(?P<head>\s*(?:-\s+)?annotation_type:\s*)(?P<quote>["']?)(?P<type>[A-Za-z_.]+)(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
 _PLUGINS_LINE = re.compile(r"^plugins:\s*(?P<rest>.*?)\s*(?P<comment>#.*)?$")

@@ -13,8 +13,15 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
+
+
+PACKAGE = Path(__file__).parent
+SHARED_TEMPLATES = PACKAGE / "types" / "_base"
+"""The frame every type's ``template.html`` extends (``scheme.html``), and the error card."""
 
 
 def dom_id(name: str, role: str) -> str:
@@ -36,7 +43,7 @@ def _finalize(value: Any) -> Markup:
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("potato_multiagent", "templates"),
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(SHARED_TEMPLATES), FileSystemLoader(PACKAGE)]),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       finalize=_finalize, trim_blocks=True, lstrip_blocks=True)
     env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -45,5 +52,5 @@ def environment() -> Environment:
 
 
 def render_template(template: str, **context: Any) -> str:
-    """Render ``templates/<template>`` with every printed value escaped for HTML and for Jinja."""
+    """Render ``template`` (a path in the package, or a shared one by name) with every printed value escaped for HTML and for Jinja."""
     return environment().get_template(template).render(**context)

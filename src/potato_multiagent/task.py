@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 import yaml
 
 from .files import read_text, user_state_files
-from .schemes import SCHEMES
+from .types import SCHEMES
 
 HISTORY_FILE = "annotation_history.jsonl"
 

@@ -1,11 +1,11 @@
 'use strict';
-// Runs every case of the conformance corpus (tests/conformance/*.json) against static/derive.js.
+// Runs every case of the conformance corpus (tests/conformance/*.json) against web/derive.js.
 // Problems are compared by {path, code} (messages are prose); every other key exactly.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { derive } = require('../../src/potato_multiagent/static/derive.js');
+const { derive } = require('../../src/potato_multiagent/web/derive.js');
 
 const corpusDir = __dirname;
 const files = fs.readdirSync(corpusDir).filter((name) => name.endsWith('.json')).sort();

@@ -1,6 +1,6 @@
 'use strict';
 // stdin: a JSON array of {"record": ..., "options": {...}}; stdout: the JSON array of derivations.
-const { derive } = require('../../src/potato_multiagent/static/derive.js');
+const { derive } = require('../../src/potato_multiagent/web/derive.js');
 
 let input = '';
 process.stdin.setEncoding('utf8');

@@ -17,36 +17,36 @@ import pytest
 from playwright.sync_api import expect
 
 from potato_multiagent.cli import main
-from potato_multiagent.schemes import SCHEMES
+from potato_multiagent.types import SCHEMES
 
 from .harness import login, potato_command
 from .hostile import CONFIG_FILE, HERE, task_config, task_files
 
 # (type, key, bad value, words of the problem)
 BAD = [
-    ("multiagent.failure_attribution", "agents", "Planner", "Input should be a valid list"),
-    ("multiagent.failure_attribution", "agents", ["Planner", "Planner"], "names must be unique"),
-    ("multiagent.failure_attribution", "steps_key", "", "at least 1 character"),
-    ("multiagent.agent_interaction_graph", "steps_key", 3, "Input should be a valid string"),
-    ("multiagent.agent_interaction_graph", "agent_qualifiers", "yes", "Input should be a valid boolean"),
-    ("multiagent.handoff_review", "quality_scale", 0, "greater than or equal to 2"),
-    ("multiagent.handoff_review", "quality_scale", -3, "greater than or equal to 2"),
-    ("multiagent.handoff_review", "flags", [], "at least 1 item"),
+    ("multiagent.failure_attribution", "agents", "Planner", "should be a list or null, got"),
+    ("multiagent.failure_attribution", "agents", ["Planner", "Planner"], "is listed twice"),
+    ("multiagent.failure_attribution", "steps_key", "", "at least 1 character(s)"),
+    ("multiagent.agent_interaction_graph", "steps_key", 3, "should be a text, got 3"),
+    ("multiagent.agent_interaction_graph", "agent_qualifiers", "yes", "should be true or false"),
+    ("multiagent.handoff_review", "quality_scale", 0, "should be at least 2"),
+    ("multiagent.handoff_review", "quality_scale", -3, "should be at least 2"),
+    ("multiagent.handoff_review", "flags", [], "at least 1 item(s)"),
     ("multiagent.handoff_review", "flags", ["late", "late"], "listed twice"),
-    ("multiagent.agent_scorecard", "scale", 0, "greater than or equal to 2"),
-    ("multiagent.agent_scorecard", "scale", -1, "greater than or equal to 2"),
-    ("multiagent.agent_scorecard", "agent_dimensions", [], "at least 1 item"),
+    ("multiagent.agent_scorecard", "scale", 0, "should be at least 2"),
+    ("multiagent.agent_scorecard", "scale", -1, "should be at least 2"),
+    ("multiagent.agent_scorecard", "agent_dimensions", [], "at least 1 item(s)"),
     ("multiagent.agent_scorecard", "team_dimensions", ["speed", "speed"], "speed"),
-    ("multiagent.agent_scorecard", "milestones", "plan agreed", "Input should be a valid list"),
-    ("multiagent.tool_contention", "contention_labels", [], "at least 1 item"),
-    ("multiagent.tool_contention", "contention_labels", ["deadlock", "deadlock"], "labels must be unique"),
-    ("multiagent.tool_contention", "allow_note", "no", "Input should be a valid boolean"),
-    ("multiagent.emergent_behavior", "behaviors", [], "at least 1 item"),
-    ("multiagent.emergent_behavior", "behaviors", ["groupthink", "groupthink"], "names must be unique"),
-    ("multiagent.emergent_behavior", "allow_note", 1, "Input should be a valid boolean"),
-    ("multiagent.tool_call_review", "verdict_options", [], "at least 1 item"),
-    ("multiagent.tool_call_review", "verdict_options", ["correct", "correct"], "verdicts must be unique"),
-    ("multiagent.tool_call_review", "multi_verdict", "yes", "Input should be a valid boolean"),
+    ("multiagent.agent_scorecard", "milestones", "plan agreed", "should be a list, got"),
+    ("multiagent.tool_contention", "contention_labels", [], "at least 1 item(s)"),
+    ("multiagent.tool_contention", "contention_labels", ["deadlock", "deadlock"], "is listed twice"),
+    ("multiagent.tool_contention", "allow_note", "no", "should be true or false"),
+    ("multiagent.emergent_behavior", "behaviors", [], "at least 1 item(s)"),
+    ("multiagent.emergent_behavior", "behaviors", ["groupthink", "groupthink"], "is listed twice"),
+    ("multiagent.emergent_behavior", "allow_note", 1, "should be true or false"),
+    ("multiagent.tool_call_review", "verdict_options", [], "at least 1 item(s)"),
+    ("multiagent.tool_call_review", "verdict_options", ["correct", "correct"], "is listed twice"),
+    ("multiagent.tool_call_review", "multi_verdict", "yes", "should be true or false"),
 ]
 CASE_IDS = [f"{type_name.split('.')[1]}-{key}-{json.dumps(value)}" for type_name, key, value, _ in BAD]
 

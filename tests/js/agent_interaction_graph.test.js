@@ -6,10 +6,12 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const graph = require(path.join(STATIC, 'agent_interaction_graph.js'));
-const runtime = require(path.join(STATIC, 'widget.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const graph = require(path.join(TYPES, 'agent_interaction_graph', 'widget.js'));
+const runtime = require(path.join(WEB, 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the agent_scorecard widget (static/agent_scorecard.js), run by
+// Pure helpers of the agent_scorecard widget (types/agent_scorecard/widget.js), run by
 // `node --test tests/js/` with no DOM library. The grid itself is driven in a real page by
 // tests/e2e/test_agent_scorecard.py; tests/unit/test_agent_scorecard.py checks that audit()
 // words every mark exactly as Python's validation does.
@@ -7,10 +7,12 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const runtime = require(path.join(STATIC, 'widget.js'));
-const asc = require(path.join(STATIC, 'agent_scorecard.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const runtime = require(path.join(WEB, 'widget.js'));
+const asc = require(path.join(TYPES, 'agent_scorecard', 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 const SMITH = 'Agent "Smith"';
 const record = {

@@ -1,12 +1,12 @@
 'use strict';
-// The runtime's data-safety helpers (static/widget.js), pure parts: flushEdits runs every waiting
+// The runtime's data-safety helpers (web/widget.js), pure parts: flushEdits runs every waiting
 // debounced edit, mergeValues applies one tab's edit to the value another tab saved. The browser
 // behaviour (leave the page, two tabs) is proven by tests/e2e/test_data_safety.py.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const runtime = require(path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static', 'widget.js'));
+const runtime = require(path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'web', 'widget.js'));
 
 test('flushEdits runs every waiting debounced edit once, and only those', () => {
   const runs = [];

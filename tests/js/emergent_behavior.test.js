@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the emergent_behavior widget (static/emergent_behavior.js), run by
+// Pure helpers of the emergent_behavior widget (types/emergent_behavior/widget.js), run by
 // `node --test tests/js/` with no DOM library. The DOM behaviour is proven in
 // tests/e2e/test_emergent_behavior.py.
 const test = require('node:test');
@@ -7,10 +7,12 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const runtime = require(path.join(STATIC, 'widget.js'));
-const eb = require(path.join(STATIC, 'emergent_behavior.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const runtime = require(path.join(WEB, 'widget.js'));
+const eb = require(path.join(TYPES, 'emergent_behavior', 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 const BEHAVIORS = ['collusion', 'groupthink', 'cascading_error', 'role_drift'];
 const record = {
@@ -33,7 +35,7 @@ function stored(raw) {
 // from the pydantic model itself so this test never checks against a stale copy.
 function valueSchema() {
   const python = path.join(__dirname, '..', '..', '.venv', 'bin', 'python');
-  const script = 'import json; from potato_multiagent.schemes.emergent_behavior import EmergentBehaviorValue as V; ' +
+  const script = 'import json; from potato_multiagent.types.emergent_behavior.scheme import EmergentBehaviorValue as V; ' +
     'print(json.dumps(V.model_json_schema()))';
   return JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8' }));
 }

@@ -1,15 +1,17 @@
 'use strict';
-// Pure helpers of the handoff_review widget (static/handoff_review.js), run by `node --test tests/js/`
+// Pure helpers of the handoff_review widget (types/handoff_review/widget.js), run by `node --test tests/js/`
 // with no DOM library. The DOM, keyboard and Potato behaviour is proven by
 // tests/e2e/test_handoff_review.py in Chromium.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const runtime = require(path.join(STATIC, 'widget.js'));
-const hr = require(path.join(STATIC, 'handoff_review.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const runtime = require(path.join(WEB, 'widget.js'));
+const hr = require(path.join(TYPES, 'handoff_review', 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 const FLAGS = ['info_loss', 'dropped_constraint', 'garbling', 'goal_drift'];
 const CONFIG = { flags: FLAGS, quality_scale: 5, allow_note: true };

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the tool_call_review widget (static/tool_call_review.js), run by
+// Pure helpers of the tool_call_review widget (types/tool_call_review/widget.js), run by
 // `node --test tests/js/` with no DOM library. The DOM behaviour is proven by
 // tests/e2e/test_tool_call_review.py; tests/unit/test_tool_call_review.py checks that these
 // helpers report the same problems as the Python validation.
@@ -7,10 +7,12 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const runtime = require(path.join(STATIC, 'widget.js'));
-const tcr = require(path.join(STATIC, 'tool_call_review.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const runtime = require(path.join(WEB, 'widget.js'));
+const tcr = require(path.join(TYPES, 'tool_call_review', 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 const record = {
   steps: [

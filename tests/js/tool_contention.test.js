@@ -1,15 +1,17 @@
 'use strict';
-// Pure helpers of the tool_contention widget (static/tool_contention.js), run by `node --test
+// Pure helpers of the tool_contention widget (types/tool_contention/widget.js), run by `node --test
 // tests/js/` with no DOM library: time axis, names, identities, linked regions, the stored value.
 // The DOM behaviour is proven by tests/e2e/test_tool_contention.py.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const tc = require(path.join(STATIC, 'tool_contention.js'));
-const runtime = require(path.join(STATIC, 'widget.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const tc = require(path.join(TYPES, 'tool_contention', 'widget.js'));
+const runtime = require(path.join(WEB, 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 const ISO_CALLS = [
   { agent: 'Releaser', tool: 'deploy', resource: 'cluster', start: '2026-03-14T09:00:00Z', end: '2026-03-14T09:04:30Z' },

@@ -2,8 +2,8 @@
 // The trace view's pure half: what each row shows (viewModel/rowFacts) and the layout rules.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { derive } = require('../../src/potato_multiagent/static/derive.js');
-const trace = require('../../src/potato_multiagent/static/trace_view.js');
+const { derive } = require('../../src/potato_multiagent/web/derive.js');
+const trace = require('../../src/potato_multiagent/web/trace_view.js');
 
 const record = {steps: [
   {role: 'Orchestrator (-> WebSurfer)', content: 'Find the DHL office.', timestamp: '2024-01-01T00:00:00Z'},

@@ -1,8 +1,8 @@
 'use strict';
 // stdin: a JSON array of {"record", "options"}; stdout: for each, what the trace view's rows show
 // ({rows: [rowFacts...], auto: layout}), from derive.js and trace_view.js as the page runs them.
-const { derive } = require('../../src/potato_multiagent/static/derive.js');
-const trace = require('../../src/potato_multiagent/static/trace_view.js');
+const { derive } = require('../../src/potato_multiagent/web/derive.js');
+const trace = require('../../src/potato_multiagent/web/trace_view.js');
 
 let input = '';
 process.stdin.setEncoding('utf8');

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the widget runtime (static/widget.js) and of the failure_attribution widget,
+// Pure helpers of the widget runtime (web/widget.js) and of the failure_attribution widget,
 // run by `node --test tests/js/` with no DOM library. The real DOM behaviour is proven by the
 // Playwright suite in tests/e2e/.
 const test = require('node:test');
@@ -7,10 +7,12 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const runtime = require(path.join(STATIC, 'widget.js'));
-const fa = require(path.join(STATIC, 'failure_attribution.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const WEB = path.join(PACKAGE, 'web');
+const TYPES = path.join(PACKAGE, 'types');
+const runtime = require(path.join(WEB, 'widget.js'));
+const fa = require(path.join(TYPES, 'failure_attribution', 'widget.js'));
+const { derive } = require(path.join(WEB, 'derive.js'));
 
 function stored(raw) {
   return Object.assign({ raw }, runtime.parseStored(raw));
@@ -122,9 +124,12 @@ test('h() builds with setAttribute/textContent only and refuses handler attribut
   }
 });
 
-test('static widget files never parse HTML or run strings as code', () => {
-  for (const name of fs.readdirSync(STATIC).filter((file) => file.endsWith('.js'))) {
-    const source = fs.readFileSync(path.join(STATIC, name), 'utf8')
+test('browser files never parse HTML or run strings as code', () => {
+  const files = fs.readdirSync(WEB).filter((file) => file.endsWith('.js')).map((file) => path.join(WEB, file))
+    .concat(fs.readdirSync(TYPES).map((folder) => path.join(TYPES, folder, 'widget.js')).filter(fs.existsSync));
+  assert.ok(files.length >= 10, 'the shared scripts and every type\'s widget.js are read');
+  for (const name of files) {
+    const source = fs.readFileSync(name, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
     for (const banned of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write', 'eval(',
       'new Function', 'javascript:']) {

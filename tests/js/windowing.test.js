@@ -1,14 +1,14 @@
 'use strict';
-// The pure parts of static/windowing.js (issue 18: render what is visible, not what exists) and
+// The pure parts of web/windowing.js (issue 18: render what is visible, not what exists) and
 // of the step picker that uses them. The DOM behaviour is proven in tests/e2e/.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
-const STATIC = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'static');
-const win = require(path.join(STATIC, 'windowing.js'));
-const fa = require(path.join(STATIC, 'failure_attribution.js'));
-const { derive } = require(path.join(STATIC, 'derive.js'));
+const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
+const win = require(path.join(PACKAGE, 'web', 'windowing.js'));
+const fa = require(path.join(PACKAGE, 'types', 'failure_attribution', 'widget.js'));
+const { derive } = require(path.join(PACKAGE, 'web', 'derive.js'));
 
 // ---------------------------------------------------------------------------------------------
 // The first meaningful line

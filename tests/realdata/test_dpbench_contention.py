@@ -21,7 +21,7 @@ pytestmark = pytest.mark.realdata
 
 TYPE = "multiagent.tool_contention"
 CONFIG = {"annotation_type": TYPE, "name": "contention", "description": "Label each contention region"}
-STATIC = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent"
 DEADLOCKED, CALM = "*_sim3c_episode6.jsonl", "*_seq3nc_episode6.jsonl"
 
 
@@ -111,8 +111,8 @@ def test_the_deadlock_shows_on_every_fork_its_holder_and_its_waiter(corpus):
 def linked_sets_in_the_browser(record):
     """The widget's own linked sets (tool_contention.js) over derive.js's regions, run by node."""
     script = f"""
-      const {{ derive }} = require({json.dumps(str(STATIC / 'derive.js'))});
-      const tc = require({json.dumps(str(STATIC / 'tool_contention.js'))});
+      const {{ derive }} = require({json.dumps(str(PACKAGE / 'web' / 'derive.js'))});
+      const tc = require({json.dumps(str(PACKAGE / 'types' / 'tool_contention' / 'widget.js'))});
       process.stdout.write(JSON.stringify(tc.linkedSets(derive(JSON.parse(process.argv[1]), {{}}).contentions)));
     """
     result = subprocess.run(["node", "-e", script, json.dumps(record)], capture_output=True, text=True, timeout=60)

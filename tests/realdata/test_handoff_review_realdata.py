@@ -18,7 +18,7 @@ pytestmark = pytest.mark.realdata
 
 TYPE = "multiagent.handoff_review"
 CONFIG = {"annotation_type": TYPE, "name": "handoffs", "description": "Review the handoffs", "steps_key": "history"}
-STATIC = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).parents[2] / "src" / "potato_multiagent"
 NODE = shutil.which("node")
 
 # For each record: the JS derivation's handoffs, the card names page by page, and the value stored
@@ -52,7 +52,7 @@ def runs(corpus, subset):
 def widget_pass(records):
     if NODE is None:
         pytest.skip("node is not installed")
-    result = subprocess.run([NODE, "-e", WIDGET_PASS, str(STATIC / "handoff_review.js"), str(STATIC / "derive.js")],
+    result = subprocess.run([NODE, "-e", WIDGET_PASS, str(PACKAGE / "types" / "handoff_review" / "widget.js"), str(PACKAGE / "web" / "derive.js")],
                             input=json.dumps(records), capture_output=True, text=True, check=True, timeout=120)
     return json.loads(result.stdout)
 

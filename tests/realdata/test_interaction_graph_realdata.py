@@ -17,7 +17,7 @@ from potato_multiagent import derive
 
 pytestmark = [pytest.mark.realdata, pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")]
 
-STATIC = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).parents[2] / "src" / "potato_multiagent"
 LAYOUT_ALL = """
 const {derive} = require(process.argv[1]);
 const {layoutGraph} = require(process.argv[2]);
@@ -40,7 +40,7 @@ def hand_crafted(corpus):
 def pictures(corpus):
     """`{file name: {"run", "edges", "layout"}}` as the page would draw each Hand-Crafted run."""
     files = hand_crafted(corpus)
-    out = subprocess.run(["node", "-e", LAYOUT_ALL, str(STATIC / "derive.js"), str(STATIC / "agent_interaction_graph.js")],
+    out = subprocess.run(["node", "-e", LAYOUT_ALL, str(PACKAGE / "web" / "derive.js"), str(PACKAGE / "types" / "agent_interaction_graph" / "widget.js")],
                          input=json.dumps([str(path) for path in files]), capture_output=True, text=True,
                          check=True, timeout=300)
     return {Path(item["path"]).name: {**item, "run": json.loads(Path(item["path"]).read_text(encoding="utf-8"))}

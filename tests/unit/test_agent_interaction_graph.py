@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent import derive, validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.agent_interaction_graph"
 CONFIG = {"annotation_type": TYPE, "name": "graph", "description": "Where did it go wrong?"}
@@ -23,7 +23,7 @@ RECORD = {"id": "r1", "steps": [
     {"agent": "A->B"}, {"agent": "C"}, {"agent": "A"}, {"agent": "B->C"},
 ]}
 NODE = shutil.which("node")
-WIDGET_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static" / "agent_interaction_graph.js"
+WIDGET_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "types" / "agent_interaction_graph" / "widget.js"
 
 
 def value(critical=(), marks=(), edges=None):
@@ -202,7 +202,7 @@ AGREEMENT_VALUES = [
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_widget_reports_the_same_problems_and_writes_valid_values():
-    derive_js = WIDGET_JS.with_name("derive.js")
+    derive_js = WIDGET_JS.parents[2] / "web" / "derive.js"
     out = subprocess.run([NODE, "-e", JS_PROBLEMS, str(WIDGET_JS), str(derive_js)],
                          input=json.dumps({"record": RECORD, "values": AGREEMENT_VALUES}),
                          capture_output=True, text=True, check=True, timeout=60)

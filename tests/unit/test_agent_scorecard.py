@@ -1,5 +1,5 @@
 """multiagent.agent_scorecard: config model, value model, validation, rendering, and the widget's
-wording of the same problems (static/agent_scorecard.js run by node on the same cases)."""
+wording of the same problems (types/agent_scorecard/widget.js run by node on the same cases)."""
 
 import json
 import re
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.agent_scorecard"
 SCHEME = SCHEMES[TYPE]
@@ -20,7 +20,7 @@ CONFIG = {"annotation_type": TYPE, "name": "scorecard", "description": "Score th
 SMITH = 'Agent "Smith"'
 RECORD = {"id": "r1", "steps": [{"agent": "Planner", "content": "plan"}, {"agent": SMITH, "content": "x"},
                                  {"agent": "<b>Bold</b> {{ 7*7 }}", "content": "y"}]}
-STATIC = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent"
 
 
 def scorecard(agents=None, team=None, milestones=None, **extra):
@@ -66,25 +66,25 @@ def test_scale_labels_are_a_list_or_a_map_by_score(labels, expected):
 
 
 @pytest.mark.parametrize("bad, expected", [
-    ({"scale": 1}, "scale: Input should be greater than or equal to 2"),
-    ({"scale": 11}, "scale: Input should be less than or equal to 10"),
-    ({"scale": "5"}, "scale: Input should be a valid integer"),
-    ({"agent_dimensions": "contribution"}, "agent_dimensions: Input should be a valid list"),
-    ({"agent_dimensions": ["a", " "]}, "agent_dimensions: Value error, entry 1 is empty or only whitespace"),
-    ({"team_dimensions": ["speed", "speed"]}, "team_dimensions: Value error, 'speed' is listed twice"),
-    ({"milestones": ["done", "done"]}, "milestones: Value error, 'done' is listed twice"),
-    ({"agent_dimensions": []}, "agent_dimensions: List should have at least 1 item after validation, not 0"),
-    ({"team_dimensions": []}, "team_dimensions: List should have at least 1 item after validation, not 0"),
+    ({"scale": 1}, "scale: should be at least 2, got 1"),
+    ({"scale": 11}, "scale: should be at most 10, got 11"),
+    ({"scale": "5"}, "scale: should be an integer ≥ 2 ≤ 10, got \"5\""),
+    ({"agent_dimensions": "contribution"}, "agent_dimensions: should be a list, got \"contribution\""),
+    ({"agent_dimensions": ["a", " "]}, "agent_dimensions: entry 1 is empty or only whitespace"),
+    ({"team_dimensions": ["speed", "speed"]}, "team_dimensions: 'speed' is listed twice"),
+    ({"milestones": ["done", "done"]}, "milestones: 'done' is listed twice"),
+    ({"agent_dimensions": []}, "agent_dimensions: should have at least 1 item(s)"),
+    ({"team_dimensions": []}, "team_dimensions: should have at least 1 item(s)"),
     ({"scale_labels": ["poor", "great"]},
-     "scale_labels: Value error, a list needs one label per score: 5 (the scale), got 2"),
-    ({"scale_labels": {0: "none"}}, "scale_labels: Value error, score 0 is outside the scale 1..5"),
-    ({"scale": 3, "scale_labels": {4: "good"}}, "scale_labels: Value error, score 4 is outside the scale 1..3"),
-    ({"scale_labels": {"one": "poor"}}, "scale_labels: Value error, keys are scores, got 'one'"),
-    ({"scale_labels": {True: "poor"}}, "scale_labels: Value error, keys are scores, got True"),
-    ({"scale_labels": {1: "ok", 2: "ok"}}, "scale_labels: Value error, 'ok' is listed twice"),
-    ({"scale_labels": "poor"}, "scale_labels: Input should be a valid dictionary"),
-    ({"allow_na": "yes"}, "allow_na: Input should be a valid boolean"),
-    ({"milestone_steps": 1}, "milestone_steps: Input should be a valid boolean"),
+     "scale_labels: a list needs one label per score: 5 (the scale), got 2"),
+    ({"scale_labels": {0: "none"}}, "scale_labels: score 0 is outside the scale 1..5"),
+    ({"scale": 3, "scale_labels": {4: "good"}}, "scale_labels: score 4 is outside the scale 1..3"),
+    ({"scale_labels": {"one": "poor"}}, "scale_labels: keys are scores, got 'one'"),
+    ({"scale_labels": {True: "poor"}}, "scale_labels: keys are scores, got True"),
+    ({"scale_labels": {1: "ok", 2: "ok"}}, "scale_labels: 'ok' is listed twice"),
+    ({"scale_labels": "poor"}, "scale_labels: should be an object or null, got \"poor\""),
+    ({"allow_na": "yes"}, "allow_na: should be true or false, got \"yes\""),
+    ({"milestone_steps": 1}, "milestone_steps: should be true or false, got 1"),
 ])
 def test_a_bad_config_is_reported_by_key(bad, expected):
     assert check(scorecard(), **bad) == [f"config: {expected}"]
@@ -171,7 +171,7 @@ def test_a_tampered_score_names_the_configured_scale_not_the_schema_ceiling():
 
 
 SHAPE_IN_NODE = """
-const runtime = require(process.argv[1] + '/widget.js');
+const runtime = require(process.argv[1] + '/web/widget.js');
 const {config, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 console.log(JSON.stringify(values.map((value) => runtime.checkValue(value, config))));
 """
@@ -182,7 +182,7 @@ def test_a_score_below_one_is_worded_alike_by_check_and_the_browser():
     values = [scorecard(agents={"Planner": {"contribution": 0}}), scorecard(team={"efficiency": -2})]
     config, problems = SCHEME.parse_config(CONFIG)
     assert problems == []
-    out = subprocess.run(["node", "-e", SHAPE_IN_NODE, str(STATIC)],
+    out = subprocess.run(["node", "-e", SHAPE_IN_NODE, str(PACKAGE)],
                          input=json.dumps({"config": SCHEME.widget_config(config), "values": values}),
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == [check(value) for value in values] == [
@@ -205,7 +205,7 @@ def test_scores_beyond_a_smaller_scale_are_reported():
     (scorecard(agents={"Planner": 4}), "agents.Planner"),
     (scorecard(milestones={"plan agreed": "yes"}), "milestones.plan agreed"),
     (scorecard(milestone_steps={"plan agreed": -1}), "milestone_steps.plan agreed"),
-    (scorecard(not_applicable={"team": ["efficiency", "efficiency"]}), "not_applicable.team"),
+    (scorecard(not_applicable={"team": ["efficiency", "efficiency"]}), "not_applicable.team[1]"),
     (scorecard(not_applicable={"agents": {"Planner": "contribution"}}), "not_applicable.agents.Planner"),
     (scorecard(not_applicable={"crew": []}), "not_applicable.crew"),
     ({"agents": {}, "team": {}}, "milestones"),
@@ -302,9 +302,9 @@ PARITY_CASES = [
 ]
 
 AUDIT_IN_NODE = """
-const scorecard = require(process.argv[1] + '/agent_scorecard.js');
-const runtime = require(process.argv[1] + '/widget.js');
-const {derive} = require(process.argv[1] + '/derive.js');
+const scorecard = require(process.argv[1] + '/types/agent_scorecard/widget.js');
+const runtime = require(process.argv[1] + '/web/widget.js');
+const {derive} = require(process.argv[1] + '/web/derive.js');
 const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 console.log(JSON.stringify(cases.map(({value, config, record}) =>
   scorecard.audit(value, config, derive(record, runtime.deriveOptions(config))).map((mark) => mark.text))));
@@ -318,7 +318,7 @@ def test_the_widget_words_every_mark_exactly_as_validate_does():
         config, problems = SCHEME.parse_config({**CONFIG, **overrides})
         assert problems == []
         cases.append({"value": value, "config": SCHEME.widget_config(config), "record": RECORD})
-    out = subprocess.run(["node", "-e", AUDIT_IN_NODE, str(STATIC)], input=json.dumps(cases),
+    out = subprocess.run(["node", "-e", AUDIT_IN_NODE, str(PACKAGE)], input=json.dumps(cases),
                          capture_output=True, text=True, check=True).stdout
     widget_words = json.loads(out)
     python_words = [check(value, **overrides) for value, overrides in PARITY_CASES]

@@ -179,7 +179,7 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
         assert "error" not in scale[name], scale[name]
         assert 0 < scale[name]["ttfb"]["median"] < scale[name]["ready"]["median"] <= scale[name]["painted"]["median"]
         assert scale[name]["traced"]["trace"]["busy"] > 0
-    assert scale["ours"]["forms"]["bench_failure_attribution"] > 300      # a select option per step
+    assert scale["ours"]["forms"]["bench_failure_attribution"] < 300      # a window of options, not one per step
     assert scale["ours"]["clicks"]["failure_attribution"]["median"] > 0
     assert scale["ours_nested"]["bytes"]["instance_data_mb"] < scale["ours"]["bytes"]["instance_data_mb"]
     assert scale["agent_trace"]["display_nodes"] > 300

@@ -87,8 +87,8 @@ def test_config_values_potato_validate_never_sees_are_reported_by_key(tmp_path, 
     code, lines = run_check(config, capsys)
     assert code == 1
     assert "config: plugins does not list 'multiagent'" in lines
-    assert "config / attribution: steps_key: Input should be a valid string" in lines
-    assert "config / attribution: agents: Input should be a valid list" in lines
+    assert "config / attribution: steps_key: should be a text, got 3" in lines
+    assert "config / attribution: agents: should be a list or null, got \"Planner\"" in lines
     assert any(line.startswith("config / x: annotation_type: 'multiagent.nope' is not provided") for line in lines)
 
 

@@ -7,8 +7,8 @@ from html import unescape
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
-from potato_multiagent.schemes.emergent_behavior import EmergentBehaviorValue
+from potato_multiagent.types import SCHEMES, scheme_for
+from potato_multiagent.types.emergent_behavior.scheme import EmergentBehaviorValue
 
 TYPE = "multiagent.emergent_behavior"
 CONFIG = {"annotation_type": TYPE, "name": "emergent", "description": "Which behaviours?"}
@@ -49,13 +49,13 @@ def test_declares_every_config_key_to_potato():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"behaviors": []}, "config: behaviors: List should have at least 1 item after validation, not 0"),
-    ({"behaviors": "groupthink"}, "config: behaviors: Input should be a valid list"),
-    ({"behaviors": ["groupthink", " "]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
-    ({"behaviors": ["groupthink", ""]}, "config: behaviors: Value error, entry 1 is empty or only whitespace"),
-    ({"behaviors": ["groupthink", "groupthink"]}, "config: behaviors: Value error, names must be unique"),
-    ({"behaviors": ["groupthink", 3]}, "config: behaviors[1]: Input should be a valid string"),
-    ({"allow_note": "yes"}, "config: allow_note: Input should be a valid boolean"),
+    ({"behaviors": []}, "config: behaviors: should have at least 1 item(s)"),
+    ({"behaviors": "groupthink"}, "config: behaviors: should be a list, got \"groupthink\""),
+    ({"behaviors": ["groupthink", " "]}, "config: behaviors: entry 1 is empty or only whitespace"),
+    ({"behaviors": ["groupthink", ""]}, "config: behaviors: entry 1 is empty or only whitespace"),
+    ({"behaviors": ["groupthink", "groupthink"]}, "config: behaviors: 'groupthink' is listed twice"),
+    ({"behaviors": ["groupthink", 3]}, "config: behaviors[1]: should be a text, got 3"),
+    ({"allow_note": "yes"}, "config: allow_note: should be true or false, got \"yes\""),
 ])
 def test_a_bad_config_is_reported_by_key(bad, message):
     assert problems({}, {**CONFIG, **bad}) == [message]
@@ -125,14 +125,14 @@ def test_reports_values_whose_parts_disagree(value, expected):
     ({"groupthink": {"turns": [1.5], "note": ""}}, "groupthink.turns[0]"),
     ({"groupthink": {"turns": ["1"], "note": ""}}, "groupthink.turns[0]"),
     ({"groupthink": {"turns": [True], "note": ""}}, "groupthink.turns[0]"),
-    ({"groupthink": {"turns": [1, 1], "note": ""}}, "groupthink.turns"),
+    ({"groupthink": {"turns": [1, 1], "note": ""}}, "groupthink.turns[1]"),
     ({"groupthink": {"turns": [1], "note": None}}, "groupthink.note"),
     ({"groupthink": {"turns": [1]}}, "groupthink.note"),
     ({"groupthink": {"turns": [1], "note": "", "extra": 1}}, "groupthink.extra"),
     ({"groupthink": {"turns": [1], "note": "", "instances": []}}, "groupthink.instances"),
     ({"groupthink": {"turns": [1], "note": "", "instances": None}}, "groupthink.instances"),
     ({"groupthink": {"turns": [1], "note": "", "instances": [{"turns": [1, 1], "note": ""}]}},
-     "groupthink.instances[0].turns"),
+     "groupthink.instances[0].turns[1]"),
     ({"groupthink": {"turns": [1], "note": "", "instances": [{"turns": [1]}]}}, "groupthink.instances[0].note"),
     ('{"groupthink": {"turns": [NaN], "note": ""}}', "value"),
 ])
@@ -144,7 +144,7 @@ def test_rejects_malformed_values_naming_the_field(value, field):
 
 def test_repeated_turns_name_the_turn():
     assert problems({"groupthink": {"turns": [1, 1], "note": ""}}) == [
-        "groupthink.turns: Value error, turn 1 is listed twice"]
+        "groupthink.turns[1]: repeats an earlier item"]
 
 
 def test_value_schema_says_turns_are_unique_so_the_browser_agrees():

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from potato_multiagent.schemes import SCHEMES
+from potato_multiagent.types import SCHEMES
 
 TYPES = sorted(SCHEMES)
 HOSTILE = 'Who {{ 7*7 }} failed {# "quoted" \'single\' <script>alert(1)</script> <img src=x onerror=alert(2)> ->'

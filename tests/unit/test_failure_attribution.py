@@ -6,7 +6,7 @@ import re
 import pytest
 
 from potato_multiagent import validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.failure_attribution"
 CONFIG = {"annotation_type": TYPE, "name": "attribution", "description": "Who failed?"}
@@ -64,8 +64,8 @@ def test_rejects_malformed_values_naming_the_field(stored, field):
 
 def test_a_bad_config_is_reported_by_key():
     problems = validate_value(TYPE, {**CONFIG, "steps_key": 3, "agents": ["ok", " "]}, value(), RECORD)
-    assert problems == ["config: steps_key: Input should be a valid string",
-                        "config: agents: Value error, entry 1 is empty or only whitespace"]
+    assert problems == ["config: steps_key: should be a text, got 3",
+                        "config: agents: entry 1 is empty or only whitespace"]
 
 
 def test_declares_every_config_key_to_potato():

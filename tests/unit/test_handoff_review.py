@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent import derive, validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 from .test_value_shape import assert_same_verdicts
 
@@ -27,7 +27,7 @@ RECORD = {"steps": [
     {"agent": 'Reviewer "Smith"', "content": "looks fine"},
 ]}
 HANDOFFS = derive(RECORD).handoffs
-JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static" / "handoff_review.js"
+JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "types" / "handoff_review" / "widget.js"
 NODE = shutil.which("node")
 
 
@@ -68,16 +68,16 @@ def test_declares_every_config_key_to_potato():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"flags": "info_loss"}, "flags: Input should be a valid list"),
-    ({"flags": []}, "flags: List should have at least 1 item after validation, not 0"),
-    ({"flags": ["a", " "]}, "flags: Value error, entry 1 is empty or only whitespace"),
-    ({"flags": ["a", "a"]}, "flags: Value error, 'a' is listed twice"),
-    ({"flags": ["info_loss", "info loss"]}, "flags: Value error, 'info_loss' and 'info loss' would both read 'info loss'"),
-    ({"flags": ["a", 3]}, "flags[1]: Input should be a valid string"),
-    ({"quality_scale": 1}, "quality_scale: Input should be greater than or equal to 2"),
-    ({"quality_scale": 11}, "quality_scale: Input should be less than or equal to 10"),
-    ({"quality_scale": "five"}, "quality_scale: Input should be a valid integer"),
-    ({"allow_note": "yes"}, "allow_note: Input should be a valid boolean"),
+    ({"flags": "info_loss"}, "flags: should be a list, got \"info_loss\""),
+    ({"flags": []}, "flags: should have at least 1 item(s)"),
+    ({"flags": ["a", " "]}, "flags: entry 1 is empty or only whitespace"),
+    ({"flags": ["a", "a"]}, "flags: 'a' is listed twice"),
+    ({"flags": ["info_loss", "info loss"]}, "flags: 'info_loss' and 'info loss' would both read 'info loss'"),
+    ({"flags": ["a", 3]}, "flags[1]: should be a text, got 3"),
+    ({"quality_scale": 1}, "quality_scale: should be at least 2, got 1"),
+    ({"quality_scale": 11}, "quality_scale: should be at most 10, got 11"),
+    ({"quality_scale": "five"}, "quality_scale: should be an integer ≥ 2 ≤ 10, got \"five\""),
+    ({"allow_note": "yes"}, "allow_note: should be true or false, got \"yes\""),
 ])
 def test_a_bad_config_is_reported_by_key(bad, message):
     assert validate_value(TYPE, {**CONFIG, **bad}, "", RECORD) == [f"config: {message}"]
@@ -156,14 +156,14 @@ def item(field):
 
 @pytest.mark.parametrize("value, pattern", [
     ('[{"index": 0', r"^value: not valid JSON"),                 # truncated JSON
-    ({"index": 0}, r"^value: Input should be a valid list"),     # the seed's shape is a list
+    ({"index": 0}, r"^value: should be a list, got an object"),     # the seed's shape is a list
     ([3], r"^(\[0\]|0): "),
     ([entry(0, quality=0)], item("quality")),
     ([entry(0, quality=2.5)], item("quality")),
     ([entry(0, quality="4")], item("quality")),
     ([entry(0, quality=True)], item("quality")),
     ([entry(0, flags="info_loss")], item("flags")),
-    ([entry(0, flags=["info_loss", "info_loss"])], item("flags")),
+    ([entry(0, flags=["info_loss", "info_loss"])], item(r"flags\[1\]")),
     ([entry(0, step=-1)], item("step")),
     ([entry(0, index=-1)], item("index")),
     ([entry(0, explicit="no")], item("explicit")),
@@ -211,9 +211,8 @@ def test_the_widget_reports_the_same_problems_as_python():
         [entry(3, **{"from": "A->B", "to": "{{ 7*7 }}"})],
     ]
     config, _ = SCHEMES[TYPE].parse_config({**CONFIG, "allow_note": False})
-    static = JS.parent
     result = subprocess.run(
-        [NODE, "-e", JS_TRACE_PROBLEMS, str(JS), str(static / "derive.js")],
+        [NODE, "-e", JS_TRACE_PROBLEMS, str(JS), str(JS.parents[2] / "web" / "derive.js")],
         input=json.dumps({"record": RECORD, "options": config.derive_options(), "config": config.widget_config(),
                           "values": values}),
         capture_output=True, text=True, check=True, timeout=60)

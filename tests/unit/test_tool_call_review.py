@@ -1,5 +1,5 @@
 """multiagent.tool_call_review: config model, value model, identity, validation, rendering, and the
-browser twin (static/tool_call_review.js, derive.js result_step) giving the same answers as Python."""
+browser twin (types/tool_call_review/widget.js, derive.js result_step) giving the same answers as Python."""
 
 import json
 import re
@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from potato_multiagent import derive, validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.tool_call_review"
 CONFIG = {"annotation_type": TYPE, "name": "review", "description": "Judge the calls"}
-STATIC = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent" / "static"
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "potato_multiagent"
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
@@ -67,13 +67,13 @@ def test_config_defaults():
 
 
 @pytest.mark.parametrize("bad, expected", [
-    ({"verdict_options": []}, "config: verdict_options: List should have at least 1 item after validation, not 0"),
-    ({"verdict_options": "correct"}, "config: verdict_options: Input should be a valid list"),
-    ({"verdict_options": ["ok", "ok"]}, "config: verdict_options: Value error, verdicts must be unique"),
-    ({"verdict_options": ["ok", " "]}, "config: verdict_options: Value error, entry 1 is empty or only whitespace"),
-    ({"verdict_options": ["ok", 3]}, "config: verdict_options[1]: Input should be a valid string"),
-    ({"multi_verdict": "yes"}, "config: multi_verdict: Input should be a valid boolean"),
-    ({"allow_notes": 1}, "config: allow_notes: Input should be a valid boolean"),
+    ({"verdict_options": []}, "config: verdict_options: should have at least 1 item(s)"),
+    ({"verdict_options": "correct"}, "config: verdict_options: should be a list, got \"correct\""),
+    ({"verdict_options": ["ok", "ok"]}, "config: verdict_options: 'ok' is listed twice"),
+    ({"verdict_options": ["ok", " "]}, "config: verdict_options: entry 1 is empty or only whitespace"),
+    ({"verdict_options": ["ok", 3]}, "config: verdict_options[1]: should be a text, got 3"),
+    ({"multi_verdict": "yes"}, "config: multi_verdict: should be true or false, got \"yes\""),
+    ({"allow_notes": 1}, "config: allow_notes: should be true or false, got 1"),
 ])
 def test_a_bad_config_is_reported_by_key(bad, expected):
     assert problems([], **bad) == [expected]
@@ -220,8 +220,8 @@ def test_a_bad_config_renders_an_error_card_naming_the_key(bad, key):
 
 JS_TRACE_PROBLEMS = """
 const path = require('path');
-const {derive} = require(path.join(process.argv[1], 'derive.js'));
-const tcr = require(path.join(process.argv[1], 'tool_call_review.js'));
+const {derive} = require(path.join(process.argv[1], 'web', 'derive.js'));
+const tcr = require(path.join(process.argv[1], 'types', 'tool_call_review', 'widget.js'));
 let input = '';
 process.stdin.on('data', (chunk) => { input += chunk; });
 process.stdin.on('end', () => {
@@ -249,7 +249,7 @@ def test_widget_reports_the_same_problems_as_validate():
     config, _ = SCHEMES[TYPE].parse_config(CONFIG)
     cases = [{"value": value, "record": RECORD, "config": {**config.widget_config(), **extra}}
              for value, extra in PARITY_VALUES]
-    out = subprocess.run([NODE, "-e", JS_TRACE_PROBLEMS, str(STATIC)], input=json.dumps(cases),
+    out = subprocess.run([NODE, "-e", JS_TRACE_PROBLEMS, str(PACKAGE)], input=json.dumps(cases),
                          capture_output=True, text=True, check=True, timeout=60)
     from_js = json.loads(out.stdout)
     assert [problems(value, **extra) for value, extra in PARITY_VALUES] == from_js

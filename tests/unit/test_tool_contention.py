@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from potato_multiagent import derive, validate_value
-from potato_multiagent.schemes import SCHEMES, scheme_for
+from potato_multiagent.types import SCHEMES, scheme_for
 
 TYPE = "multiagent.tool_contention"
 CONFIG = {"annotation_type": TYPE, "name": "contention", "description": "Label each region"}
@@ -72,11 +72,11 @@ def test_config_defaults():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"contention_labels": ["deadlock", "deadlock"]}, "contention_labels: Value error, labels must be unique"),
-    ({"contention_labels": []}, "contention_labels: List should have at least 1 item after validation, not 0"),
-    ({"contention_labels": ["ok", " "]}, "contention_labels: Value error, entry 1 is empty or only whitespace"),
-    ({"contention_labels": "deadlock"}, "contention_labels: Input should be a valid list"),
-    ({"allow_note": "yes"}, "allow_note: Input should be a valid boolean"),
+    ({"contention_labels": ["deadlock", "deadlock"]}, "contention_labels: 'deadlock' is listed twice"),
+    ({"contention_labels": []}, "contention_labels: should have at least 1 item(s)"),
+    ({"contention_labels": ["ok", " "]}, "contention_labels: entry 1 is empty or only whitespace"),
+    ({"contention_labels": "deadlock"}, "contention_labels: should be a list, got \"deadlock\""),
+    ({"allow_note": "yes"}, "allow_note: should be true or false, got \"yes\""),
 ])
 def test_a_bad_config_is_reported_by_key(bad, message):
     assert validate_value(TYPE, {**CONFIG, **bad}, "", RECORD) == [f"config: {message}"]

@@ -106,8 +106,8 @@ def test_migrate_offers_then_makes_the_move_from_agent_trace():
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_auto_layout_and_the_answer_map_in_the_browser_code():
     script = """
-    const {derive} = require('./src/potato_multiagent/static/derive.js');
-    const t = require('./src/potato_multiagent/static/trace_view.js');
+    const {derive} = require('./src/potato_multiagent/web/derive.js');
+    const t = require('./src/potato_multiagent/web/trace_view.js');
     const pipeline = {steps: [{agent: 'A'}, {agent: 'B'}, {agent: 'C'}]};
     const chat = {steps: [{agent: 'A', to: 'B'}, {agent: 'B', to: 'C'}, {agent: 'C', to: 'A'}]};
     // a derivation with threads (as derive.js gives them once docs/derivation.md has threads)

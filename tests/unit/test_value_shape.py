@@ -1,4 +1,4 @@
-"""The browser's value check (static/value_shape.js) and the pydantic Value models agree.
+"""The browser's value check (web/value_shape.js) and the pydantic Value models agree.
 
 Each scheme's pydantic model is the one definition of its stored shape; the widget checks values
 against the JSON Schema the model emits. This test feeds the same values to both and requires the
@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from potato_multiagent.schemes import SCHEMES
+from potato_multiagent.types import SCHEMES
 
 NODE = shutil.which("node")
-SHAPE_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "static" / "value_shape.js"
+SHAPE_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "web" / "value_shape.js"
 CHECK_MANY = """
 const {checkShape} = require(process.argv[1]);
 const {schema, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));

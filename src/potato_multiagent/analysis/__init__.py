@@ -2,7 +2,7 @@
 
 :func:`collect` reads every saved value once (valid rows, invalid values, values hidden by
 ``display_logic``); :mod:`.export` writes the tables and :mod:`.agreement` computes the figures
-through one adapter per annotation type (``analysis/adapters/<widget>.py``).
+through each annotation type's adapter (``types/<type>/adapter.py``, on :mod:`.adapter`).
 """
 
 from .agreement import agreement_frame

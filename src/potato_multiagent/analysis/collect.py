@@ -16,12 +16,11 @@ from typing import Any, Dict, List, Optional, Tuple, Type
 
 import pandas as pd
 
-from ..schemes import Scheme
+from ..types import Scheme, adapter_for
 from ..task import Task, scheme_type
 from ..trace import Derivation, derive
 from ..trace.jsjson import strict_loads
-from .adapters import Adapter, adapter_for
-from .adapters.base import INSTANCE, Judgements, number_column, step_number
+from .adapter import INSTANCE, Adapter, Judgements, number_column, step_number
 from .potato_types import PotatoValueError, potato_adapter_for
 from .statistics import USER
 

@@ -20,7 +20,7 @@ import json
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from ..trace import Derivation
-from .adapters.base import INSTANCE, Adapter, Judgements, per_judge, step_agent, step_text
+from .adapter import INSTANCE, Adapter, Judgements, per_judge, step_agent, step_text
 from .statistics import Figure, cohen_kappa, krippendorff_alpha, mean_pairwise_jaccard
 
 FREE_RESPONSE = "free_response"

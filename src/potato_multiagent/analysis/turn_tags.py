@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Type
 import pandas as pd
 
 from ..trace import Derivation
-from .adapters.base import INSTANCE, Judgements, step_agent
+from .adapter import INSTANCE, Judgements, step_agent
 from .potato_types import Entries, PotatoAdapter, PotatoValueError, _one_json_value
 from .statistics import USER, Figure, cohen_kappa, krippendorff_alpha
 

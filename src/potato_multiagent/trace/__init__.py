@@ -1,12 +1,13 @@
 """Layer 1: pure derivation from a trace record (no Potato import, no I/O).
 
 ``derive(record, **options)`` is the one place the rules of docs/derivation.md live in Python;
-``static/derive.js`` is its browser twin, and ``tests/conformance`` keeps the two equal.
+``web/derive.js`` is its browser twin, and ``tests/conformance`` keeps the two equal.
 """
 
 from .derivation import Derivation, derive
 from .names import is_name, name_of
+from .options import DeriveOptions, unique_names
 from .steps import Step
 from .times import parse_time
 
-__all__ = ["Derivation", "Step", "derive", "is_name", "name_of", "parse_time"]
+__all__ = ["DeriveOptions", "Derivation", "Step", "derive", "is_name", "name_of", "parse_time", "unique_names"]

@@ -8,6 +8,7 @@ from typing import Any, Iterable, List, Optional
 from .contention import contention_regions, read_calls
 from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
+from .options import DEFAULTS
 from .problems import problem
 from .steps import TOOL_RESULT, Step, read_step
 from .threads import next_in_thread, resolve_parents
@@ -48,17 +49,25 @@ class Derivation:
         return graph
 
 
-def derive(record: Any, *, steps_key: str = "steps", agent_key: str = "agent", calls_key: str = "calls",
-           resource_key: str = "resource", agents: Optional[Iterable[Any]] = None,
-           agent_qualifiers: bool = True) -> Derivation:
+def derive(record: Any, **options: Any) -> Derivation:
     """Derive steps, agents, edges, handoffs, tool calls and contention regions from one record.
 
+    ``options`` are those of :class:`~.options.DeriveOptions` (``steps_key``, ``agent_key``,
+    ``calls_key``, ``resource_key``, ``agents``, ``agent_qualifiers``), each with its default.
     Never raises on bad input: what cannot be read is reported in ``problems``.
 
     >>> d = derive({"steps": [{"role": "Orchestrator (-> WebSurfer)"}, {"role": "WebSurfer"}]})
     >>> d.agents, [(e["from"], e["to"]) for e in d.edges]
     (['Orchestrator', 'WebSurfer'], [('Orchestrator', 'WebSurfer')])
     """
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"derive() got unknown option(s) {', '.join(unknown)} (known: {', '.join(DEFAULTS)})")
+    return _derive(record, **{**DEFAULTS, **options})
+
+
+def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, resource_key: str,
+            agents: Optional[Iterable[Any]], agent_qualifiers: bool) -> Derivation:
     result = Derivation()
     found, raw_steps = lookup_path(record, steps_key)
     if not (found and isinstance(raw_steps, list)):

@@ -40,9 +40,9 @@ class TraceDisplay(BaseDisplay):
         """The shell, or an error card naming the bad key; never raises."""
         config, problems = parse_trace_view_config(field_config)
         if config is None:
-            return render_template("trace_view_error.html", key=field_config.get("key", "?"), problems=problems)
+            return render_template("trace_view/error.html", key=field_config.get("key", "?"), problems=problems)
         turn_schemes, skipped = _turn_schemes(field_config.get("_turn_schemes") or [])
-        return render_template("trace_view.html", config=config,
+        return render_template("trace_view/template.html", config=config,
                                browser_config=_browser_config(config, turn_schemes),
                                skipped=skipped, first=_first_window(config, data))
 

@@ -1,0 +1,10 @@
+"""What every type folder shares: the base Config and Scheme, JSON integers, the one wording of
+the common problems, and what a migration returns. (The export/agreement contract a type's
+``adapter.py`` fulfils is :class:`potato_multiagent.analysis.adapter.Adapter`.)"""
+
+from .migration import Outcome
+from .scheme import (JsonInt, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, above_bound, field_path,
+                     format_validation_error, json_int, no_repeats, not_in_trace, unique_list)
+
+__all__ = ["JsonInt", "Labels", "NonNegativeJsonInt", "Outcome", "Scheme", "SchemeConfig", "StepIndex", "above_bound", "field_path",
+           "format_validation_error", "json_int", "no_repeats", "not_in_trace", "unique_list"]

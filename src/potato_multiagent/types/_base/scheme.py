@@ -1,0 +1,207 @@
+"""What every scheme shares: its config model, its value model, rendering and validation.
+
+A scheme is a small class: ``Config`` (pydantic: the config keys, their types and defaults, which
+are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shape), a template, and
+``trace_problems`` for the marks a record does not contain. Behaviour lives in the widget script.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any, ClassVar, List, Optional, Tuple, Type
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
+from pydantic_core import PydanticCustomError
+from markupsafe import Markup
+
+from ...rendering import escape_braces, render_template
+from ...trace import DeriveOptions, Derivation, derive, unique_names
+from ...trace.jsjson import StrictJSONError, strict_loads
+from .words import field_path, shape_problem, word
+
+
+def _integral_float_to_int(value: Any) -> Any:
+    """JSON has one number type: ``1.0`` and ``1`` are the same number (JS writes both as ``1``)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def json_int(**bounds: int) -> Any:
+    """An integer as JSON means it (``1`` or ``1.0``, never ``true`` or ``"1"``), with optional
+    bounds (``ge``, ``le``, ``gt``, ``lt``).
+
+    The bounds sit before the float converter so that pydantic writes them into the JSON Schema as
+    ``minimum``/``maximum``: the widget checks stored values against that schema.
+    """
+    constraints = [Field(**bounds)] if bounds else []
+    return Annotated[(int, Strict(), *constraints, BeforeValidator(_integral_float_to_int))]
+
+
+JsonInt = json_int()
+StepIndex = json_int(ge=0)
+"""A 0-based index into the trace's steps (shown to annotators as ``#N`` = index + 1)."""
+NonNegativeJsonInt = json_int(ge=0)
+"""A 0-based position of anything else (a call, a region, a place within a step)."""
+
+
+Labels = Annotated[List[StrictStr], AfterValidator(unique_names)]
+"""A config's list of labels an annotator reads (flags, verdicts, behaviours...): names, none twice."""
+
+
+def no_repeats(items: list) -> list:
+    """A stored list that is a set (flags, dimensions, turns): a repeat is named by its position,
+    as the browser names it (``flags[2]: repeats an earlier item``)."""
+    seen = set()
+    for position, item in enumerate(items):
+        if item in seen:
+            raise PydanticCustomError("repeat", "repeats an earlier item", {"position": position})
+        seen.add(item)
+    return items
+
+
+def unique_list(item_type: Any) -> Any:
+    """A list stored as a set; the JSON Schema says ``uniqueItems`` so the browser agrees."""
+    return Annotated[List[item_type], Field(json_schema_extra={"uniqueItems": True}), AfterValidator(no_repeats)]
+
+
+class SchemeConfig(DeriveOptions):
+    """Config keys every multiagent scheme reads: the derive options, plus name and description.
+
+    Potato's own keys pass through untouched.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    name: StrictStr = Field(min_length=1, description="The scheme's name (Potato stores values under it).")
+    description: StrictStr = Field(description="Shown as the question's title.")
+
+    def widget_config(self) -> dict:
+        """The JSON the widget script receives: everything but name and description."""
+        return self.model_dump(exclude={"name", "description"})
+
+
+@lru_cache(maxsize=None)
+def json_schema(model: Type[BaseModel]) -> dict:
+    """A model's JSON Schema (the widget checks stored values against the Value model's)."""
+    return model.model_json_schema()
+
+
+def format_validation_error(error: ValidationError, model: Type[BaseModel], data: Any) -> List[str]:
+    """One line per fault of ``data``, in the words the browser uses (:mod:`.words`): naming the
+    field, ``decisive_step: should be an integer ≥ 0 or null, got -1``."""
+    root = json_schema(model)
+    return [shape_problem(item, root, data) for item in error.errors()]
+
+
+def above_bound(field: str, value: Any, bound: Any) -> str:
+    """The one wording for a stored number above the bound its scheme's config sets (a score past
+    ``scale``): the configured bound, never the schema's ceiling. Same as value_shape.js's."""
+    return word("at_most", field=field, limit=bound, got=value)
+
+
+def not_in_trace(field: str, value: Any) -> str:
+    """The one wording for a stored mark the record does not contain (SPEC §5)."""
+    return word("not_in_trace", field=field, value=value)
+
+
+class Scheme:
+    """One annotation type.
+
+    A type folder's ``scheme.py`` defines one subclass; it sets ``Config`` and ``Value`` (the
+    registry sets ``widget`` from the folder name) and defines the classmethod
+    ``trace_problems(value, derivation, config) -> list[str]``: the marks of a well-formed value
+    that the record does not contain, each worded by :func:`not_in_trace`.
+    """
+
+    widget: ClassVar[str]
+    """Short name, set by the registry from the type's folder: the template, the widget script and
+    the CSS class (``failure_attribution``)."""
+    Config: ClassVar[Type[SchemeConfig]]
+    Value: ClassVar[Type[BaseModel]]
+    summary: ClassVar[str] = ""
+
+    @classmethod
+    def type_name(cls) -> str:
+        return f"multiagent.{cls.widget}"
+
+    @classmethod
+    def optional_fields(cls) -> List[str]:
+        """The config keys declared to Potato (so ``potato validate --strict`` accepts them)."""
+        return [key for key in cls.Config.model_fields if key not in ("name", "description")]
+
+    # -- config -------------------------------------------------------------------------------
+    @classmethod
+    def parse_config(cls, scheme: dict) -> Tuple[Optional[SchemeConfig], List[str]]:
+        """``(config, [])``, or ``(None, problems)`` naming each bad key."""
+        try:
+            return cls.Config.model_validate(scheme), []
+        except ValidationError as error:
+            return None, format_validation_error(error, cls.Config, scheme)
+
+    # -- rendering ----------------------------------------------------------------------------
+    @classmethod
+    def render(cls, scheme: dict) -> Tuple[str, list]:
+        """Potato's generator: the widget's HTML, or an error card naming the bad keys. Never raises."""
+        name = str(scheme.get("name", "?"))
+        try:
+            config, problems = cls.parse_config(scheme)
+            if config is None:
+                return cls._error_card(name, "Configuration error", problems), []
+            return render_template(f"types/{cls.widget}/template.html", **cls._template_context(config, scheme)), []
+        except Exception as error:  # the page must survive any surprise in one scheme
+            return cls._error_card(name, "Rendering error", [f"{type(error).__name__}: {error}"]), []
+
+    @classmethod
+    def _template_context(cls, config: SchemeConfig, scheme: dict) -> dict:
+        from potato.server_utils.schemas.identifier_utils import (
+            generate_layout_attributes, generate_validation_attribute)
+
+        return {"name": config.name, "description": config.description, "widget": cls.widget,
+                "annotation_type": cls.type_name(), "widget_config": cls.widget_config(config),
+                "validation": generate_validation_attribute(scheme),
+                "layout_attributes": escape_braces(Markup(generate_layout_attributes(scheme))),
+                "config": config}
+
+    @classmethod
+    def widget_config(cls, config: SchemeConfig) -> dict:
+        """The one JSON the widget receives: its config keys, the JSON Schema of its value, and the
+        derive options by themselves.
+
+        The schema comes from the pydantic ``Value`` model, so the browser checks stored values
+        against the same definition as :meth:`validate`, never a hand-written copy;
+        ``derive_options`` is what ``derive.js`` must be called with, so the browser need not
+        keep its own list of option names.
+        """
+        return {**config.widget_config(), "value_schema": json_schema(cls.Value),
+                "derive_options": config.derive_options()}
+
+    @classmethod
+    def _error_card(cls, name: str, title: str, problems: List[str]) -> str:
+        return render_template("error_card.html", name=name, title=title, problems=problems,
+                               annotation_type=cls.type_name())
+
+    # -- values -------------------------------------------------------------------------------
+    @classmethod
+    def validate(cls, value: Any, record: Any, config: SchemeConfig,
+                 derivation: Optional[Derivation] = None) -> List[str]:
+        """Problems of a stored value against its record; an empty list means valid.
+
+        ``value`` is the stored JSON string (or already parsed data). An empty string or None is
+        "nothing stored" and valid. Pass ``derivation`` when the caller already derived the
+        record with this config's options (export validates many values per record).
+        """
+        if value is None or value == "":
+            return []
+        if isinstance(value, str):
+            try:
+                value = strict_loads(value)
+            except StrictJSONError as error:
+                return [word("not_json", reason=error)]
+        try:
+            parsed = cls.Value.model_validate(value)
+        except ValidationError as error:
+            return format_validation_error(error, cls.Value, value)
+        if derivation is None:
+            derivation = derive(record, **config.derive_options())
+        return cls.trace_problems(parsed, derivation, config)

@@ -1,0 +1,1 @@
+"""The ``multiagent.agent_interaction_graph`` type: see scheme.py."""

@@ -1,0 +1,145 @@
+"""``multiagent.agent_interaction_graph``: the critical path and the flagged edges of a run.
+
+Nodes are the derivation's agents, edges its ``edges`` (who passed control or wrote to whom, with
+``count`` and ``steps``). The annotator clicks agents into an ordered critical path and cycles
+each edge through normal -> critical -> problematic.
+
+The stored value is a superset of the seed's ``{"critical_nodes": [...], "edges": {"A->B": s}}``.
+An ``"A->B"`` key is ambiguous once a name contains ``->`` (``A->B->C`` is A->B to C or A to
+B->C), so ``edge_marks: [{from, to, status}]`` is the authoritative part; the ``edges`` map is
+written for every marked edge whose key names exactly one edge of the record. A value without
+``edge_marks`` (the seed's shape) is read through its keys.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Literal, Tuple
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from ...trace import Derivation
+from .._base import Scheme, SchemeConfig, not_in_trace
+
+EdgeStatus = Literal["critical", "problematic"]
+
+
+def edge_key(source: str, target: str) -> str:
+    """The seed's key of an edge, ``"A->B"`` (ambiguous when a name contains ``->``)."""
+    return f"{source}->{target}"
+
+
+def edge_words(source: str, target: str) -> str:
+    """An edge in messages, as the widget names it: ``A to B``."""
+    return f"{source} to {target}"
+
+
+class AgentInteractionGraphConfig(SchemeConfig):
+    """Only the shared trace keys: the graph comes from the record."""
+
+
+class EdgeMark(BaseModel):
+    """One flagged edge, by the agents at its ends."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: StrictStr = Field(alias="from", description="The agent the edge starts at, by its full name.")
+    target: StrictStr = Field(alias="to", description="The agent the edge ends at, by its full name.")
+    status: EdgeStatus = Field(description="critical or problematic (an unmarked edge is normal and not listed).")
+
+
+class AgentInteractionGraphValue(BaseModel):
+    """The stored value. The widget writes all three keys; the seed wrote the first two."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    critical_nodes: List[StrictStr] = Field(
+        default_factory=list, description="The critical path: agents by full name, in the order clicked.")
+    edges: Dict[StrictStr, EdgeStatus] = Field(
+        default_factory=dict, description="Seed map 'A->B' -> status, for marked edges whose key is unique in the record.")
+    edge_marks: List[EdgeMark] = Field(
+        default_factory=list, description="The flagged edges, authoritative; absent in a value written for the seed.")
+
+    @property
+    def written_for_the_seed(self) -> bool:
+        """A value without ``edge_marks`` says which edges it marks only through its ``edges`` keys."""
+        return "edge_marks" not in self.model_fields_set
+
+
+class AgentInteractionGraph(Scheme):
+    Config = AgentInteractionGraphConfig
+    Value = AgentInteractionGraphValue
+    summary = "Mark the critical path and flag edges on the directed graph of who passed control to whom."
+
+    @classmethod
+    def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,
+                       config: AgentInteractionGraphConfig) -> List[str]:
+        by_key = edges_by_key(derivation)
+        return (_critical_node_problems(value.critical_nodes, derivation.agents)
+                + _edge_mark_problems(value.edge_marks, by_key)
+                + _edges_map_problems(value, by_key))
+
+
+def edges_by_key(derivation: Derivation) -> Dict[str, List[Tuple[str, str]]]:
+    """Every ``"A->B"`` key of the record with the edges it could name (more than one: ambiguous)."""
+    by_key: Dict[str, List[Tuple[str, str]]] = {}
+    for edge in derivation.edges:
+        by_key.setdefault(edge_key(edge["from"], edge["to"]), []).append((edge["from"], edge["to"]))
+    return by_key
+
+
+def _critical_node_problems(nodes: List[str], agents: List[str]) -> List[str]:
+    known = set(agents)
+    problems = []
+    for position, node in enumerate(nodes):
+        if node in nodes[:position]:
+            problems.append(f"critical_nodes[{position}]: '{node}' is listed twice")
+        elif node not in known:
+            problems.append(not_in_trace(f"critical_nodes[{position}]", node))
+    return problems
+
+
+def _edge_mark_problems(marks: List[EdgeMark], edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+    in_trace = {edge for edges in edges_by_key.values() for edge in edges}
+    seen = set()
+    problems = []
+    for position, mark in enumerate(marks):
+        edge = (mark.source, mark.target)
+        if edge in seen:
+            problems.append(f"edge_marks[{position}]: '{edge_words(*edge)}' is listed twice")
+        elif edge not in in_trace:
+            problems.append(not_in_trace(f"edge_marks[{position}]", edge_words(*edge)))
+        seen.add(edge)
+    return problems
+
+
+def _edges_map_problems(value: AgentInteractionGraphValue,
+                        edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+    """The seed map against the record, and against ``edge_marks`` when the value has them."""
+    problems = []
+    for key in value.edges:
+        named = edges_by_key.get(key, [])
+        if not named:
+            problems.append(not_in_trace("edges", key))
+        elif len(named) > 1:
+            problems.append(f"edges: '{key}' could be {len(named)} edges of this trace; edge_marks must say which")
+    if not value.written_for_the_seed:
+        problems.extend(_map_agrees_with_marks(value.edges, value.edge_marks, edges_by_key))
+    return problems
+
+
+def _map_agrees_with_marks(edges: Dict[str, str], marks: List[EdgeMark],
+                           edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+    """Every mark on an edge with a unique key is in the map with its status, and nothing else is."""
+    status_of = {}
+    for mark in marks:
+        status_of.setdefault((mark.source, mark.target), mark.status)
+    problems = []
+    for key, named in edges_by_key.items():
+        if len(named) != 1:
+            continue
+        marked = status_of.get(named[0])
+        if marked is not None and edges.get(key) != marked:
+            problems.append(f"edges: '{key}' should be '{marked}' as in edge_marks")
+        elif marked is None and key in edges:
+            problems.append(f"edges: '{key}' has no entry in edge_marks")
+    return problems

@@ -1,0 +1,1 @@
+"""The ``multiagent.agent_scorecard`` type: see scheme.py."""

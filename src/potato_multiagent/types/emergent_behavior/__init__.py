@@ -1,0 +1,1 @@
+"""The ``multiagent.emergent_behavior`` type: see scheme.py."""

@@ -1,0 +1,50 @@
+"""``multiagent.emergent_behavior``: one row per marked occurrence; Jaccard of turn sets.
+
+A row is one occurrence of a behaviour (two separate groupthink episodes are two rows): its turns
+(0-based step indices), the agents who took those turns, and the note. Agreement per behaviour is
+the Jaccard index of two annotators' turn sets (the union of their occurrences' turns) on the same
+instance, averaged over annotator pairs. An annotator who saved a value without the behaviour
+marked none of its turns (the empty set); a pair where neither marked it says nothing and is
+skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+from .scheme import EmergentBehaviorConfig, EmergentBehaviorValue
+from ...trace import Derivation
+from ...analysis.statistics import Figure, mean_pairwise_jaccard
+from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
+
+
+class EmergentBehaviorAdapter(Adapter):
+    item_key = ("behavior", "occurrence")
+    step_columns = ("turns",)
+
+    @classmethod
+    def columns(cls, config: EmergentBehaviorConfig) -> tuple:
+        return ("behavior", "occurrence", "turns", "agents", "note")
+
+    @classmethod
+    def rows(cls, value: EmergentBehaviorValue, derivation: Derivation,
+             config: EmergentBehaviorConfig) -> List[Dict[str, Any]]:
+        rows = []
+        for behavior, entry in value.root.items():
+            for number, occurrence in enumerate(entry.instance_list(), start=1):
+                turns = sorted(occurrence.turns)
+                agents = [derivation.steps[turn].agent for turn in turns]
+                rows.append({"behavior": behavior, "occurrence": number, "turns": turns,
+                             "agents": list(dict.fromkeys(agent for agent in agents if agent is not None)),
+                             "note": occurrence.note})
+        return rows
+
+    @classmethod
+    def agreement(cls, judgements: Judgements, config: EmergentBehaviorConfig, gold: Optional[Mapping[str, dict]],
+                  within: int) -> List[Figure]:
+        figures = []
+        for behavior in config.behaviors:
+            sets = per_judge(judgements, "turns",
+                             lambda row, behavior=behavior: row["turns"] if row["behavior"] == behavior else [])
+            figures.append(mean_pairwise_jaccard(f"'{behavior}' turn-set Jaccard", sets, (INSTANCE,), "turns"))
+        return figures

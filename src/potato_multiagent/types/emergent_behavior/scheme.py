@@ -1,0 +1,119 @@
+"""``multiagent.emergent_behavior``: collective behaviour as sets of turns across agents.
+
+Some failures belong to no single agent: collusion, groupthink, a cascading error, role drift.
+For each configured behaviour the annotator marks one or more *instances* (two separate
+groupthink episodes are two instances), each a set of turns, possibly by different agents, with
+a note. Turns are the derivation's steps, by 0-based index (shown as ``#N`` = index + 1).
+
+Stored value (a superset of the seed's ``{behavior: {turns, note}}``, non-empty behaviours only)::
+
+    {"groupthink": {"turns": [1, 2, 3, 7, 8], "note": "first\\nsecond",
+                    "instances": [{"turns": [1, 2, 3], "note": "first"},
+                                  {"turns": [7, 8], "note": "second"}]}}
+
+``instances`` is authoritative; ``turns`` is their sorted union and ``note`` their non-empty notes
+joined by a line break, so readers of the seed shape keep working. A seed value without
+``instances`` reads as one instance. ``{}`` records the explicit choice "no emergent behaviour
+observed" (clearing every mark stores nothing, ``""``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Dict, Iterator, List, Tuple
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
+
+from ...trace import Derivation
+from .._base import Labels, Scheme, unique_list, SchemeConfig, StepIndex, not_in_trace
+
+DEFAULT_BEHAVIORS = ["collusion", "groupthink", "cascading_error", "role_drift"]
+
+
+TurnSet = unique_list(StepIndex)
+"""Step indices, each at most once (the JSON Schema says ``uniqueItems`` so the browser agrees)."""
+
+
+class EmergentBehaviorConfig(SchemeConfig):
+    behaviors: Labels = Field(list(DEFAULT_BEHAVIORS), min_length=1,
+                                       description="The behaviours offered, in this order; at least one, unique, none empty or only whitespace.")
+    allow_note: StrictBool = Field(True, description="A note per episode; with false no note can be written (stored notes are still shown).")
+
+
+class BehaviorInstance(BaseModel):
+    """One occurrence of a behaviour: the turns taking part in it, and a note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: TurnSet = Field(description="0-based indices of the participating steps.")
+    note: StrictStr = Field(description="Free text; may be empty.")
+
+
+class BehaviorEntry(BaseModel):
+    """Everything marked for one behaviour."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: TurnSet = Field(description="The seed's field: the sorted union of the instances' turns.")
+    note: StrictStr = Field(description="The seed's field: the instances' non-empty notes, one per line.")
+    instances: List[BehaviorInstance] = Field(None, min_length=1,
+                                              description="Each occurrence on its own; absent in a seed value.")
+
+    def instance_list(self) -> List[BehaviorInstance]:
+        """The instances; a seed value without ``instances`` is one instance."""
+        if self.instances is None:
+            return [BehaviorInstance(turns=self.turns, note=self.note)]
+        return self.instances
+
+
+class EmergentBehaviorValue(RootModel[Dict[StrictStr, BehaviorEntry]]):
+    """``{behavior: entry}``; ``{}`` is the explicit "no emergent behaviour observed"."""
+
+
+class EmergentBehavior(Scheme):
+    Config = EmergentBehaviorConfig
+    Value = EmergentBehaviorValue
+    summary = "Mark, per collective behaviour, each instance's set of turns across agents, with a note."
+
+    @classmethod
+    def trace_problems(cls, value: EmergentBehaviorValue, derivation: Derivation,
+                       config: EmergentBehaviorConfig) -> List[str]:
+        problems = []
+        step_count = len(derivation.steps)
+        for behavior, entry in value.root.items():
+            if behavior not in config.behaviors:
+                problems.append(f"value: '{behavior}' is not one of the configured behaviors")
+            problems.extend(_consistency_problems(behavior, entry))
+            for field, turn in _turns_with_paths(behavior, entry):
+                if turn >= step_count:
+                    problems.append(not_in_trace(field, turn))
+        return problems
+
+
+def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[str]:
+    """The rules a JSON Schema cannot state: nothing empty, and the seed fields match the instances."""
+    problems = []
+    for position, instance in enumerate(entry.instance_list()):
+        if not instance.turns and instance.note == "":
+            where = f"{behavior}.instances[{position}]" if entry.instances is not None else behavior
+            problems.append(f"{where}: has neither a turn nor a note (store only what was marked)")
+    if entry.instances is not None:
+        union = _union_of(entry.instances)
+        if entry.turns != union:
+            problems.append(f"{behavior}.turns: should be {union}, the sorted union of the instances' turns")
+    return problems
+
+
+def _turns_with_paths(behavior: str, entry: BehaviorEntry) -> Iterator[Tuple[str, int]]:
+    """Each stored turn with the path of its list (the instances' lists when there are any)."""
+    if entry.instances is None:
+        for turn in entry.turns:
+            yield f"{behavior}.turns", turn
+        return
+    for position, instance in enumerate(entry.instances):
+        for turn in instance.turns:
+            yield f"{behavior}.instances[{position}].turns", turn
+
+
+def _union_of(instances: List[BehaviorInstance]) -> List[int]:
+    """The seed's ``turns``: every instance's turns, sorted, each once."""
+    return sorted({turn for instance in instances for turn in instance.turns})

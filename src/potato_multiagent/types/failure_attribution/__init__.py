@@ -1,0 +1,1 @@
+"""The ``multiagent.failure_attribution`` type: see scheme.py."""

@@ -1,0 +1,1 @@
+"""The ``multiagent.handoff_review`` type: see scheme.py."""

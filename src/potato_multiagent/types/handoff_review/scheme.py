@@ -1,0 +1,138 @@
+"""``multiagent.handoff_review``: flag misalignment on each handoff A -> B and rate its quality.
+
+The handoffs are the derivation's (SPEC §3): speaker changes, addressed messages and explicit
+handoff events, each with its ``from_step`` (the last step before control moved) and ``step``
+(the step where it arrived). The stored value is the seed's list of
+``{index, step, from, to, flags, quality}``, one entry per handoff the annotator touched, plus what
+makes an entry identify its handoff on its own: ``from_step`` and ``explicit``. Restore matches
+entries to handoffs by identity ``(from_step, step, from, to)``, never by position.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Dict, List, Optional, Tuple
+
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool,
+                      StrictInt, StrictStr, field_validator)
+
+from ...trace import Derivation
+from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, above_bound, json_int, not_in_trace,
+                     unique_list)
+
+DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
+SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
+
+
+def flag_label(flag: str) -> str:
+    """What the annotator reads for a flag name (as the widget): a snake_case identifier reads as
+    words (``info_loss`` -> ``info loss``); any other label is shown exactly as configured."""
+    return flag.replace("_", " ") if SNAKE_CASE.fullmatch(flag) else flag
+
+
+class HandoffReviewConfig(SchemeConfig):
+    """The shared trace keys, plus the flags, the quality scale and whether notes are taken."""
+
+    flags: Labels = Field(default_factory=lambda: list(DEFAULT_FLAGS), min_length=1,
+                                   description="The misalignment flags offered, in this order; at least one, unique, none empty or only whitespace. A snake_case flag is shown with `_` read as a space (`info_loss` reads `info loss`); any other label is shown exactly as configured. Two flags that would read the same (`info_loss`, `info loss`) are refused.")
+    quality_scale: StrictInt = Field(5, ge=2, le=10, description="Quality is rated 1 (poor) .. `quality_scale` (good).")
+    allow_note: StrictBool = Field(True, description="A free-text \"Note\" per handoff, for evidence.")
+
+    @field_validator("flags")
+    @classmethod
+    def _flags_read_apart(cls, flags: List[str]) -> List[str]:
+        """Distinct flags can still read the same (``info_loss`` and ``info loss``)."""
+        labels: Dict[str, str] = {}
+        for flag in flags:
+            label = flag_label(flag)
+            if label in labels:
+                raise ValueError(f"'{labels[label]}' and '{flag}' would both read '{label}'")
+            labels[label] = flag
+        return flags
+
+
+Position = NonNegativeJsonInt
+Quality = json_int(ge=1)
+FlagList = unique_list(StrictStr)
+
+
+class HandoffReviewEntry(BaseModel):
+    """The review of one handoff: the seed's fields plus what identifies the handoff."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: Position = Field(description="Position of the handoff in the derivation's list (the seed's key).")
+    step: StepIndex = Field(description="0-based step where control arrived.")
+    from_step: StepIndex = Field(description="0-based step before the handoff (equal to step for an explicit event).")
+    from_: StrictStr = Field(alias="from", description="The agent handing over.")
+    to: StrictStr = Field(description="The agent receiving.")
+    explicit: StrictBool = Field(description="True for an explicit handoff event in the trace.")
+    flags: FlagList = Field(description="Configured flags the annotator set, each once.")
+    quality: Optional[Quality] = Field(description="1..quality_scale, or null when not rated.")
+    note: StrictStr = Field("", description="Free-text evidence (written when allow_note is on).")
+    bulk: StrictBool = Field(False, description="True when 'Mark all unreviewed handoffs as fine' set this entry.")
+
+    def identity(self) -> Tuple[int, int, str, str]:
+        return (self.from_step, self.step, self.from_, self.to)
+
+    def described(self) -> str:
+        """The entry's handoff in words, for 'not in this trace' messages (same words as the widget)."""
+        return f"{self.from_} to {self.to}, from_step {self.from_step}, step {self.step}"
+
+
+class HandoffReviewValue(RootModel[List[HandoffReviewEntry]]):
+    """The stored JSON list, one entry per reviewed (or noted) handoff."""
+
+
+def _handoff_identity(handoff: dict) -> Tuple[int, int, str, str]:
+    return (handoff["from_step"], handoff["step"], handoff["from"], handoff["to"])
+
+
+class HandoffReview(Scheme):
+    Config = HandoffReviewConfig
+    Value = HandoffReviewValue
+    summary = "Flag misalignment on each handoff A -> B and rate its quality; long runs paged."
+
+    @classmethod
+    def trace_problems(cls, value: HandoffReviewValue, derivation: Derivation,
+                       config: HandoffReviewConfig) -> List[str]:
+        handoffs = {_handoff_identity(handoff): handoff for handoff in derivation.handoffs}
+        first_position: Dict[Tuple[int, int, str, str], int] = {}
+        problems: List[str] = []
+        for position, entry in enumerate(value.root):
+            where = f"[{position}]"
+            problems.extend(_identity_problems(where, entry, handoffs, len(derivation.steps), first_position))
+            problems.extend(_config_problems(where, entry, config))
+            first_position.setdefault(entry.identity(), position)
+        return problems
+
+
+def _identity_problems(where: str, entry: HandoffReviewEntry, handoffs: dict, step_count: int,
+                       first_position: dict) -> List[str]:
+    """Whether the entry names one handoff of this trace, once."""
+    out_of_range = [not_in_trace(f"{where}.{field}", getattr(entry, field))
+                    for field in ("from_step", "step") if getattr(entry, field) >= step_count]
+    if out_of_range:
+        return out_of_range
+    handoff = handoffs.get(entry.identity())
+    if handoff is None:
+        return [not_in_trace(where, entry.described())]
+    problems = []
+    if entry.identity() in first_position:
+        problems.append(f"{where}: repeats the handoff of [{first_position[entry.identity()]}]")
+    if entry.index != handoff["index"]:
+        problems.append(f"{where}.index: should be {handoff['index']} for this handoff, got {entry.index}")
+    if entry.explicit != handoff["explicit"]:
+        problems.append(f"{where}.explicit: should be {'true' if handoff['explicit'] else 'false'} for this handoff")
+    return problems
+
+
+def _config_problems(where: str, entry: HandoffReviewEntry, config: HandoffReviewConfig) -> List[str]:
+    """Marks the scheme's config does not offer: unknown flags, quality past the scale, notes when off."""
+    problems = [f"{where}.flags: '{flag}' is not one of the configured flags"
+                for flag in entry.flags if flag not in config.flags]
+    if entry.quality is not None and entry.quality > config.quality_scale:
+        problems.append(above_bound(f"{where}.quality", entry.quality, config.quality_scale))
+    if entry.note and not config.allow_note:
+        problems.append(f"{where}.note: notes are turned off for this scheme (allow_note: false)")
+    return problems

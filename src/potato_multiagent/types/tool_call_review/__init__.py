@@ -1,0 +1,1 @@
+"""The ``multiagent.tool_call_review`` type: see scheme.py."""

@@ -1,0 +1,156 @@
+"""``multiagent.tool_call_review``: a verdict on every tool call (right tool, right arguments, right order).
+
+After BFCL v4 and MCPMark. The calls come from the derivation (``tool_calls``: OpenAI
+``tool_calls``, a flat ``tool_call``, Anthropic ``tool_use`` blocks, ReAct ``action``). A stored
+entry names its call by identity, never by position alone: the call ``id`` when the call has one,
+else ``step`` + ``position`` (the call's place among its step's calls) + ``tool``. Entries in the
+seed's shape (no ``id``, no ``position``) name their call by ``index`` + ``step`` + ``tool``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
+
+from ...trace import Derivation
+from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
+
+DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
+
+CallNumber = NonNegativeJsonInt
+"""A 0-based count: a call's index, or its place in its step."""
+
+
+class ToolCallReviewConfig(SchemeConfig):
+    verdict_options: Labels = Field(
+        default_factory=lambda: list(DEFAULT_VERDICTS), min_length=1,
+        description="The verdicts, in display order; at least one, unique, none blank (spaces and quotes are fine).")
+    multi_verdict: StrictBool = Field(
+        False, description="Several verdicts per call (checkboxes) instead of one (radio buttons).")
+    allow_notes: StrictBool = Field(True, description="A \"Notes\" field on every call.")
+
+
+class ToolCallJudgement(BaseModel):
+    """One judged call: what identifies it, and the annotator's verdict and notes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: CallNumber = Field(description="The call's index among all calls of the trace.")
+    step: StepIndex = Field(description="0-based index of the call's step.")
+    position: Optional[CallNumber] = Field(None, description="The call's place among its step's calls (0-based).")
+    id: Optional[StrictStr] = Field(None, description="The call's id, when it has one.")
+    tool: Optional[StrictStr] = Field(description="The called tool (null when the call names none).")
+    verdict: Optional[StrictStr] = Field(description="The verdict (the first of `verdicts` with multi_verdict).")
+    verdicts: Optional[List[StrictStr]] = Field(None, description="Every verdict given, with multi_verdict only.")
+    notes: StrictStr = Field(description="Free text; may be empty.")
+
+
+class ToolCallReviewValue(RootModel[List[ToolCallJudgement]]):
+    """The stored value: one entry per judged call, in trace order."""
+
+
+class CallIndex:
+    """The derivation's calls, findable by every identity a stored entry may use."""
+
+    def __init__(self, tool_calls: List[dict]):
+        self.calls = tool_calls
+        self.positions = call_positions(tool_calls)
+        self.by_id: Dict[str, List[dict]] = {}
+        self.by_place: Dict[Tuple[int, int], dict] = {}
+        for call, position in zip(tool_calls, self.positions):
+            if call["id"] is not None:
+                self.by_id.setdefault(call["id"], []).append(call)
+            self.by_place[(call["step"], position)] = call
+
+    def find(self, entry: ToolCallJudgement) -> Optional[dict]:
+        """The call an entry names, or None when the trace has no such call."""
+        if entry.id is not None:
+            same_id = self.by_id.get(entry.id, [])
+            if len(same_id) == 1:
+                return same_id[0]
+            return next((call for call in same_id if call["step"] == entry.step
+                         and self.positions[call["index"]] == entry.position), None)
+        if entry.position is not None:
+            call = self.by_place.get((entry.step, entry.position))
+            return call if call is not None and call["tool"] == entry.tool else None
+        call = self.calls[entry.index] if entry.index < len(self.calls) else None
+        return call if call is not None and call["step"] == entry.step and call["tool"] == entry.tool else None
+
+
+def call_positions(tool_calls: List[dict]) -> List[int]:
+    """Each call's place among its step's calls (a step's calls are consecutive in the list)."""
+    positions: List[int] = []
+    for k, call in enumerate(tool_calls):
+        same_step = k > 0 and tool_calls[k - 1]["step"] == call["step"]
+        positions.append(positions[-1] + 1 if same_step else 0)
+    return positions
+
+
+def identity_text(entry: ToolCallJudgement) -> str:
+    """How a message names an entry's call: its id, or its place."""
+    tool = f"tool {entry.tool}" if entry.tool is not None else "no tool"
+    if entry.position is not None:
+        return f"step {entry.step}, position {entry.position}, {tool}"
+    return f"call {entry.index} at step {entry.step}, {tool}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class ToolCallReview(Scheme):
+    Config = ToolCallReviewConfig
+    Value = ToolCallReviewValue
+    summary = "Judge every tool call of a trace: right tool, right arguments, right order."
+
+    @classmethod
+    def trace_problems(cls, value: ToolCallReviewValue, derivation: Derivation,
+                       config: ToolCallReviewConfig) -> List[str]:
+        calls = CallIndex(derivation.tool_calls)
+        claimed: Dict[int, int] = {}   # call index -> the entry that judged it first
+        problems = []
+        for k, entry in enumerate(value.root):
+            problems.extend(cls._identity_problems(k, entry, calls, claimed))
+            problems.extend(cls._verdict_problems(k, entry, config))
+        return problems
+
+    @staticmethod
+    def _identity_problems(k: int, entry: ToolCallJudgement, calls: CallIndex, claimed: Dict[int, int]) -> List[str]:
+        call = calls.find(entry)
+        if call is None:
+            if entry.id is not None:
+                return [not_in_trace(f"[{k}].id", entry.id)]
+            return [not_in_trace(f"[{k}]", identity_text(entry))]
+        if call["index"] in claimed:
+            return [f"[{k}]: judges the same call as [{claimed[call['index']]}]"]
+        claimed[call["index"]] = k
+        actual = {"index": call["index"], "step": call["step"], "position": calls.positions[call["index"]],
+                  "id": call["id"], "tool": call["tool"]}
+        present = entry.model_fields_set
+        return [f"[{k}].{field}: {_json(getattr(entry, field))} does not match the call it names ({_json(expected)})"
+                for field, expected in actual.items()
+                if field in present and getattr(entry, field) != expected]
+
+    @staticmethod
+    def _verdict_problems(k: int, entry: ToolCallJudgement, config: ToolCallReviewConfig) -> List[str]:
+        options = config.verdict_options
+        problems = []
+        if entry.verdict is not None and entry.verdict not in options:
+            problems.append(f"[{k}].verdict: '{entry.verdict}' is not one of the configured verdicts")
+        if entry.verdicts is not None:
+            if not config.multi_verdict:
+                problems.append(f"[{k}].verdicts: only stored when multi_verdict is true")
+            for j, verdict in enumerate(entry.verdicts):
+                if verdict not in options:
+                    problems.append(f"[{k}].verdicts[{j}]: '{verdict}' is not one of the configured verdicts")
+                elif verdict in entry.verdicts[:j]:
+                    problems.append(f"[{k}].verdicts[{j}]: '{verdict}' is repeated")
+            first = entry.verdicts[0] if entry.verdicts else None
+            if entry.verdict != first:
+                problems.append(f"[{k}].verdict: should be {_json(first)} (the first of verdicts), "
+                                f"got {_json(entry.verdict)}")
+        if entry.notes and not config.allow_notes:
+            problems.append(f"[{k}].notes: notes are turned off (allow_notes is false)")
+        return problems

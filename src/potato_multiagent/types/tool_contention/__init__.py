@@ -1,0 +1,1 @@
+"""The ``multiagent.tool_contention`` type: see scheme.py."""

@@ -1,0 +1,173 @@
+"""``multiagent.tool_contention``: label each shared-resource contention region on a timeline.
+
+Regions come from the derivation (``derivation.contentions``): whole transitive clusters of calls
+that overlap on one resource, with two or more agents. The stored value keeps the seed's map
+``{"contentions": {idx: label}}`` and adds ``regions``, one self-describing entry per labelled
+region (resource, interval, agents and the calls' identities), which is what restore and
+validation match on: a region is identified by its resource, interval and set of agents, never by
+its index alone. See docs/types/tool_contention.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Dict, List, Optional, Tuple
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
+
+from ...trace import Derivation
+from ...trace.jsjson import js_number
+from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+
+DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
+
+Seconds = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+"""A time as the derivation gives it: seconds (for ISO times, since 1970-01-01T00:00:00Z)."""
+
+Index = NonNegativeJsonInt
+"""The position of a call in the calls list, or of a region in the derivation."""
+
+
+class ToolContentionConfig(SchemeConfig):
+    """The labels offered for each region, and whether a label can carry a note."""
+
+    contention_labels: Labels = Field(
+        default_factory=lambda: list(DEFAULT_LABELS), min_length=1,
+        description="The labels offered for every region; at least one, unique, none blank.")
+    allow_note: StrictBool = Field(True, description="Offer a free-text \"Note\" beside each region's label.")
+
+
+class CallIdentity(BaseModel):
+    """One call of a labelled region, as the derivation lists it in ``calls``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: Index = Field(description="Position of the call in the record's calls list.")
+    agent: StrictStr
+    resource: StrictStr
+    start: Seconds
+    end: Seconds
+
+
+class RegionMark(BaseModel):
+    """One labelled region, identified by resource, interval and agents."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: Index = Field(description="The region's index in the derivation when labelled (the key in `contentions`).")
+    resource: StrictStr
+    start: Seconds
+    end: Seconds
+    agents: List[StrictStr] = Field(min_length=2, description="The agents in the region (order is not significant).")
+    calls: List[CallIdentity] = Field(min_length=2, description="The calls that make up the region.")
+    label: StrictStr = Field(description="One of the configured contention_labels.")
+    note: StrictStr = Field(description="Free text; may be empty.")
+
+
+class ToolContentionValue(BaseModel):
+    """The stored value: the seed's ``{idx: label}`` map and the self-describing ``regions``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    contentions: Dict[StrictStr, StrictStr] = Field(description="Region index (as a string) -> label, the seed's map.")
+    regions: List[RegionMark] = Field(description="One entry per labelled region; restore matches these.")
+
+
+RegionKey = Tuple[str, float, float, Tuple[str, ...]]
+
+
+def region_key(region) -> RegionKey:
+    """What identifies a region: resource, interval and the set of its agents.
+
+    Two regions on one resource never overlap, so this never names two regions of one trace.
+    """
+    get = region.get if isinstance(region, dict) else lambda name: getattr(region, name)
+    return get("resource"), float(get("start")), float(get("end")), tuple(sorted(get("agents")))
+
+
+def describe_region(region) -> str:
+    """``fork_0 [4, 5) P0, P2``: the words for a region in messages (the widget says the same)."""
+    resource, start, end, _ = region_key(region)
+    agents = region["agents"] if isinstance(region, dict) else region.agents
+    return f"{resource} [{js_number(start)}, {js_number(end)}) {', '.join(agents)}"
+
+
+def describe_call(call: CallIdentity) -> str:
+    return f"{call.agent} on {call.resource} [{js_number(call.start)}, {js_number(call.end)})"
+
+
+class ToolContention(Scheme):
+    Config = ToolContentionConfig
+    Value = ToolContentionValue
+    summary = "Label each shared-resource contention region on a multi-lane timeline of the agents' calls."
+
+    @classmethod
+    def trace_problems(cls, value: ToolContentionValue, derivation: Derivation,
+                       config: ToolContentionConfig) -> List[str]:
+        regions = {region_key(region): region for region in derivation.contentions}
+        calls = {call["index"]: call for call in derivation.calls}
+        problems: List[str] = []
+        seen: Dict[RegionKey, int] = {}
+        for position, mark in enumerate(value.regions):
+            field = f"regions[{position}]"
+            problems += _label_problems(field, mark, config)
+            key = region_key(mark)
+            if key in seen:
+                problems.append(f"{field}: repeats the region of regions[{seen[key]}]")
+                continue
+            seen[key] = position
+            region = regions.get(key)
+            if region is None:
+                problems.append(not_in_trace(field, describe_region(mark)))
+                continue
+            problems += _matched_region_problems(field, mark, region, calls)
+        return problems + _map_problems(value)
+
+
+def _label_problems(field: str, mark: RegionMark, config: ToolContentionConfig) -> List[str]:
+    problems = []
+    if mark.label not in config.contention_labels:
+        problems.append(f"{field}.label: '{mark.label}' is not one of the configured contention_labels")
+    if mark.note and not config.allow_note:
+        problems.append(f"{field}.note: notes are turned off (allow_note: false)")
+    return problems
+
+
+def _matched_region_problems(field: str, mark: RegionMark, region: dict, calls: Dict[int, dict]) -> List[str]:
+    """A mark whose region is in the trace: its index and its calls must be that region's."""
+    problems = []
+    if mark.index != region["index"]:
+        problems.append(f"{field}.index: {mark.index} is not this region's index in this trace ({region['index']})")
+    region_calls = Counter(_call_key(calls[index]) for index in region["calls"])
+    for position, call in enumerate(mark.calls):
+        key = _call_key(call.model_dump())
+        if region_calls[key] > 0:
+            region_calls[key] -= 1
+        else:
+            problems.append(not_in_trace(f"{field}.calls[{position}]", describe_call(call)))
+    return problems
+
+
+def _call_key(call: dict) -> tuple:
+    """A call's identity within a region: who, where and when (its list position may change)."""
+    return call["agent"], call["resource"], float(call["start"]), float(call["end"])
+
+
+def _map_problems(value: ToolContentionValue) -> List[str]:
+    """The seed's ``contentions`` map must say exactly what ``regions`` says."""
+    expected: Dict[str, Optional[str]] = {}
+    problems = []
+    for position, mark in enumerate(value.regions):
+        key = str(mark.index)
+        if key in expected:
+            problems.append(f"regions[{position}].index: {mark.index} is used by another entry of regions")
+        expected[key] = mark.label
+    for key, label in value.contentions.items():
+        if key not in expected:
+            problems.append(f"contentions['{key}']: no entry of regions has index {key}")
+        elif label != expected[key]:
+            problems.append(f"contentions['{key}']: '{label}' differs from the label in regions ('{expected[key]}')")
+    for key in expected:
+        if key not in value.contentions:
+            problems.append(f"contentions: key '{key}' is missing (regions has an entry with index {key})")
+    return problems

@@ -1,0 +1,75 @@
+"""Every type's ``cases.json``: the referee of its rules (docs/writing-a-scheme.md, "cases.json").
+
+Each case is a record, a config and a stored value with the problems the type must report, word
+for word. Python's ``validate_value`` must report exactly those; for ``shape`` cases the browser's
+value check (``web/value_shape.js``, against the JSON Schema the widget receives) must report the
+same words too. New types are picked up from their folders.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from potato_multiagent import validate_value
+from potato_multiagent.types import SCHEMES, TYPES, WEB
+
+NODE = shutil.which("node")
+SHAPE_IN_NODE = """
+const {checkShape} = require(process.argv[1]);
+const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(cases.map((c) => checkShape(c.value, c.schema))));
+"""
+
+
+def load_cases():
+    for name, folder in TYPES.items():
+        document = json.loads((folder.folder / "cases.json").read_text(encoding="utf-8"))
+        assert document["type"] == f"multiagent.{name}", f"{name}/cases.json names another type"
+        for case in document["cases"]:
+            yield pytest.param(document, case, id=f"{name}: {case['name']}")
+
+
+CASES = list(load_cases())
+
+
+def scheme_config(case: dict) -> dict:
+    return {"name": "case", "description": "case", **case.get("config", {})}
+
+
+@pytest.mark.parametrize("document, case", CASES)
+def test_python_reports_the_case_problems(document, case):
+    record = document["records"][case["record"]]
+    found = validate_value(document["type"], scheme_config(case), json.dumps(case["value"]), record)
+    assert sorted(found) == sorted(case["problems"])
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_the_browser_words_shape_problems_as_python_does():
+    shape_cases = [(document, case) for document, case in (param.values for param in CASES) if case["kind"] == "shape"]
+    assert len(shape_cases) >= len(TYPES), "every type has a shape case"
+    payload = []
+    for document, case in shape_cases:
+        scheme = SCHEMES[document["type"]]
+        config, _ = scheme.parse_config(scheme_config(case))
+        payload.append({"value": case["value"], "schema": scheme.widget_config(config)["value_schema"]})
+    out = subprocess.run([NODE, "-e", SHAPE_IN_NODE, str(WEB / "value_shape.js")], input=json.dumps(payload),
+                         capture_output=True, text=True, check=True, timeout=60)
+    for (document, case), from_js in zip(shape_cases, json.loads(out.stdout)):
+        assert sorted(from_js) == sorted(case["problems"]), (document["type"], case["name"])
+
+
+@pytest.mark.parametrize("name", sorted(TYPES))
+def test_a_type_folder_holds_the_whole_type(name):
+    folder = TYPES[name]
+    for file_name in ("scheme.py", "adapter.py", "migration.py", "template.html", "widget.js", "cases.json"):
+        assert (folder.folder / file_name).is_file(), f"types/{name}/ has no {file_name}"
+    for method in ("columns", "rows", "agreement"):
+        assert callable(getattr(folder.adapter, method, None)), f"types/{name}/adapter.py lacks {method}"
+    assert isinstance(folder.migration.REPLACES, str)
+    kinds = {case["kind"] for case in json.loads((folder.folder / "cases.json").read_text())["cases"]}
+    assert kinds == {"marks", "shape"}, f"types/{name}/cases.json needs both kinds of case"
+
