@@ -7,31 +7,25 @@ keys declared to Potato (so ``potato validate --strict`` knows them) are its fie
 from __future__ import annotations
 
 import difflib
-
 from typing import Dict, List, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError, field_validator
+from pydantic import ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from ..trace import is_name
+from ..trace.options import DeriveOptions
 
 LAYOUTS = ("lanes", "tree", "board")
 DEFAULT_LAYOUT_MAP = {"sequential_pipeline": "lanes", "hierarchical_manager": "tree", "group_chat": "board"}
 DISPLAY_TYPE = "multiagent.trace"
 
 
-class TraceViewConfig(BaseModel):
-    """One ``instance_display.fields`` entry of type ``multiagent.trace`` (Potato's keys pass through)."""
+class TraceViewConfig(DeriveOptions):
+    """One ``instance_display.fields`` entry of type ``multiagent.trace``: the derive options (the
+    same keys, defaults and checks as every scheme's, from :class:`DeriveOptions`) and the view's own."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     key: StrictStr = Field(min_length=1, description="The record field Potato hands the display.")
     label: Optional[StrictStr] = Field(None, description="The view's heading and landmark name.")
-    steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path is a path.")
-    agent_key: StrictStr = Field("agent", min_length=1, description="First field tried for a step's agent.")
-    calls_key: StrictStr = Field("calls", min_length=1, description="Where timed resource calls are.")
-    resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
-    agents: Optional[List[StrictStr]] = Field(None, description="Static roster, listed before observed agents.")
-    agent_qualifiers: StrictBool = Field(True, description="Read 'Orchestrator (thought)' as agent + qualifier.")
     layout: Literal["auto", "lanes", "tree", "board"] = Field(
         "auto", description="auto (chosen from the derivation), lanes, tree or board.")
     layout_from: Optional[StrictStr] = Field(
@@ -41,23 +35,6 @@ class TraceViewConfig(BaseModel):
         description="The layout_from scheme's answer -> layout.")
     fold_chars: StrictInt = Field(600, ge=80, description="Text longer than this is folded (full view on demand).")
     height: StrictStr = Field("70vh", min_length=1, description="The view's scroll height (a CSS length).")
-
-    @field_validator("agents")
-    @classmethod
-    def _roster_names(cls, roster: Optional[List[str]]) -> Optional[List[str]]:
-        if roster is None:
-            return roster
-        for position, name in enumerate(roster):
-            if not is_name(name):
-                raise ValueError(f"entry {position} is empty or only whitespace")
-        if len(set(roster)) != len(roster):
-            raise ValueError("names must be unique")
-        return roster
-
-    def derive_options(self) -> dict:
-        return {"steps_key": self.steps_key, "agent_key": self.agent_key, "calls_key": self.calls_key,
-                "resource_key": self.resource_key, "agents": self.agents,
-                "agent_qualifiers": self.agent_qualifiers}
 
 
 def _flat(field: dict) -> dict:
