@@ -371,7 +371,10 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.press("ArrowDown", step)
     expect_active_option(widget, step, r"^#2 ")
     journey.press("Enter", step, says=r"Decisive step: #2 \(")
+    trace_link = widget.get_by_role("button", name="Show #2 in the trace")   # the trace view's link
+    journey.press("Tab", trace_link)
     journey.press("Tab", reason)
+    journey.press("Shift+Tab", trace_link)
     journey.press("Shift+Tab", step)
     journey.press("ArrowUp", step)
     journey.press("ArrowUp", step)
@@ -419,6 +422,9 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
+    steps = card.get_by_role("button", name=re.compile(r"^#\d+$"))   # "from #M to #N": links into the trace view
+    for position in range(2):
+        journey.press("Tab", steps.nth(position))
     # Researcher -> Writer (the tool call before it is no handoff): the Writer's long draft has a toggle
     journey.press("Tab", card.get_by_role("button", name="Show full message"))
     journey.press("Tab", info_loss)
