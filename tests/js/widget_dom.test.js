@@ -65,11 +65,13 @@ test('parseStored: "" is nothing stored, bad JSON is a readable error', () => {
   assert.match(bad.error, /^not valid JSON \(/);
 });
 
-test('deriveOptions keeps only derivation keys, in a fixed order', () => {
-  const a = runtime.deriveOptions({ agents: ['A'], steps_key: 's', labels: ['x'], agent_key: 'who' });
-  const b = runtime.deriveOptions({ agent_key: 'who', steps_key: 's', agents: ['A'] });
-  assert.deepEqual(Object.keys(a), ['steps_key', 'agent_key', 'agents']);
+test('deriveOptions takes the server\'s config.derive_options, in a fixed order', () => {
+  const a = runtime.deriveOptions({ derive_options: { steps_key: 's', agent_key: 'who', agents: ['A'] }, labels: ['x'] });
+  const b = runtime.deriveOptions({ derive_options: { agents: ['A'], agent_key: 'who', steps_key: 's' } });
+  assert.deepEqual(Object.keys(a), ['agent_key', 'agents', 'steps_key']);
   assert.equal(JSON.stringify(a), JSON.stringify(b));
+  // Option names outside derive_options are the widget's own: they never reach derive().
+  assert.deepEqual(runtime.deriveOptions({ agent_key: 'who', steps_key: 's' }), {});
 });
 
 test('debounce runs once after the last call; flush runs now; cancel drops', async () => {

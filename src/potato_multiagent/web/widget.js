@@ -31,10 +31,6 @@
 
   var FORM_SELECTOR = 'form.multiagent-form[data-ma-widget]';
   var HIDDEN_SELECTOR = 'input.multiagent-input';
-  // The derivation options a scheme's config may set (SPEC §3); everything else in the config is
-  // the widget's own business and must not split the derivation cache.
-  var DERIVE_OPTION_KEYS = ['steps_key', 'agent_key', 'calls_key', 'resource_key', 'agents',
-    'agent_qualifiers'];
 
   var widgets = Object.create(null);   // widget name -> render function
   var widgetOptions = Object.create(null);  // widget name -> {entryKey} (see register)
@@ -101,9 +97,26 @@
   // Pure helpers (also used by node tests)
   // ---------------------------------------------------------------------------------------------
 
+  /** words.js (generated from types/_base/words.py): the problem words both sides say. */
+  function problemWords() {
+    var words = typeof module === 'object' && module !== null && module.exports
+      ? require('./words.js') : root.PotatoMultiagentWords;
+    if (!words) { throw new Error('words.js did not load (window.PotatoMultiagentWords is missing)'); }
+    return words;
+  }
+
+  /** say('not_in_trace', {field, value}): a problem in the words of words.py. */
+  function say(key, params) {
+    var template = problemWords().words[key];
+    if (typeof template !== 'string') { throw new Error('say(): no words for "' + key + '"'); }
+    return template.replace(/\{(\w+)\}/g, function (whole, name) {
+      return params && Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
+    });
+  }
+
   /** The one wording for a stored mark the record does not contain (same as Python's). */
   function notInTrace(field, value) {
-    return field + ": '" + String(value) + "' is not in this trace";
+    return say('not_in_trace', {field: field, value: value});
   }
 
   /**
@@ -111,7 +124,7 @@
    * `scale`): same as Python's above_bound and as value_shape.js for a schema bound.
    */
   function aboveBound(field, value, bound) {
-    return field + ': should be at most ' + bound + ', got ' + value;
+    return say('at_most', {field: field, limit: bound, got: value});
   }
 
   var LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/g;
@@ -210,12 +223,15 @@
     });
   }
 
-  /** The derivation options out of a scheme config, in a fixed key order (stable cache key). */
+  /**
+   * The derivation options of a scheme: config.derive_options, which the server computes from the
+   * Python DeriveOptions model (the one list of option names), in sorted key order (a stable cache
+   * key). A config without it derives with the defaults.
+   */
   function deriveOptions(config) {
+    var given = config && isPlainObject(config.derive_options) ? config.derive_options : {};
     var options = {};
-    DERIVE_OPTION_KEYS.forEach(function (key) {
-      if (config && Object.prototype.hasOwnProperty.call(config, key)) { options[key] = config[key]; }
-    });
+    Object.keys(given).sort().forEach(function (key) { options[key] = given[key]; });
     return options;
   }
 
@@ -228,6 +244,21 @@
       ? require('./value_shape.js') : root.PotatoMultiagentShape;
     if (!shape) { throw new Error('value_shape.js did not load (window.PotatoMultiagentShape is missing)'); }
     return shape.checkShape(value, config && config.value_schema);
+  }
+
+  /**
+   * readChecked(model.get(), config) -> {value, unreadable}: the checked stored value (null when
+   * nothing is stored), or a sentence saying why the stored string cannot be read (then value is
+   * null and the string is kept until a control changes).
+   */
+  function readChecked(got, config) {
+    if (got.raw === '' || got.raw === null || got.raw === undefined) { return {value: null, unreadable: null}; }
+    var problems = got.error ? [got.error] : checkValue(got.value, config);
+    if (problems.length) {
+      return {value: null, unreadable: 'The saved value could not be read: ' + problems.join('; ') +
+        '. It is kept until you change one of the controls.'};
+    }
+    return {value: got.value, unreadable: null};
   }
 
   // -- merging two tabs' edits: a keyed three-way merge of stored values -------------------------
@@ -846,6 +877,37 @@
   }
 
   /** Render every multiagent form on the page (or only those of one widget). */
+  /** The runtime's per-form state of a form (runtime.js reads its summary, notices, hidden). */
+  function formStateFor(form) { return stateOf(form); }
+
+  // -- a type's marks.js: pure rules, shared by the page and node --------------------------------
+
+  var marksByType = Object.create(null);
+
+  /** What a marks.js receives: the pure helpers and the problem words (no DOM). */
+  function marksLib() {
+    var windowing = typeof module === 'object' && module !== null && module.exports
+      ? require('./windowing.js') : root.PotatoMultiagentWindow;
+    if (!windowing) { throw new Error('windowing.js did not load (window.PotatoMultiagentWindow is missing)'); }
+    return {say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
+      sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
+      stepAgentWords: windowing.stepAgentWords};
+  }
+
+  /** marks(typeName, factory): a type's marks.js registers its pure rules (factory(lib) -> api). */
+  function marks(typeName, factory) {
+    var api = factory(marksLib());
+    marksByType[typeName] = api;
+    return api;
+  }
+
+  /** The pure rules a type's marks.js registered (its view.js and the node tests read them). */
+  function marksOf(typeName) {
+    var api = marksByType[typeName];
+    if (!api) { throw new Error('the marks.js of "' + typeName + '" did not load before its view.js'); }
+    return api;
+  }
+
   function renderAll(widgetName) {
     var forms = document.querySelectorAll(FORM_SELECTOR);
     for (var i = 0; i < forms.length; i++) {
@@ -962,6 +1024,12 @@
     checkValue: checkValue,
     flushEdits: flushEdits,
     mergeValues: mergeValues,
-    entryKey: entryKey
+    entryKey: entryKey,
+    say: say,
+    readChecked: readChecked,
+    formState: formStateFor,
+    renderForm: renderForm,
+    marks: marks,
+    marksOf: marksOf
   };
 }));
