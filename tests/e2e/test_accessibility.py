@@ -371,7 +371,11 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.press("ArrowDown", step)
     expect_active_option(widget, step, r"^#2 ")
     journey.press("Enter", step, says=r"Decisive step: #2 \(")
+    # The chosen step's #N link (ui.stepLink, for the trace view) is the next stop, then Reason.
+    link = widget.get_by_role("button", name="Show step #2")
+    journey.press("Tab", link)
     journey.press("Tab", reason)
+    journey.press("Shift+Tab", link)
     journey.press("Shift+Tab", step)
     journey.press("ArrowUp", step)
     journey.press("ArrowUp", step)

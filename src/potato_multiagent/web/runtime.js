@@ -175,7 +175,8 @@
   function stepLink(mount, index, text) {
     var schemaName = mount.ctx.schemaName;
     return core.h('button', {type: 'button', class: 'ma-step-link', 'data-ma': 'step-link',
-      'data-ma-step': index, text: text || '#' + (index + 1), 'aria-label': 'Show step #' + (index + 1),
+      'data-ma-step': index, 'data-ma-focus': 'step-link-' + index, text: text || '#' + (index + 1),
+      'aria-label': 'Show step #' + (index + 1),
       on: {click: function () {
         document.dispatchEvent(new CustomEvent(SHOW_STEP, {detail: {index: index, source: schemaName}}));
       }}});
