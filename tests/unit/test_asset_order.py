@@ -14,7 +14,8 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     assert web == [f"web/{name}" for name in types.WEB_SCRIPTS]
     # words before the value check (it words problems with them); the core before define()
     assert web.index("web/words.js") < web.index("web/value_shape.js")
-    assert web.index("web/windowing.js") < web.index("web/widget.js") < web.index("web/runtime.js")
+    assert web.index("web/windowing.js") < web.index("web/base.js") < web.index("web/sync.js")
+    assert web.index("web/sync.js") < web.index("web/widget.js") < web.index("web/runtime.js")
 
 
 def test_every_page_script_of_web_is_listed_and_the_node_shim_is_not():

@@ -100,10 +100,12 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "widget.js", "runtime.js")
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "base.js", "sync.js", "widget.js",
+               "runtime.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
-check (uses the words), the windowed list/pager, the core runtime (uses all of them), then ``define``
-on top of it. ``node_shim.js`` is for node tests only and is never loaded in the page."""
+check (uses the words), the windowed list/pager, the runtime's pure base (words, value check,
+windowing), its two-tab merge and flush on leave (base), its core (all of them), then ``define`` on
+top of it. ``node_shim.js`` is for node tests only and is never loaded in the page."""
 
 TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
 """A type's scripts in load order: its pure rules, then its view on the runtime; ``widget.js`` is a
