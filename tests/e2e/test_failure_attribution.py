@@ -470,12 +470,13 @@ def test_the_step_link_and_the_trace_views_step_action(task, page, user):
     attribution_form(page).get_by_role("button", name="Show step #3").click()
     assert page.evaluate("window.shownSteps") == [{"index": 2, "source": SCHEMA}]
 
-    act = """([target, index]) => document.dispatchEvent(new CustomEvent('multiagent:step-action',
-        {detail: {action: 'choose_decisive_step', index: index, target: target}}))"""
-    page.evaluate(act, [SCHEMA, 1])
+    # As web/trace_view.js sends it: cancelable; the widget that takes the action cancels it.
+    act = """([target, index]) => !document.dispatchEvent(new CustomEvent('multiagent:step-action',
+        {cancelable: true, detail: {action: 'decisive', index: index, target: target}}))"""
+    assert page.evaluate(act, [SCHEMA, 1]) is True
     expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
     expected = {"responsible_agent": None, "decisive_step": 1, "reason": ""}
     wait_saved_json(task, user, FIRST["id"], SCHEMA, expected)
-    page.evaluate(act, ["another_scheme", 0])
+    assert page.evaluate(act, ["another_scheme", 0]) is False
     assert hidden_value(page) == expected
     expect(step_select(page)).to_have_value(re.compile(r"^#2 "))

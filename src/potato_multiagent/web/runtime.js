@@ -193,8 +193,10 @@
   }
 
   /**
-   * `multiagent:step-action` {index, action, target?} from the trace view: to every form whose
-   * scheme is `target`, or to every form on this runtime when there is no target.
+   * `multiagent:step-action` {index, action, target?} from the trace view (web/trace_view.js
+   * dispatches it cancelable): to every form whose scheme is `target`, or to every form on this
+   * runtime when there is no target, as fn(detail, event); a handler that acts calls
+   * event.preventDefault() so the trace view knows the action was taken.
    */
   function routeStepAction(event) {
     var detail = event.detail || {};
@@ -203,7 +205,7 @@
       var mount = mounts.get(forms[i]);
       if (!mount || !mount.ctx) { continue; }
       if (detail.target && detail.target !== mount.ctx.schemaName) { continue; }
-      mount.stepActions.forEach(function (fn) { fn(detail); });
+      mount.stepActions.forEach(function (fn) { fn(detail, event); });
     }
   }
 

@@ -194,11 +194,13 @@
     view.ui = ui;
     if (view.derivation !== args.derivation) { fillOptions(view, args.derivation); }
     showValue(view, args.model.get().value, ui);
-    ui.onStepAction(function (detail) {
-      if (detail.action !== 'choose_decisive_step' || typeof detail.index !== 'number') { return; }
+    // The trace view's "Set as decisive step" (action 'decisive'): chosen as if picked in the list.
+    ui.onStepAction(function (detail, event) {
+      if (detail.action !== 'decisive' || typeof detail.index !== 'number') { return; }
       if (detail.index < 0 || detail.index >= view.derivation.steps.length) { return; }
       view.chosenStep = detail.index;
       commit(view);
+      event.preventDefault();
     });
   }
 
