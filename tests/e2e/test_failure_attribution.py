@@ -265,13 +265,13 @@ def test_step_picker_searches_by_agent_and_text_and_escape_keeps_the_choice(task
     expect(options).to_have_text([re.compile(r"^#4 ")])
     box.fill("nothing like this")
     expect(options).to_have_count(0)
-    expect(form.locator('[data-ma-fa="step-status"]')).to_contain_text("No step matches")
+    expect(form.locator('[data-ma="step-status"]')).to_contain_text("No step matches")
     box.press("Escape")
     expect(box).to_have_value("")               # nothing chosen yet: nothing put back
     assert hidden_value(page) is None
 
     choose_step(page, 3)
-    chosen = form.locator('[data-ma-fa="chosen"]')
+    chosen = form.locator('[data-ma="chosen"]')
     expect(chosen).to_contain_text(f"Step #4 \u00b7 {steps[3]['agent']}")
     expect(chosen).to_contain_text(steps[3]["text"])            # the step's whole (short) text, as text
     expect(chosen).to_contain_text("Before: #3 ")
@@ -452,3 +452,31 @@ def test_instance_ready_shows_a_restored_agent_missing_from_the_trace(task, page
     words = summary(page).inner_text()
     assert "Ghost" in words and "not in this trace" in words, words
     assert hidden_value(page) == ghost  # kept until the annotator removes it
+
+
+# --------------------------------------------------------------------------- the runtime's step events
+
+
+@pytest.mark.e2e
+def test_the_step_link_and_the_trace_views_step_action(task, page, user):
+    """The runtime's step hooks (issue 13) on a page without a trace view: the chosen step's `#N`
+    is plain text (a link would have nothing to show; tests/e2e/test_trace_view.py follows the
+    links), the form declares the action it takes, and the trace view's "choose as decisive step"
+    action (`multiagent:step-action`) chooses it here, stored like a pick in the combobox; an
+    action aimed at another scheme changes nothing."""
+    open_attribution(page)
+    choose_step(page, 2)
+    expect(attribution_form(page).locator('[data-ma="step-number"]')).to_have_text("#3")
+    expect(attribution_form(page).get_by_role("button", name=re.compile("in the trace"))).to_have_count(0)
+    expect(attribution_form(page)).to_have_attribute("data-ma-step-actions", "decisive")
+
+    # As web/trace_view.js sends it: cancelable; the widget that takes the action cancels it.
+    act = """([target, index]) => !document.dispatchEvent(new CustomEvent('multiagent:step-action',
+        {cancelable: true, detail: {action: 'decisive', index: index, target: target}}))"""
+    assert page.evaluate(act, [SCHEMA, 1]) is True
+    expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
+    expected = {"responsible_agent": None, "decisive_step": 1, "reason": ""}
+    wait_saved_json(task, user, FIRST["id"], SCHEMA, expected)
+    assert page.evaluate(act, ["another_scheme", 0]) is False
+    assert hidden_value(page) == expected
+    expect(step_select(page)).to_have_value(re.compile(r"^#2 "))

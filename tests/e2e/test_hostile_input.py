@@ -309,7 +309,7 @@ def test_the_step_picker_searches_and_shows_hostile_steps_as_text(ours, page, di
     box.fill("#3")
     expect(options.first).to_have_text(re.compile(r"^#3 "))
     box.press("Enter")                              # step #3: 100 KB of text with a script in it
-    chosen = attribution.locator('[data-ma-fa="chosen"]')
+    chosen = attribution.locator('[data-ma="chosen"]')
     expect(chosen).to_contain_text("Step #3 \u00b7 " + A_SCRIPT)
     expect(chosen).to_contain_text("big step-text: {{ 7*7 }} {# <script>")
     assert len(chosen.locator(".ma-fa-chosen-text").first.text_content()) < 1_000  # folded

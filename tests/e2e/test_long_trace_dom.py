@@ -138,7 +138,7 @@ def test_the_decisive_step_of_a_50000_step_run_is_chosen_by_keyboard_and_saved(t
     wait_saved_json(task, user, instance, schema, {"responsible_agent": None, "decisive_step": SIZES[1] - 12, "reason": ""})
 
     box.press("ArrowDown")                      # open again, then scroll the list half-way down
-    form.locator('[data-ma-fa="step-scroll"]').evaluate("box => { box.scrollTop = box.scrollHeight / 2; }")
+    form.locator('[data-ma="step-scroll"]').evaluate("box => { box.scrollTop = box.scrollHeight / 2; }")
     middle = form.locator('[role="option"][aria-posinset="25001"]')
     expect(middle).to_have_text(re.compile(r"^#25001 "))
     assert options.count() <= 40, "scrolling draws the rows in view, not those scrolled past"
@@ -152,4 +152,4 @@ def test_the_decisive_step_of_a_50000_step_run_is_chosen_by_keyboard_and_saved(t
     box.press("Enter")
     wait_saved_json(task, user, instance, schema, {"responsible_agent": None, "decisive_step": 41234, "reason": ""})
     expect(box).to_have_value(re.compile(r"^#41235 "))
-    expect(form.locator('[data-ma-fa="chosen"]')).to_contain_text("Step #41235")
+    expect(form.locator('[data-ma="chosen"]')).to_contain_text("Step #41235")

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the widget runtime (web/widget.js) and of the failure_attribution widget,
+// Pure helpers of the widget runtime (web/widget.js) and of failure_attribution's marks.js,
 // run by `node --test tests/js/` with no DOM library. The real DOM behaviour is proven by the
 // Playwright suite in tests/e2e/.
 const test = require('node:test');
@@ -11,7 +11,7 @@ const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
 const runtime = require(path.join(WEB, 'widget.js'));
-const fa = require(path.join(TYPES, 'failure_attribution', 'widget.js'));
+const fa = require(path.join(WEB, 'node_shim.js')).load('failure_attribution');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 function stored(raw) {
@@ -65,11 +65,13 @@ test('parseStored: "" is nothing stored, bad JSON is a readable error', () => {
   assert.match(bad.error, /^not valid JSON \(/);
 });
 
-test('deriveOptions keeps only derivation keys, in a fixed order', () => {
-  const a = runtime.deriveOptions({ agents: ['A'], steps_key: 's', labels: ['x'], agent_key: 'who' });
-  const b = runtime.deriveOptions({ agent_key: 'who', steps_key: 's', agents: ['A'] });
-  assert.deepEqual(Object.keys(a), ['steps_key', 'agent_key', 'agents']);
+test('deriveOptions takes the server\'s config.derive_options, in a fixed order', () => {
+  const a = runtime.deriveOptions({ derive_options: { steps_key: 's', agent_key: 'who', agents: ['A'] }, labels: ['x'] });
+  const b = runtime.deriveOptions({ derive_options: { agents: ['A'], agent_key: 'who', steps_key: 's' } });
+  assert.deepEqual(Object.keys(a), ['agent_key', 'agents', 'steps_key']);
   assert.equal(JSON.stringify(a), JSON.stringify(b));
+  // Option names outside derive_options are the widget's own: they never reach derive().
+  assert.deepEqual(runtime.deriveOptions({ agent_key: 'who', steps_key: 's' }), {});
 });
 
 test('debounce runs once after the last call; flush runs now; cancel drops', async () => {
@@ -177,15 +179,15 @@ const CONFIG = {
   },
 };
 
-test('readValue accepts exactly the stored shape', () => {
+test('readChecked (model.get) accepts exactly the stored shape', () => {
   const value = { responsible_agent: '{{ 7*7 }}', decisive_step: 0, reason: '' };
-  assert.deepEqual(fa.readValue(stored(JSON.stringify(value)), CONFIG), { value, unreadable: null });
-  assert.deepEqual(fa.readValue(stored(''), CONFIG), { value: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(value)), CONFIG), { value, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), CONFIG), { value: null, unreadable: null });
   const nulls = { responsible_agent: null, decisive_step: null, reason: 'why' };
-  assert.deepEqual(fa.readValue(stored(JSON.stringify(nulls)), CONFIG).value, nulls);
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(nulls)), CONFIG).value, nulls);
 });
 
-test('readValue reports unreadable values in words', () => {
+test('readChecked (model.get) reports unreadable values in words', () => {
   const cases = {
     '{"responsible_agent":"P","decisive_st': /not valid JSON/,
     'null': /value: should be an object, got null/,
@@ -199,7 +201,7 @@ test('readValue reports unreadable values in words', () => {
     '{"responsible_agent":"P","decisive_step":1,"reason":null}': /reason: should be a text, got null/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = fa.readValue(stored(raw), CONFIG);
+    const result = runtime.readChecked(stored(raw), CONFIG);
     assert.equal(result.value, null, raw);
     assert.match(result.unreadable, /^The saved value could not be read: /, raw);
     assert.match(result.unreadable, pattern, raw);

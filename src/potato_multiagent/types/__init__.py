@@ -2,8 +2,8 @@
 
 A folder ``types/<type>/`` holding a ``scheme.py`` is a type named ``multiagent.<type>``: its
 Config, Value and trace problems (``scheme.py``), its export and agreement (``adapter.py``), its
-migration from Potato's built-in (``migration.py``), its template (``template.html``), its widget
-script and CSS (``widget.js``, ``style.css``) and its rule cases (``cases.json``). Folders whose
+migration from Potato's built-in (``migration.py``), its template (``template.html``), its browser
+rules and view (``marks.js``, ``view.js``; ``widget.js`` until ported) and CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
 name starts with ``_`` hold what types share. Adding a type is adding a folder (see
 docs/writing-a-scheme.md).
 
@@ -100,14 +100,24 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-def scripts() -> List[str]:
-    """The scripts every page loads, in order: ``web/`` by name, then each type's ``widget.js``.
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "trace_view.js", "base.js", "sync.js",
+               "widget.js", "runtime.js")
+"""``web/`` scripts in the order they need each other: the problem words, the derivation, the value
+check (uses the words), the windowed list/pager, the trace view (derivation, windowing), the
+runtime's pure base (words, value check, windowing), its two-tab merge and flush on leave (base),
+its core (all of them), then ``define`` on top of it. ``node_shim.js`` is for node tests only and
+is never loaded in the page."""
 
-    Names order ``web/`` as the files need (derive, value_shape, widget); a type's script only
-    needs the runtime, so folder order is enough.
-    """
-    shared = sorted(path.relative_to(PACKAGE).as_posix() for path in WEB.glob("*.js"))
-    return shared + [script for folder in TYPES.values() if (script := folder.asset("widget.js"))]
+TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
+"""A type's scripts in load order: its pure rules, then its view on the runtime; ``widget.js`` is a
+not-yet-ported type on the old ``PotatoMultiagent.register`` API."""
+
+
+def scripts() -> List[str]:
+    """The scripts every page loads, in order: ``WEB_SCRIPTS``, then each type's ``TYPE_SCRIPTS``."""
+    shared = [(WEB / name).relative_to(PACKAGE).as_posix() for name in WEB_SCRIPTS]
+    return shared + [script for folder in TYPES.values() for name in TYPE_SCRIPTS
+                     if (script := folder.asset(name))]
 
 
 def styles() -> List[str]:

@@ -15,14 +15,24 @@
  */
 (function (root, factory) {
   'use strict';
-  var api = factory();
-  if (typeof module === 'object' && module !== null && module.exports) {
+  var isCommonJS = typeof module === 'object' && module !== null && module.exports;
+  var words = isCommonJS ? require('./words.js') : root && root.PotatoMultiagentWords;
+  if (!words) { throw new Error('value_shape.js: words.js did not load before it'); }
+  var api = factory(words);
+  if (isCommonJS) {
     module.exports = api;
   } else if (root) {
     root.PotatoMultiagentShape = api;
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function () {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (problemWords) {
   'use strict';
+
+  /** A problem in the words of types/_base/words.py (generated into words.js): one wording. */
+  function say(key, params) {
+    return problemWords.words[key].replace(/\{(\w+)\}/g, function (whole, name) {
+      return hasOwn(params, name) ? String(params[name]) : whole;
+    });
+  }
 
   var MAX_PROBLEMS = 20;   // a value broken everywhere is reported in brief
 
@@ -44,14 +54,13 @@
   /** A short description of a value for messages: never the whole of a 100 KB string. */
   function describe(value) {
     var type = jsonType(value);
-    if (type === 'string') { return value.length > 40 ? 'a text of ' + value.length + ' characters' : JSON.stringify(value); }
+    if (type === 'string') { return value.length > problemWords.longText ? 'a text of ' + value.length + ' characters' : JSON.stringify(value); }
     if (type === 'array') { return 'a list'; }
     if (type === 'object') { return 'an object'; }
     return String(value);
   }
 
-  var ARTICLE = {string: 'a text', integer: 'an integer', number: 'a number', boolean: 'true or false',
-    null: 'null', array: 'a list', object: 'an object'};
+  var ARTICLE = problemWords.typeWords;
 
   function expectation(schema, root) {
     schema = resolve(schema, root);
@@ -90,22 +99,22 @@
         check(value, option, root, path, trial);
         return trial.length === 0;
       });
-      if (!fits) { out.push(field(path) + ': should be ' + expectation(schema, root) + ', got ' + describe(value)); }
+      if (!fits) { out.push(say('expected', {field: field(path), expected: expectation(schema, root), got: describe(value)})); }
       return;
     }
     if (schema.type) {
       var types = Array.isArray(schema.type) ? schema.type : [schema.type];
       if (!types.some(function (t) { return typeMatches(value, t); })) {
-        out.push(field(path) + ': should be ' + expectation(schema, root) + ', got ' + describe(value));
+        out.push(say('expected', {field: field(path), expected: expectation(schema, root), got: describe(value)}));
         return;
       }
     }
     if (schema.enum && !schema.enum.some(function (v) { return v === value; })) {
-      out.push(field(path) + ': should be ' + expectation(schema, root) + ', got ' + describe(value));
+      out.push(say('expected', {field: field(path), expected: expectation(schema, root), got: describe(value)}));
       return;
     }
     if (hasOwn(schema, 'const') && schema['const'] !== value) {
-      out.push(field(path) + ': should be ' + JSON.stringify(schema['const']) + ', got ' + describe(value));
+      out.push(say('expected', {field: field(path), expected: JSON.stringify(schema['const']), got: describe(value)}));
       return;
     }
     checkBounds(value, schema, path, out);
@@ -116,27 +125,27 @@
   function checkBounds(value, schema, path, out) {
     var name = field(path);
     if (typeof value === 'number') {
-      if (typeof schema.minimum === 'number' && value < schema.minimum) { out.push(name + ': should be at least ' + schema.minimum + ', got ' + value); }
-      if (typeof schema.maximum === 'number' && value > schema.maximum) { out.push(name + ': should be at most ' + schema.maximum + ', got ' + value); }
-      if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) { out.push(name + ': should be more than ' + schema.exclusiveMinimum + ', got ' + value); }
-      if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) { out.push(name + ': should be less than ' + schema.exclusiveMaximum + ', got ' + value); }
+      if (typeof schema.minimum === 'number' && value < schema.minimum) { out.push(say('at_least', {field: name, limit: schema.minimum, got: value})); }
+      if (typeof schema.maximum === 'number' && value > schema.maximum) { out.push(say('at_most', {field: name, limit: schema.maximum, got: value})); }
+      if (typeof schema.exclusiveMinimum === 'number' && value <= schema.exclusiveMinimum) { out.push(say('more_than', {field: name, limit: schema.exclusiveMinimum, got: value})); }
+      if (typeof schema.exclusiveMaximum === 'number' && value >= schema.exclusiveMaximum) { out.push(say('less_than', {field: name, limit: schema.exclusiveMaximum, got: value})); }
     }
     if (typeof value === 'string') {
       var length = Array.from(value).length;   // code points, as pydantic counts
-      if (typeof schema.minLength === 'number' && length < schema.minLength) { out.push(name + ': should have at least ' + schema.minLength + ' character(s)'); }
-      if (typeof schema.maxLength === 'number' && length > schema.maxLength) { out.push(name + ': should have at most ' + schema.maxLength + ' character(s)'); }
+      if (typeof schema.minLength === 'number' && length < schema.minLength) { out.push(say('min_characters', {field: name, limit: schema.minLength})); }
+      if (typeof schema.maxLength === 'number' && length > schema.maxLength) { out.push(say('max_characters', {field: name, limit: schema.maxLength})); }
     }
   }
 
   function checkArray(value, schema, root, path, out) {
     var name = field(path);
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) { out.push(name + ': should have at least ' + schema.minItems + ' item(s)'); }
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) { out.push(name + ': should have at most ' + schema.maxItems + ' item(s)'); }
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems) { out.push(say('min_items', {field: name, limit: schema.minItems})); }
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) { out.push(say('max_items', {field: name, limit: schema.maxItems})); }
     if (schema.uniqueItems) {
       var seen = Object.create(null);
       value.forEach(function (item, index) {
         var key = JSON.stringify(item);
-        if (seen[key]) { out.push(childPath(path, index) + ': repeats an earlier item'); }
+        if (seen[key]) { out.push(say('repeat', {field: childPath(path, index)})); }
         seen[key] = true;
       });
     }
@@ -148,13 +157,13 @@
   function checkObject(value, schema, root, path, out) {
     var properties = schema.properties || {};
     (schema.required || []).forEach(function (key) {
-      if (!hasOwn(value, key)) { out.push(childPath(path, key) + ': is missing'); }
+      if (!hasOwn(value, key)) { out.push(say('missing', {field: childPath(path, key)})); }
     });
     Object.keys(value).forEach(function (key) {
       if (hasOwn(properties, key)) {
         check(value[key], properties[key], root, childPath(path, key), out);
       } else if (schema.additionalProperties === false) {
-        out.push(childPath(path, key) + ': is not a field of this value');
+        out.push(say('not_a_field', {field: childPath(path, key)}));
       } else if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
         check(value[key], schema.additionalProperties, root, childPath(path, key), out);
       }

@@ -33,5 +33,13 @@
     "array": "a list",
     "object": "an object"
   },
-  "longText": 40
+  "longText": 40,
+  "deriveOptionNames": [
+    "steps_key",
+    "agent_key",
+    "calls_key",
+    "resource_key",
+    "agents",
+    "agent_qualifiers"
+  ]
 }));

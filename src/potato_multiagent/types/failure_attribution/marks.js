@@ -1,0 +1,141 @@
+/*
+ * marks.js of `multiagent.failure_attribution`: the pure rules (no DOM), shared by view.js in the
+ * page and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
+ *
+ * The stored value is {"responsible_agent": str|null, "decisive_step": int|null, "reason": str}
+ * (decisive_step is the 0-based step index, shown as #N = index + 1), or "" when nothing is chosen.
+ */
+PotatoMultiagent.marks('failure_attribution', function (lib) {
+  'use strict';
+
+  var SNIPPET_LENGTH = 80;
+  var NOT_IN_TRACE = ' (not in this trace)';
+
+  /** The value to store for the controls' state; null (store "") when nothing is chosen. */
+  function composeValue(agent, step, reason) {
+    if (agent === null && step === null && reason === '') { return null; }
+    return {responsible_agent: agent, decisive_step: step, reason: reason};
+  }
+
+  function chosenAgent(value) { return value ? value.responsible_agent : null; }
+  function chosenStep(value) { return value ? value.decisive_step : null; }
+
+  /**
+   * "#N · AGENT (qualifier) · first meaningful line" for one derived step: boilerplate headers
+   * ("Updated Ledger:") are skipped to the line that says something; an instruction's addressee
+   * shows as "-> B".
+   */
+  function stepLabel(step) {
+    var text = lib.snippet(lib.firstMeaningfulLine(step.text), SNIPPET_LENGTH) || '(no text)';
+    return '#' + (step.index + 1) + ' \u00B7 ' + lib.stepAgentWords(step) + ' \u00B7 ' + text;
+  }
+
+  /** What the step search looks in: "#N agent (qualifier) -> to first line", lower case. */
+  function stepHaystack(step) {
+    return ('#' + (step.index + 1) + ' ' + lib.stepAgentWords(step) + ' ' +
+      lib.firstMeaningfulLine(step.text)).toLowerCase();
+  }
+
+  /**
+   * The chosen step's text, folded when long: {head, folded} where head is what shows at once
+   * (the first maxLines lines, at most maxChars characters) and folded says whether more follows.
+   */
+  function foldText(text, maxChars, maxLines) {
+    text = typeof text === 'string' ? text : text === null || text === undefined ? '' : String(text);
+    var head = text.length > maxChars ? text.slice(0, maxChars) : text;
+    var lines = head.split('\n');
+    if (lines.length > maxLines) { head = lines.slice(0, maxLines).join('\n'); }
+    head = head.replace(/\s+$/, '');
+    return {head: head, folded: head.length < text.replace(/\s+$/, '').length};
+  }
+
+  /** The shortfall Potato's required check shows, or null when agent and step are both chosen. */
+  function incompleteReason(value, unreadable) {
+    if (unreadable) { return 'The saved value could not be read; choose the responsible agent and the decisive step'; }
+    var noAgent = chosenAgent(value) === null;
+    var noStep = chosenStep(value) === null;
+    if (noAgent && noStep) { return 'Choose the responsible agent and the decisive step'; }
+    if (noAgent) { return 'Choose the responsible agent'; }
+    if (noStep) { return 'Choose the decisive step'; }
+    return null;
+  }
+
+  /** Which of the value's marks the trace does not contain. */
+  function staleMarks(value, derivation) {
+    var agent = chosenAgent(value);
+    var step = chosenStep(value);
+    return {
+      agent: agent !== null && derivation.agents.indexOf(agent) < 0,
+      step: step !== null && step >= derivation.steps.length
+    };
+  }
+
+  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  function problems(value, derivation) {
+    var stale = staleMarks(value, derivation);
+    var found = [];
+    if (stale.agent) { found.push(lib.notInTrace('responsible_agent', chosenAgent(value))); }
+    if (stale.step) { found.push(lib.notInTrace('decisive_step', chosenStep(value))); }
+    return found;
+  }
+
+  /** The live summary: "Responsible agent: Planner. Decisive step: #3 (Coder). Reason given." */
+  function summaryText(value, derivation, unreadable) {
+    if (unreadable) { return 'The saved value could not be read. Nothing chosen yet.'; }
+    if (value === null) { return 'Nothing chosen yet.'; }
+    var stale = staleMarks(value, derivation);
+    var agent = chosenAgent(value);
+    var step = chosenStep(value);
+    var parts = [];
+    parts.push(agent === null ? 'No responsible agent chosen.'
+      : 'Responsible agent: ' + agent + (stale.agent ? NOT_IN_TRACE : '') + '.');
+    if (step === null) {
+      parts.push('No decisive step chosen.');
+    } else {
+      var who = stale.step ? 'not in this trace' : (derivation.steps[step].agent || 'no agent');
+      parts.push('Decisive step: #' + (step + 1) + ' (' + who + ').');
+    }
+    parts.push(/\S/.test(value.reason) ? 'Reason given.' : 'No reason given.');
+    return parts.join(' ');
+  }
+
+  /** The warning lines under the controls. */
+  function noticesFor(value, derivation, unreadable) {
+    var notices = [];
+    if (unreadable) { notices.push({level: 'warning', text: unreadable}); }
+    (derivation.problems || []).forEach(function (problem) {
+      if (problem && problem.code === 'steps_not_list') {
+        notices.push({level: 'warning', text: 'This trace has no steps to choose from: ' + problem.message});
+      }
+    });
+    problems(value, derivation).forEach(function (text) { notices.push({level: 'warning', text: text}); });
+    return notices;
+  }
+
+  /** What the runtime paints for a value (define's describe): stale marks stay in the controls. */
+  function describe(value, ctx) {
+    return {
+      summary: summaryText(value, ctx.derivation, ctx.unreadable),
+      incomplete: incompleteReason(value, ctx.unreadable),
+      notices: noticesFor(value, ctx.derivation, ctx.unreadable),
+      stale: []
+    };
+  }
+
+  return {
+    NOT_IN_TRACE: NOT_IN_TRACE,
+    composeValue: composeValue,
+    chosenAgent: chosenAgent,
+    chosenStep: chosenStep,
+    stepAgentWords: lib.stepAgentWords,
+    stepLabel: stepLabel,
+    stepHaystack: stepHaystack,
+    foldText: foldText,
+    incompleteReason: incompleteReason,
+    staleMarks: staleMarks,
+    problems: problems,
+    summaryText: summaryText,
+    noticesFor: noticesFor,
+    describe: describe
+  };
+});

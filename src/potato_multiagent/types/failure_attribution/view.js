@@ -1,0 +1,208 @@
+/*
+ * view.js of `multiagent.failure_attribution`: the DOM of the widget, on the runtime (runtime.js).
+ *
+ * The annotator picks the responsible agent, the decisive step (a searchable windowed combobox)
+ * and writes a reason, with the three native controls of template.html. A stored agent or step
+ * the trace does not contain is kept and shown as "not in this trace"; a stored value that cannot
+ * be read is kept untouched until a control changes. The rules and words are in marks.js; the
+ * runtime paints summary, completeness and notices from marks.describe after every model.set.
+ */
+(function (runtime) {
+  'use strict';
+  var marks = runtime.marksOf('failure_attribution');
+  var TYPING_DELAY_MS = 300;
+  var CHOSEN_TEXT_CHARS = 600;     // the chosen step's text shown unfolded up to here
+  var CHOSEN_TEXT_LINES = 8;
+
+  /** Find the template's controls and wire them once; the returned object lives across renders. */
+  function createView(el, ui) {
+    var view = {
+      agent: el.querySelector('select[data-ma-field="responsible_agent"]'),
+      step: el.querySelector('input[data-ma-field="decisive_step"]'),
+      stepList: ui.hook('step-list'),
+      stepScroll: ui.hook('step-scroll'),
+      stepStatus: ui.hook('step-status'),
+      chosenBox: ui.hook('chosen'),
+      reason: el.querySelector('textarea[data-ma-field="reason"]'),
+      optionValues: new WeakMap(),   // <option> -> the agent name it stands for
+      agentOptions: new Map(),       // agent name -> <option>
+      staleAgentOption: null,
+      chosenStep: null,              // the step index the picker holds (may be one the trace lacks)
+      labels: [],                    // step index -> its option words, made when first shown
+      haystacks: [],                 // step index -> what the search looks in, made when first searched
+      derivation: null,
+      model: null
+    };
+    if (!view.agent || !view.step || !view.stepList || !view.stepScroll || !view.reason || !view.chosenBox) {
+      throw new Error('the page lacks the controls of this question (data-ma-field responsible_agent, ' +
+        'decisive_step, reason; data-ma step-list, step-scroll, chosen)');
+    }
+    view.typing = ui.debounce(function () { commit(view); }, TYPING_DELAY_MS);
+    view.agent.addEventListener('change', function () { dropUnselectedStale(view); commit(view); });
+    view.picker = ui.combobox({
+      input: view.step, listbox: view.stepList, scroller: view.stepScroll, status: view.stepStatus,
+      idBase: view.step.id || 'ma-fa-step',
+      noun: 'step',
+      count: function () { return view.derivation ? view.derivation.steps.length : 0; },
+      label: function (index) { return labelOf(view, index); },
+      number: function (index) { return index + 1; },
+      haystack: function (index) { return haystackOf(view, index); },
+      chosen: function () { return view.chosenStep; },
+      choose: function (index) {
+        view.chosenStep = index;
+        commit(view);
+      }
+    });
+    view.reason.addEventListener('input', view.typing);
+    view.reason.addEventListener('change', view.typing.flush);
+    view.reason.addEventListener('blur', view.typing.flush);
+    return view;
+  }
+
+  function labelOf(view, index) {
+    if (view.labels[index] === undefined) { view.labels[index] = marks.stepLabel(view.derivation.steps[index]); }
+    return view.labels[index];
+  }
+
+  function haystackOf(view, index) {
+    if (view.haystacks[index] === undefined) { view.haystacks[index] = marks.stepHaystack(view.derivation.steps[index]); }
+    return view.haystacks[index];
+  }
+
+  function option(view, label, value) {
+    var node = document.createElement('option');
+    node.value = value === null ? '' : String(value);
+    node.textContent = label;
+    if (value !== null) { view.optionValues.set(node, value); }
+    return node;
+  }
+
+  /** The agent options for a derivation (one per agent, a bounded roster); step words reset. */
+  function fillOptions(view, derivation) {
+    var agents = document.createDocumentFragment();
+    agents.appendChild(option(view, '\u2014 choose an agent \u2014', null));
+    view.agentOptions = new Map();
+    derivation.agents.forEach(function (name) {
+      var node = option(view, name, name);
+      view.agentOptions.set(name, node);
+      agents.appendChild(node);
+    });
+    view.agent.textContent = '';
+    view.agent.appendChild(agents);
+    view.staleAgentOption = null;
+    view.chosenBox.removeAttribute('data-ma-step');
+    view.labels = [];
+    view.haystacks = [];
+    view.derivation = derivation;
+  }
+
+  /** Select the agent mark; a mark the trace lacks gets its own option right after the placeholder. */
+  function selectAgent(view, mark) {
+    removeStale(view);
+    if (mark === null) {
+      view.agent.selectedIndex = 0;
+      return;
+    }
+    var known = view.agentOptions.get(mark);
+    if (known) {
+      known.selected = true;
+      return;
+    }
+    var stale = option(view, mark + marks.NOT_IN_TRACE, mark);
+    stale.className = 'ma-stale-option';
+    view.agent.insertBefore(stale, view.agent.options[1] || null);
+    stale.selected = true;
+    view.staleAgentOption = stale;
+  }
+
+  function removeStale(view) {
+    var stale = view.staleAgentOption;
+    if (stale && stale.parentNode) { stale.parentNode.removeChild(stale); }
+    view.staleAgentOption = null;
+  }
+
+  /** A "not in this trace" option stays until the annotator picks something else. */
+  function dropUnselectedStale(view) {
+    if (view.staleAgentOption && !view.staleAgentOption.selected) { removeStale(view); }
+  }
+
+  function selectedAgent(view) {
+    var node = view.agent.options[view.agent.selectedIndex];
+    return node && view.optionValues.has(node) ? view.optionValues.get(node) : null;
+  }
+
+  /** The words the step box shows for the chosen step ("" when none). */
+  function chosenStepWords(view) {
+    var step = view.chosenStep;
+    if (step === null) { return ''; }
+    return step < view.derivation.steps.length ? labelOf(view, step) : '#' + (step + 1) + marks.NOT_IN_TRACE;
+  }
+
+  /** The chosen step's text (inert text, folded when long) and its neighbours, under the picker. */
+  function showChosenStep(view, ui) {
+    var box = view.chosenBox;
+    var steps = view.derivation.steps;
+    var index = view.chosenStep;
+    if (box.getAttribute('data-ma-step') === String(index)) { return; }
+    box.setAttribute('data-ma-step', String(index));
+    box.textContent = '';
+    box.hidden = index === null || index >= steps.length;
+    if (box.hidden) { return; }
+    var step = steps[index];
+    var h = ui.h;
+    var fold = marks.foldText(step.text, CHOSEN_TEXT_CHARS, CHOSEN_TEXT_LINES);
+    var parts = [
+      h('p', {class: 'ma-fa-chosen-title'}, ['Step ', ui.stepLink(index), ' \u00B7 ' + marks.stepAgentWords(step)]),
+      h('div', {class: 'ma-fa-chosen-text', text: (fold.head || '(no text)') + (fold.folded ? ' \u2026' : '')})
+    ];
+    if (fold.folded) {
+      var more = h('details', {class: 'ma-fa-chosen-more'}, [h('summary', {text: 'Show the whole step'})]);
+      more.addEventListener('toggle', function () {
+        if (more.open && more.childNodes.length === 1) {
+          more.appendChild(h('div', {class: 'ma-fa-chosen-text', text: step.text}));
+        }
+      });
+      parts.push(more);
+    }
+    if (index > 0) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'Before: ' + labelOf(view, index - 1)})); }
+    if (index + 1 < steps.length) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'After: ' + labelOf(view, index + 1)})); }
+    parts.forEach(function (node) { box.appendChild(node); });
+  }
+
+  function showValue(view, value, ui) {
+    selectAgent(view, marks.chosenAgent(value));
+    view.chosenStep = marks.chosenStep(value);
+    view.picker.show(chosenStepWords(view));
+    showChosenStep(view, ui);
+    var reason = value ? value.reason : '';
+    if (view.reason.value !== reason) { view.reason.value = reason; }   // keeps the caret when equal
+  }
+
+  /** Store what the controls show (the runtime paints summary, completeness and notices). */
+  function commit(view) {
+    view.typing.cancel();
+    view.model.set(marks.composeValue(selectedAgent(view), view.chosenStep, view.reason.value));
+    view.picker.show(chosenStepWords(view));
+    showChosenStep(view, view.ui);
+  }
+
+  /** One render pass: the runtime has flushed pending typing; show the stored value. */
+  function render(args) {
+    var ui = args.ui;
+    var view = ui.state.view || (ui.state.view = createView(args.el, ui));
+    view.model = args.model;
+    view.ui = ui;
+    if (view.derivation !== args.derivation) { fillOptions(view, args.derivation); }
+    showValue(view, args.model.get().value, ui);
+    // The trace view's "Set as decisive step" (action 'decisive'): chosen as if picked in the list.
+    ui.onStepAction('decisive', function (detail, event) {
+      if (typeof detail.index !== 'number') { return; }
+      if (detail.index < 0 || detail.index >= view.derivation.steps.length) { return; }
+      view.chosenStep = detail.index;
+      commit(view);
+      event.preventDefault();
+    });
+  }
+
+  runtime.define('failure_attribution', {describe: marks.describe, render: render});
+}(PotatoMultiagent));

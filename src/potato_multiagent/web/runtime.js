@@ -1,0 +1,265 @@
+/*
+ * runtime.js: the widget runtime a type's view.js is written on (in the spirit of anywidget).
+ *
+ *     PotatoMultiagent.define('failure_attribution', {
+ *       describe: function (value, ctx) { return {summary, incomplete, notices, stale}; },
+ *       render: function ({model, el, derivation, config, record, ui}) { ... }
+ *     });
+ *
+ * describe() is pure (it lives in the type's marks.js); render() builds and wires the DOM. The
+ * runtime does the rest for every type the same way: it reads and checks the stored value
+ * (model.get), stores edits through widget.js's merge path (model.set -> hidden input, `change`,
+ * two-tab merge), paints what describe() says (summary, data-incomplete-reason, notices, the
+ * stale list), keeps focus across re-renders (data-ma-focus), flushes typing before the page goes
+ * (ui.debounce) and carries the step events of the trace view (ui.stepLink, ui.onStepAction).
+ * Loaded after widget.js and windowing.js; page only (node tests load marks.js through
+ * web/node_shim.js). The exact API is at the end of this file and in docs/writing-a-scheme.md.
+ */
+(function (root) {
+  'use strict';
+  var core = root.PotatoMultiagent;
+  var windowing = root.PotatoMultiagentWindow;
+  if (!core || !windowing || typeof core.register !== 'function') {
+    if (root.console) { root.console.error('runtime.js: widget.js and windowing.js must load before it'); }
+    return;
+  }
+  if (core.define) { return; }   // loaded twice: keep the first
+
+  var FOCUS_KEY = 'data-ma-focus';
+  var HOOK = 'data-ma';
+  var SHOW_STEP = 'multiagent:show-step';
+  var STEP_ACTION = 'multiagent:step-action';
+  var mounts = new WeakMap();   // form -> its mount (see mountOf)
+
+  /** define(name, {describe, render[, entryKey]}): a widget on this runtime. */
+  function define(name, spec) {
+    if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
+      throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
+    }
+    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey});
+  }
+
+  /** The per-form memory of the runtime, kept across render passes. */
+  function mountOf(form) {
+    var mount = mounts.get(form);
+    if (!mount) {
+      mount = {form: form, state: {}, debounced: [], listeners: [], stepActions: [], staleList: null, ctx: null};
+      mounts.set(form, mount);
+    }
+    return mount;
+  }
+
+  /**
+   * One render pass (page load, Potato's instance-ready, a merge from another tab, a Remove):
+   * store pending typing first, render the view, paint the description of the stored value,
+   * put the focus back where it was.
+   */
+  function renderPass(spec, ctx) {
+    var mount = mountOf(ctx.form);
+    mount.debounced.forEach(function (debounced) { debounced.flush(); });
+    var focusKey = savedFocus(ctx.form);
+    mount.ctx = ctx;
+    mount.spec = spec;
+    mount.listeners = [];
+    mount.stepActions = [];
+    var model = makeModel(mount);
+    var ui = makeUi(mount, model);
+    spec.render({model: model, el: ctx.el, derivation: ctx.derivation, config: ctx.config, record: ctx.record,
+      schemaName: ctx.schemaName, ui: ui});
+    var stored = model.get();
+    paint(mount, stored.value, stored.unreadable);
+    restoreFocus(ctx.form, focusKey);
+  }
+
+  // -- the model --------------------------------------------------------------------------------
+
+  function makeModel(mount) {
+    var model = {
+      /** {value, unreadable, raw}: the checked stored value (null = nothing), or why it is unreadable. */
+      get: function () {
+        var got = mount.ctx.model.get();
+        var checked = core.readChecked(got, mount.ctx.config);
+        return {value: checked.value, unreadable: checked.unreadable, raw: got.raw};
+      },
+      /** Store a value (null = nothing) through the merge path, paint its description, tell listeners. */
+      set: function (value) {
+        mount.ctx.model.set(value === undefined ? null : value);
+        paint(mount, value === undefined ? null : value, null);
+        mount.listeners.slice().forEach(function (listener) { listener(value); });
+      },
+      /** on('change', fn): fn(value) after every model.set of this render pass. */
+      on: function (event, listener) {
+        if (event !== 'change') { throw new Error('model.on(): only "change" is known, got "' + event + '"'); }
+        mount.listeners.push(listener);
+      }
+    };
+    return model;
+  }
+
+  /** What describe() says about a value, painted: summary, completeness, notices, stale list. */
+  function paint(mount, value, unreadable) {
+    var ctx = mount.ctx;
+    var said = mount.spec.describe(value, {derivation: ctx.derivation, config: ctx.config, record: ctx.record,
+      unreadable: unreadable}) || {};
+    ctx.model.announce(said.summary || '');
+    ctx.model.setIncomplete(said.incomplete || null);
+    ctx.setNotices(said.notices || []);
+    paintStale(mount, said.stale || []);
+  }
+
+  // -- the "saved but not in this trace" list -----------------------------------------------------
+
+  /**
+   * The one stale list: stale = [{text, remove}] from describe(), where remove is the value without
+   * that mark (a Remove button stores it) or absent (kept, no button). Hidden when empty.
+   */
+  function paintStale(mount, stale) {
+    var list = staleListOf(mount);
+    core.clear(list.items);
+    list.box.hidden = stale.length === 0;
+    stale.forEach(function (entry) {
+      var remove = entry.remove === undefined ? null : core.h('button', {type: 'button', class: 'ma-button',
+        'data-ma': 'stale-remove', 'aria-label': 'Remove saved mark: ' + entry.text, text: 'Remove',
+        on: {click: function () { removeStale(mount, entry); }}});
+      list.items.appendChild(core.h('li', {class: 'ma-stale-item', 'data-ma': 'stale-item'},
+        [core.h('span', {text: entry.text}), remove ? ' ' : null, remove]));
+    });
+  }
+
+  function removeStale(mount, entry) {
+    makeModel(mount).set(entry.remove);
+    announce(mount, 'Removed: ' + entry.text + '.');
+    core.renderForm(mount.form);   // the view shows the value without the mark
+  }
+
+  function staleListOf(mount) {
+    if (mount.staleList && mount.staleList.box.isConnected) { return mount.staleList; }
+    var items = core.h('ul', {class: 'ma-stale-items'});
+    var box = core.h('div', {class: 'ma-stale-list', 'data-ma': 'stale-list', hidden: true}, [
+      core.h('p', {class: 'ma-stale-title', text: 'Saved but not in this trace'}), items]);
+    var el = mount.ctx.el;
+    if (el.parentNode && el !== mount.form) {
+      el.parentNode.insertBefore(box, el.nextSibling);
+    } else {
+      el.appendChild(box);
+    }
+    mount.staleList = {box: box, items: items};
+    return mount.staleList;
+  }
+
+  // -- ui: the pieces every view shares ------------------------------------------------------------
+
+  function makeUi(mount, model) {
+    return {
+      state: mount.state,
+      h: core.h,
+      clear: core.clear,
+      /** debounce(fn, ms): typing; flushed before a re-render and before the page goes away. */
+      debounce: function (fn, wait) {
+        var debounced = core.debounce(fn, wait);
+        mount.debounced.push(debounced);
+        return debounced;
+      },
+      pager: function (list, options) { return windowing.createPager(list, options || {}); },
+      combobox: function (options) { return windowing.createCombobox(options); },
+      staleList: function () { return staleListOf(mount).box; },
+      stepLink: function (index, text) { return stepLink(mount, index, text); },
+      onStepAction: function (action, fn) { onStepAction(mount, action, fn); },
+      announce: function (text) { announce(mount, text); },
+      hook: function (name) { return mount.ctx.el.querySelector('[' + HOOK + '="' + name + '"]'); },
+      model: model
+    };
+  }
+
+  /**
+   * "#N" for step `index` (0-based): a button that asks the trace view to show that step when the
+   * page has one (section.ma-trace, rendered by the server), else plain text (no dead control).
+   */
+  function stepLink(mount, index, text) {
+    var schemaName = mount.ctx.schemaName;
+    var label = text || '#' + (index + 1);
+    if (!document.querySelector('section.ma-trace')) {
+      return core.h('span', {class: 'ma-step-number', 'data-ma': 'step-number', 'data-ma-step': index, text: label});
+    }
+    return core.h('button', {type: 'button', class: 'ma-step-link', 'data-ma': 'step-link',
+      'data-ma-step': index, 'data-ma-focus': 'step-link-' + index, text: label,
+      'aria-label': 'Show #' + (index + 1) + ' in the trace',
+      on: {click: function () {
+        document.dispatchEvent(new CustomEvent(SHOW_STEP, {detail: {index: index, source: schemaName}}));
+      }}});
+  }
+
+  /**
+   * `fn(detail, event)` takes the trace view's `action` for this form; the form declares it
+   * (data-ma-step-actions) so the trace view offers only actions some widget takes.
+   */
+  function onStepAction(mount, action, fn) {
+    mount.stepActions.push({action: action, fn: fn});
+    var declared = mount.stepActions.map(function (entry) { return entry.action; });
+    mount.form.setAttribute('data-ma-step-actions', declared.filter(function (name, i) {
+      return declared.indexOf(name) === i;
+    }).join(' '));
+  }
+
+  /** The one status line of a form (polite live region), shared with the two-tab refresh notice. */
+  function announce(mount, text) {
+    var line = mount.form.querySelector('[data-ma-sync-notice]');
+    if (!line) {
+      line = core.h('div', {class: 'ma-sync-notice', role: 'status', 'aria-live': 'polite', 'data-ma-sync-notice': ''});
+      mount.form.appendChild(line);
+    }
+    line.textContent = String(text);
+  }
+
+  /**
+   * `multiagent:step-action` {index, action, target?} from the trace view (web/trace_view.js
+   * dispatches it cancelable): to every form whose scheme is `target`, or to every form on this
+   * runtime when there is no target, as fn(detail, event); a handler that acts calls
+   * event.preventDefault() so the trace view knows the action was taken.
+   */
+  function routeStepAction(event) {
+    var detail = event.detail || {};
+    var forms = document.querySelectorAll('form.multiagent-form[data-ma-widget]');
+    for (var i = 0; i < forms.length; i++) {
+      var mount = mounts.get(forms[i]);
+      if (!mount || !mount.ctx) { continue; }
+      if (detail.target && detail.target !== mount.ctx.schemaName) { continue; }
+      mount.stepActions.forEach(function (entry) {
+        if (entry.action === detail.action) { entry.fn(detail, event); }
+      });
+    }
+  }
+
+  // -- focus across re-renders -------------------------------------------------------------------
+
+  function savedFocus(form) {
+    var active = document.activeElement;
+    if (!active || !form.contains(active)) { return null; }
+    var keyed = active.closest('[' + FOCUS_KEY + ']');
+    return keyed && form.contains(keyed) ? keyed.getAttribute(FOCUS_KEY) : null;
+  }
+
+  function restoreFocus(form, key) {
+    if (key === null) { return; }
+    var active = document.activeElement;
+    if (active && active !== document.body && form.contains(active)) { return; }
+    var candidates = form.querySelectorAll('[' + FOCUS_KEY + ']');
+    for (var i = 0; i < candidates.length; i++) {
+      if (candidates[i].getAttribute(FOCUS_KEY) === key) { candidates[i].focus(); return; }
+    }
+  }
+
+  document.addEventListener(STEP_ACTION, routeStepAction);
+
+  /*
+   * API (window.PotatoMultiagent, added to widget.js's):
+   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale}, render(args)[, entryKey]})
+   *     ctx = {derivation, config, record, unreadable}
+   *     args = {model, el, derivation, config, record, schemaName, ui}
+   *   model.get() -> {value, unreadable, raw}; model.set(value); model.on('change', fn)
+   *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun}), ui.combobox({...}),
+   *   ui.staleList(), ui.stepLink(index[, text]), ui.onStepAction(fn), ui.announce(text), ui.hook(name)
+   *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)
+   */
+  core.define = define;
+}(typeof globalThis !== 'undefined' ? globalThis : this));

@@ -1,0 +1,251 @@
+/*
+ * sync.js: nothing an annotator did is lost (issue 14), for the core in widget.js.
+ *
+ * Two tabs of one annotator merge instead of overwriting (each edit is applied as a change to
+ * what Potato now holds, base.mergeValues), and every waiting edit reaches the hidden input before
+ * the page goes away (pagehide, beforeunload, hidden tab, Next/Prev, submit; Potato's own save
+ * functions are wrapped to flush first and to wait for a merge read in flight).
+ * window.PotatoMultiagentSync / module.exports is install(core) -> the functions widget.js calls;
+ * core = {currentInstanceId, renderForm, writeHidden, eachFormState, keyOf(state)}.
+ */
+(function (root, factory) {
+  'use strict';
+  var isCommonJS = typeof module === 'object' && module !== null && module.exports;
+  var base = isCommonJS ? require('./base.js') : root && root.PotatoMultiagentBase;
+  var install = factory(root, base);
+  if (isCommonJS) {
+    module.exports = install;
+  } else if (root) {
+    root.PotatoMultiagentSync = install;
+  }
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (root, base) {
+  'use strict';
+  var h = base.h;
+  var parseStored = base.parseStored;
+  var mergeValues = base.mergeValues;
+  var flushEdits = base.flushEdits;
+  var isPlainObject = base.isPlainObject;
+
+  return function install(core) {
+    // ---------------------------------------------------------------------------------------------
+    // Two tabs of one annotator: merge, never overwrite
+    // ---------------------------------------------------------------------------------------------
+    //
+    // Potato stores one string per question, so a tab that writes its whole value would erase what
+    // another tab saved meanwhile. After every edit, and when the tab comes back into view, the
+    // runtime reads what Potato now holds for the item (GET /get_annotations, Potato 2.12.1's
+    // per-instance read: label_values[schema][label] is the stored string) and, when another tab
+    // changed it, applies this tab's edit to it as a change (mergeValues), stores the result,
+    // redraws the widget and says so in a status line. Potato's own saves wait for that read.
+
+    var OWN_WRITES_KEPT = 50;
+    var SYNC_WAIT_MS = 1500;    // the longest a Potato save waits for a read in flight
+    var latestRead = null;      // {instanceId, promise}: one read serves every form of the page
+    var potatoRestored = false; // Potato has put the saved answers in (potato:instance-ready)
+
+    /** The stored string is the server's (Potato's restore, not an edit): it is the merge base. */
+    function trackServerValue(state) {
+      var sync = state.sync;
+      var instanceId = core.currentInstanceId();
+      if (sync.instanceId !== instanceId) {
+        sync.instanceId = instanceId;
+        sync.ownWrites = [];
+        sync.base = state.hidden.value;
+      } else if (!state.hidden.hasAttribute('data-modified')) {
+        sync.base = state.hidden.value;
+      }
+    }
+
+    /** What Potato holds for this item and question: a string ('' = nothing), or undefined. */
+    function readLatest(state, instanceId) {
+      if (!latestRead || latestRead.instanceId !== instanceId) {
+        var url = '/get_annotations?instance_id=' + encodeURIComponent(instanceId);
+        var promise = root.fetch(url, {credentials: 'same-origin', cache: 'no-store',
+          headers: {Accept: 'application/json'}})
+          .then(function (response) { return response.ok ? response.json() : null; })
+          .catch(function () { return null; });
+        latestRead = {instanceId: instanceId, promise: promise};
+        promise.then(function () { if (latestRead && latestRead.promise === promise) { latestRead = null; } });
+      }
+      var schema = state.hidden.getAttribute('schema') || state.schemaName;
+      var label = state.hidden.getAttribute('label_name') || state.schemaName;
+      return latestRead.promise.then(function (answer) {
+        if (!answer || !isPlainObject(answer.label_values)) { return undefined; }
+        var values = answer.label_values[schema];
+        var value = isPlainObject(values) ? values[label] : undefined;
+        return typeof value === 'string' ? value : '';
+      });
+    }
+
+    /** Read the latest stored value and reconcile; one read per form at a time, one more if asked. */
+    function requestSync(state) {
+      var sync = state.sync;
+      var instanceId = core.currentInstanceId();
+      if (!state.hidden || !instanceId || typeof root.fetch !== 'function') { return Promise.resolve(); }
+      if (sync.inFlight) { sync.again = true; return sync.inFlight; }
+      sync.inFlight = readLatest(state, instanceId).then(function (latest) {
+        if (latest !== undefined && instanceId === core.currentInstanceId() && sync.instanceId === instanceId) {
+          reconcile(state, latest);
+        }
+      }).catch(function (error) {
+        if (root.console && typeof root.console.error === 'function') {
+          root.console.error('multiagent: merging with another tab failed:', error);
+        }
+      }).then(function () {
+        sync.inFlight = null;
+        if (sync.again) { sync.again = false; return requestSync(state); }
+        return undefined;
+      });
+      return sync.inFlight;
+    }
+
+    /**
+     * `latest` is what Potato holds; the base is the last value known to be there (read, or posted
+     * by a save that Potato reported done). Equal to the base or to one of this page's own writes:
+     * nobody else wrote. Otherwise apply this tab's edit (base -> current) to it, store, redraw, tell.
+     * Values that are not JSON are never merged (nothing is rewritten that cannot be read).
+     */
+    function reconcile(state, latest) {
+      var sync = state.sync;
+      if (latest === sync.base || sync.ownWrites.indexOf(latest) >= 0) { sync.base = latest; return; }
+      flushEdits();   // text typed while the read was out is part of this tab's edit
+      var base = parseStored(sync.base);
+      var mine = parseStored(state.hidden.value);
+      var theirs = parseStored(latest);
+      if (base.error || mine.error || theirs.error) { return; }
+      var keyOf = core.keyOf(state);
+      var merged = mergeValues(base.value, mine.value, theirs.value, keyOf).value;
+      var raw = merged === null ? '' : JSON.stringify(merged);
+      sync.base = latest;
+      if (raw === state.hidden.value) { return; }
+      state.lastWrite = {instanceId: core.currentInstanceId(), raw: raw};
+      writeOwn(state, raw);
+      core.renderForm(state.form);
+      tellRefreshed(state);
+    }
+
+    /** The visible, announced line saying this view now shows another tab's changes. */
+    function tellRefreshed(state) {
+      var line = syncNoticeOf(state);
+      var time = new Date().toTimeString().slice(0, 8);
+      line.textContent = 'Refreshed at ' + time + ': this question now also shows changes saved in ' +
+        'another tab or window.';
+      state.form.setAttribute('data-ma-refreshed', time);
+    }
+
+    function syncNoticeOf(state) {
+      if (state.syncNotice && state.syncNotice.isConnected) { return state.syncNotice; }
+      var line = h('div', {class: 'ma-sync-notice', role: 'status', 'aria-live': 'polite',
+        'data-ma-sync-notice': ''});
+      var anchor = state.summary && state.summary.parentNode ? state.summary : null;
+      if (anchor) {
+        anchor.parentNode.insertBefore(line, anchor);
+      } else {
+        (state.form.querySelector('fieldset') || state.form).appendChild(line);
+      }
+      state.syncNotice = line;
+      return line;
+    }
+
+    /** Back in view: store what is pending, then pick up what other tabs saved. Not before Potato
+     * has restored the saved answers: until then the hidden inputs are not the server's yet. */
+    function syncAll() {
+      if (!potatoRestored) { return; }
+      flushEdits();
+      core.eachFormState(function (state) { requestSync(state); });
+    }
+
+    /** Resolves when every form's read in flight has settled, or after SYNC_WAIT_MS. */
+    function settleSyncs() {
+      var waiting = [];
+      core.eachFormState(function (state) { if (state.sync.inFlight) { waiting.push(state.sync.inFlight); } });
+      if (!waiting.length) { return Promise.resolve(); }
+      return Promise.race([Promise.all(waiting), new Promise(function (resolve) {
+        setTimeout(resolve, SYNC_WAIT_MS);
+      })]);
+    }
+
+    // -- leaving the page: nothing typed is lost --------------------------------------------------
+
+    /**
+     * Potato 2.12.1 saves on its own beforeunload/visibilitychange (a beacon, only when a save is
+     * pending) and before Next/Prev (saveAnnotations). Capture listeners run before Potato's, so a
+     * flushed edit's `change` arms Potato's save in time; Potato's navigation and save functions
+     * (globals, looked up by name at every call) are wrapped to flush first, and a save waits for
+     * a merge read in flight so that it posts the merged value.
+     */
+    function guardLeaving() {
+      root.addEventListener('pagehide', flushEdits, true);
+      root.addEventListener('beforeunload', flushEdits, true);
+      document.addEventListener('visibilitychange', function () {
+        if (document.visibilityState === 'hidden') { flushEdits(); } else { syncAll(); }
+      }, true);
+      document.addEventListener('submit', flushEdits, true);
+      document.addEventListener('click', function (event) {
+        var target = event.target;
+        if (target && target.closest && target.closest('#next-btn, #prev-btn')) { flushEdits(); }
+      }, true);
+      root.addEventListener('focus', syncAll);
+      root.addEventListener('pageshow', function (event) { if (event.persisted) { syncAll(); } });
+    }
+
+    function wrapPotatoSaves() {
+      ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'].forEach(function (name) {
+        wrapGlobal(name, function (original, self, args) {
+          flushEdits();
+          return original.apply(self, args);
+        });
+      });
+      wrapGlobal('saveAnnotations', function (original, self, args) {
+        flushEdits();
+        return settleSyncs().then(function () {
+          var posted = postedValues();
+          return Promise.resolve(original.apply(self, args)).then(function (saved) {
+            if (saved === true) { posted.forEach(function (raw, state) { state.sync.base = raw; }); }
+            return saved;
+          });
+        });
+      });
+    }
+
+    /** The strings a Potato save is about to post for our forms (edited ones; Potato skips others). */
+    function postedValues() {
+      var posted = new Map();
+      var instanceId = core.currentInstanceId();
+      core.eachFormState(function (state) {
+        if (state.hidden.hasAttribute('data-modified') && state.sync.instanceId === instanceId) {
+          posted.set(state, state.hidden.value);
+        }
+      });
+      return posted;
+    }
+
+    function wrapGlobal(name, around) {
+      var original = root[name];
+      if (typeof original !== 'function' || original.multiagentWrapped) { return; }
+      var wrapped = function () { return around(original, this, arguments); };
+      wrapped.multiagentWrapped = true;
+      root[name] = wrapped;
+    }
+
+
+    /** Write the hidden input and remember the string as this page's own (see reconcile). */
+    function writeOwn(state, raw) {
+      var own = state.sync.ownWrites;
+      own.push(raw);
+      if (own.length > OWN_WRITES_KEPT) { own.splice(0, own.length - OWN_WRITES_KEPT); }
+      core.writeHidden(state.hidden, raw);
+    }
+
+
+    return {
+      trackServerValue: trackServerValue,
+      requestSync: requestSync,
+      writeOwn: writeOwn,
+      syncNoticeOf: syncNoticeOf,
+      guardLeaving: guardLeaving,
+      wrapPotatoSaves: wrapPotatoSaves,
+      markRestored: function () { potatoRestored = true; }
+    };
+  };
+}));
