@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
 from ..files import PathError, why_not
-from .sources import Converted, ConvertError, Item, each_item, input_files, read_items
+from .sources import Converted, ConvertError, Item, collect, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
     "who-and-when": who_and_when,
@@ -78,31 +78,21 @@ def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted]
     independent; an error it raises stops the rest of that file (span formats build a trace from all
     of a file's spans), never the other files.
     """
-    try:
-        for entry in module.convert_file(path, read_items(path, skipped)):
-            if isinstance(entry, ConvertError):
-                if skipped is None:
-                    raise entry
-                skipped.append(entry)
-            else:
-                converted.append(entry)
-    except ConvertError as error:
-        if skipped is None:
-            raise
-        skipped.append(error)
+    def records():
+        yield from module.convert_file(path, read_items(path, skipped))
+
+    converted.extend(collect(records(), skipped))
 
 
 def _convert_all_files(module: ModuleType, files: Sequence[Path], converted: List[Converted],
                        skipped: Optional[List[ConvertError]]) -> None:
-    """Span formats read every file at once (a trace's spans may sit in several exporter batches);
-    an unreadable file is skipped (not strict) and an error while building the traces stops them all."""
-    try:
-        documents = [(path, read_items(path, skipped)) for path in files]
-        converted.extend(module.convert_files(documents))
-    except ConvertError as error:
-        if skipped is None:
-            raise
-        skipped.append(error)
+    """Span formats read every file at once (a trace's spans may sit in several exporter batches):
+    a bad JSON line is skipped (not strict), while a file that cannot be read as a whole, or an
+    error while building the traces, costs all of them (they may share traces)."""
+    def records():
+        yield from module.convert_files([(path, read_items(path, skipped)) for path in files])
+
+    converted.extend(collect(records(), skipped))
 
 
 def write_conversion(conversion: Conversion, records_path: Path, gold_path: Optional[Path]) -> None:

@@ -112,20 +112,21 @@ def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> Lis
     if start == len(text):
         raise ConvertError(path, None, "input", "the file is empty")
     if text[start] == "[":
-        return _collect(_array_items(text, start, path), problems)
+        return collect(_array_items(text, start, path), problems)
     try:
         return [Item(json.loads(text), path, _line_of(text, start))]
     except json.JSONDecodeError as whole_error:
         if whole_error.msg != "Extra data":
             raise ConvertError(path, whole_error.lineno, "input", f"not valid JSON ({whole_error.msg})") from None
     if text[start:].split("\n", 1)[0].strip(_WHITESPACE) == "{":
-        return _collect(_documents(text, start, path), problems)
-    return _collect(_json_lines(text, path, problems is not None), problems)
+        return collect(_documents(text, start, path), problems)
+    return collect(_json_lines(text, path, problems is not None), problems)
 
 
-def _collect(found: Iterator[Union[Item, ConvertError]], problems: Optional[List[ConvertError]]) -> List[Item]:
-    """The items read; an error stops here, unless ``problems`` takes it (a skipped JSON line reads on)."""
-    items: List[Item] = []
+def collect(found: Iterator[Any], problems: Optional[List[ConvertError]]) -> List[Any]:
+    """What ``found`` yields; a :class:`ConvertError` (yielded or raised) stops here, unless
+    ``problems`` takes it: a yielded one is skipped and the rest read on, a raised one ends ``found``."""
+    items: List[Any] = []
     try:
         for entry in found:
             if isinstance(entry, ConvertError):
