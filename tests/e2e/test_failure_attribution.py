@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import uuid
 
 import pytest
@@ -42,7 +41,6 @@ from .harness import (
     login,
     navigation_started,
     open_annotate,
-    potato_command,
     radio_answer,
     returning_user_state,
     wait_saved_json,
@@ -201,19 +199,7 @@ def expect_restored(page, agent: str, step: int, reason: str) -> None:
 # --------------------------------------------------------------------------- config
 
 
-def test_example_config_passes_strict_validation():
-    result = subprocess.run([*potato_command(), "validate", "--strict", "config.yaml"],
-                            cwd=EXAMPLES_DIR / EXAMPLE, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 # --------------------------------------------------------------------------- rendering
-
-
-@pytest.mark.e2e
-def test_description_shows_literally_and_page_survives(task, page, user):
-    expect(attribution_form(page).locator("legend")).to_have_text(HOSTILE_DESCRIPTION)
-    expect(page.locator("#next-btn")).to_be_visible()  # `{#` did not swallow the rest of the page
 
 
 @pytest.mark.e2e
@@ -359,18 +345,18 @@ def test_stored_marks_missing_from_the_trace_are_shown_and_kept(task, page):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("control", [agent_select, step_select, reason_box], ids=["agent", "step", "reason"])
-def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user, control):
+def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user):
+    """Each control in turn, on one page (one login instead of one per control)."""
     open_attribution(page)
     choose_agent(page, 'Agent "Smith"')
     choose_step(page, 2)
-    expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
-
-    control(page).focus()
-    for key in ("ArrowRight", "ArrowLeft"):
-        control(page).press(key)
-        assert not navigation_started(page), f"{key} in the {control.__name__} started a navigation"
-        assert current_instance_id(page) == FIRST["id"]
+    for control in (agent_select, step_select, reason_box):
+        expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
+        control(page).focus()
+        for key in ("ArrowRight", "ArrowLeft"):
+            control(page).press(key)
+            assert not navigation_started(page), f"{key} in the {control.__name__} started a navigation"
+            assert current_instance_id(page) == FIRST["id"], control.__name__
 
 
 def click_next_expecting_block(page):
