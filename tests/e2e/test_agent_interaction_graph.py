@@ -28,7 +28,6 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    restore_in_page,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -442,20 +441,6 @@ def test_required_graph_blocks_next_until_an_agent_is_on_the_path(task, page, us
 
 
 # --------------------------------------------------------------------------- re-render (SPEC §6)
-
-
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    node(page, "human").focus()
-    marks = {("Orchestrator", "FileSurfer"): "critical"}
-    stored = value(["FileSurfer", "human"], marks)
-    restore_in_page(page, "graph", stored)
-    expect_marks(page, ["FileSurfer", "human"], marks)
-    assert focused_label(page) == "Agent human, on the critical path (2 of 2)"
-    expect(summary(page)).to_have_text(
-        "Critical path: FileSurfer -> human. Flagged edges: Orchestrator to FileSurfer (critical). "
-        "No edge from FileSurfer to human in this trace.")
-    assert hidden_value(page) == stored   # the re-render reads the value; it does not rewrite it
 
 
 # --------------------------------------------------------------------------- a 5,000-step run

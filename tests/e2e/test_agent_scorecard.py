@@ -448,21 +448,6 @@ def test_marks_missing_from_the_trace_are_shown_kept_and_removable(task, page):
 
 
 @pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input(task, page, user):
-    assert checked_choice(page, SMITH, "contribution") is None
-    restore_in_page(page, SCHEMA, COMPLETE)
-    assert checked_choice(page, SMITH, "contribution") == 5
-    assert checked_choice(page, "Team", PACE) == "na"
-    expect(milestone_box(page, CHECKED)).to_be_checked()
-    expect(step_picker(page, CHECKED)).to_have_value("4")
-    expect_complete(page)
-    expect(summary(page)).to_have_attribute("aria-live", "polite")
-    expect(summary(page)).to_have_text(
-        f"{CELLS} of {CELLS} cells scored or not applicable. Milestones reached: {CHECKED}.")
-    assert hidden_value(page) == COMPLETE   # the re-render reads the value; it does not rewrite it
-
-
-@pytest.mark.e2e
 def test_focus_survives_a_re_render_even_when_rows_are_rebuilt(task, page, user):
     option(page, SMITH, "contribution", 4).focus()
     page.keyboard.press("Space")

@@ -467,21 +467,6 @@ def test_a_stale_turn_goes_only_when_the_annotator_removes_it(task, page, user):
 
 
 @pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    turn(page, 3, "A->B").focus()
-    value = {"role_drift": entry(([2, 6], "A->B starts acting as the summariser"))}
-    assert_valid(value, HOSTILE)
-    restore_in_page(page, "emergent", value)
-    assert focused_label(page) == "Turn 3 (A->B)"  # the same logical control keeps focus
-    expect(summary(page)).to_contain_text("role_drift: episode 1, 2 turns across 2 agents")
-    pick_episode(page, "role_drift", 1).click()
-    expect(turn(page, 3, "A->B")).to_have_attribute("aria-pressed", "true")
-    expect(note_box(page, "role_drift", 1)).to_have_value("A->B starts acting as the summariser")
-    expect(form(page)).not_to_have_attribute("data-ma-error", re.compile(".*"))
-    assert hidden_value(page) == value  # the re-render reads the value; it does not rewrite it
-
-
-@pytest.mark.e2e
 def test_without_notes_a_stored_note_is_shown_but_cannot_be_edited(task, page, user):
     value = {"groupthink": entry(([0], "written while notes were on"))}
     page.evaluate(

@@ -28,7 +28,6 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    restore_in_page,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -446,22 +445,6 @@ def test_saved_reviews_missing_from_the_trace_are_shown_and_kept(task, page):
     orphans.get_by_role("button", name=re.compile("^Remove saved review: Alice to Bob")).click()
     expect(orphans).to_be_hidden()
     wait_saved_json(task, GHOST_USER, FIRST["id"], SCHEMA, [GHOST_VALUE[1]])
-
-
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    second = handoffs_of(FIRST)[1]
-    quality_radio(page, second, 3).check()
-    quality_radio(page, second, 3).focus()
-    value = [entry_of(second, quality=5, flags=["garbling"], note="restored")]
-    restore_in_page(page, "handoffs", value)
-
-    expect(quality_radio(page, second, 5)).to_be_checked()
-    expect(flag_button(page, second, "garbling")).to_have_attribute("aria-pressed", "true")
-    expect(note_box(page, second)).to_have_value("restored")
-    assert focused(page)["card"] == 1 and focused(page)["focus"] == "q:3"  # the same control keeps focus
-    assert hidden_value(page) == value  # the re-render reads the value; it does not rewrite it
-    expect(summary(page)).to_have_text("1 of 4 handoffs reviewed, 1 flagged.")
 
 
 # --------------------------------------------------------------------------- 5,000 steps

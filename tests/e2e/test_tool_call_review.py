@@ -26,7 +26,6 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -392,22 +391,6 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     stale.get_by_role("button", name=re.compile(r"^Remove: tool delete_db")).click()
     expect(stale).to_be_hidden()
     wait_saved_json(task, GHOST_USER, HOSTILE["id"], SCHEMA, [GHOST_VALUE[0], GHOST_VALUE[2]])
-
-
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    calls = calls_of(HOSTILE)
-    focused = verdict(card(page, HOSTILE_TITLES[3]), "wrong_args")
-    focused.focus()
-    value = [judgement(calls[3], 0, "wrong_args", "restored"), judgement(calls[0], 0, "correct")]
-    restore_in_page(page, SCHEMA, value)
-
-    expect(focused).to_be_checked()
-    expect(focused).to_be_focused()
-    expect(verdict(card(page, HOSTILE_TITLES[0]), "correct")).to_be_checked()
-    expect(card(page, HOSTILE_TITLES[3]).get_by_label("Notes")).to_have_value("restored")
-    expect(review_form(page).locator(".ma-summary")).to_contain_text("2 of 4 tool calls judged")
-    assert hidden_value(page) == value
 
 
 # --------------------------------------------------------------------------- 5,000 calls
