@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -428,12 +429,8 @@ def test_marks_missing_from_the_trace_are_listed_kept_and_removable(task, page):
 def test_required_graph_blocks_next_until_an_agent_is_on_the_path(task, page, user):
     click_edge(page, "Orchestrator", "WebSurfer")   # a value, but no critical path yet
     expect(graph_form(page)).to_have_attribute("data-incomplete-reason", "No agent is on the critical path yet; click at least one agent")
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
+    message = click_next_expecting_block(page, DESCRIPTION, MAGENTIC["id"])
     expect(message).to_contain_text("No agent is on the critical path yet")
-    assert not navigation_started(page) and current_instance_id(page) == MAGENTIC["id"]
 
     node(page, "human").click()
     expect(graph_form(page)).not_to_have_attribute("data-incomplete-reason", re.compile(".*"))

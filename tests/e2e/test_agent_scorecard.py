@@ -29,6 +29,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
@@ -349,19 +350,9 @@ def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user
 # --------------------------------------------------------------------------- completeness and N/A
 
 
-def click_next_expecting_block(page):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
-    assert not navigation_started(page)
-    assert current_instance_id(page) == HOSTILE_RUN["id"]
-    return message
-
-
 @pytest.mark.e2e
 def test_untouched_required_scorecard_blocks_next(task, page, user):
-    click_next_expecting_block(page)
+    click_next_expecting_block(page, DESCRIPTION, HOSTILE_RUN["id"])
 
 
 @pytest.mark.e2e
@@ -369,7 +360,7 @@ def test_a_partly_scored_scorecard_blocks_next_saying_how_many_cells_are_left(ta
     pick(page, SMITH, "contribution", 2)
     pick(page, "Team", "coordination", "na")
     expect_incomplete(page, CELLS - 2)
-    message = click_next_expecting_block(page)
+    message = click_next_expecting_block(page, DESCRIPTION, HOSTILE_RUN["id"])
     expect(message).to_contain_text(f"({CELLS - 2} of {CELLS} cells left)")
 
 

@@ -33,6 +33,7 @@ from potato_multiagent import derive, validate_value
 
 from ..realdata.conftest import corpus_location
 from .harness import (
+    click_next_expecting_block,
     restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
@@ -396,20 +397,10 @@ def test_filter_lanes_and_jump_to_a_turn(task, page, user):
 # --------------------------------------------------------------------------- required completeness
 
 
-def click_next_expecting_block(page):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(HOSTILE_DESCRIPTION)
-    assert not navigation_started(page)
-    assert current_instance_id(page) == HOSTILE["id"]
-    return message
-
-
 @pytest.mark.e2e
 def test_untouched_required_widget_blocks_next(task, page, user):
     expect_incomplete(page)
-    click_next_expecting_block(page)
+    click_next_expecting_block(page, HOSTILE_DESCRIPTION, HOSTILE["id"])
 
 
 @pytest.mark.e2e
@@ -417,7 +408,7 @@ def test_a_note_without_turns_blocks_next_and_says_what_is_missing(task, page, u
     note_box(page, "collusion", 1).fill("suspicious, but no turn to point at")
     note_box(page, "collusion", 1).blur()
     expect_incomplete(page)
-    message = click_next_expecting_block(page)
+    message = click_next_expecting_block(page, HOSTILE_DESCRIPTION, HOSTILE["id"])
     expect(message).to_contain_text("0 turns marked: mark at least one turn of a behaviour")
 
 

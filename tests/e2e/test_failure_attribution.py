@@ -27,6 +27,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     choose_decisive_step,
     decisive_step_count,
     step_picker,
@@ -358,23 +359,10 @@ def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user
             assert current_instance_id(page) == FIRST["id"], control.__name__
 
 
-def click_next_expecting_block(page):
-    """Click Next, expect Potato's required-fields alert, and that the instance stays; return it."""
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_have_attribute("role", "alert")
-    expect(message).to_contain_text("Please answer the required question")
-    expect(message).to_contain_text(HOSTILE_DESCRIPTION)
-    assert not navigation_started(page)
-    assert current_instance_id(page) == FIRST["id"]
-    return message
-
-
 @pytest.mark.e2e
 def test_untouched_required_attribution_blocks_next(task, page, user):
     open_attribution(page)
-    click_next_expecting_block(page)
+    click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])
 
 
 @pytest.mark.e2e
@@ -386,7 +374,7 @@ def test_attribution_without_agent_blocks_next_and_says_what_is_missing(task, pa
     expect_incomplete(page)
     shortfall = attribution_form(page).get_attribute("data-incomplete-reason").strip()
 
-    message = click_next_expecting_block(page)
+    message = click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])
     expect(message).to_contain_text(f"({shortfall})")
 
 

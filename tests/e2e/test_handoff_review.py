@@ -28,6 +28,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     EXAMPLES_DIR,
     REPO_ROOT,
     annotation_pairs,
@@ -362,22 +363,12 @@ assert sorted(ARROW_ORDER) == sorted(CONTROLS)
 # --------------------------------------------------------------------------- required completeness
 
 
-def click_next_expecting_block(page):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(HOSTILE_DESCRIPTION)
-    assert not navigation_started(page)
-    assert current_instance_id(page) == FIRST["id"]
-    return message
-
-
 @pytest.mark.e2e
 def test_required_review_blocks_next_until_every_handoff_is_reviewed(task, page, user):
-    click_next_expecting_block(page)
+    click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])
     quality_radio(page, handoffs_of(FIRST)[0], 3).check()
     expect(form(page)).to_have_attribute("data-incomplete-reason", "1 of 4 handoffs reviewed")
-    expect(click_next_expecting_block(page)).to_contain_text("(1 of 4 handoffs reviewed)")
+    expect(click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])).to_contain_text("(1 of 4 handoffs reviewed)")
 
     form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
     expect_complete(page)

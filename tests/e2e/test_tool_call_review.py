@@ -26,6 +26,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -318,11 +319,7 @@ def test_arrow_keys_inside_the_widget_do_not_change_the_instance(task, page, use
 
 @pytest.mark.e2e
 def test_required_review_blocks_next_and_counts_what_is_missing(task, page, user):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
-    assert current_instance_id(page) == HOSTILE["id"]
+    message = click_next_expecting_block(page, DESCRIPTION, HOSTILE["id"])
 
     verdict(card(page, HOSTILE_TITLES[2]), "correct").check()
     expect(review_form(page)).to_have_attribute("data-incomplete-reason", "1 of 4 tool calls judged")

@@ -26,6 +26,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
+    click_next_expecting_block,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -364,11 +365,7 @@ def test_bands_span_only_their_agents_lanes_and_keys_move_between_regions(task, 
 
 @pytest.mark.e2e
 def test_unlabelled_regions_block_next_with_a_count(task, page, user):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
-    assert not navigation_started(page) and current_instance_id(page) == MIGRATION
+    click_next_expecting_block(page, DESCRIPTION, MIGRATION)
     expect(form(page)).to_have_attribute("data-incomplete-reason", "0 of 1 contention regions labelled")
     choose_label(page, MIGRATION_REGION, "deadlock")
     expect_complete(page)
