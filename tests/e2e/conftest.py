@@ -57,26 +57,3 @@ def potato_task(tmp_path_factory):
     for task in started:
         task.stop()
 
-
-@pytest.fixture(scope="session")
-def shared_example_server(tmp_path_factory):
-    """Factory: `shared_example_server(example) -> PotatoTask`, one server per example folder for the
-    whole session (its own config.yaml, nothing added, nobody seeded).
-
-    For tests that only log in as a fresh user and read that user's page or answers: a fresh user
-    name per test is their isolation, so modules that open the same example share one server
-    instead of starting their own. Not for tests that stop the server, seed users, or read every
-    user's output (check, export).
-    """
-    started: dict[str, PotatoTask] = {}
-
-    def get(example: str) -> PotatoTask:
-        if example not in started:
-            source_dir = EXAMPLES_DIR / example
-            task_dir = prepare_task_dir(source_dir, tmp_path_factory.mktemp("shared") / source_dir.name)
-            started[example] = start_potato(task_dir)
-        return started[example]
-
-    yield get
-    for task in started.values():
-        task.stop()
