@@ -56,4 +56,3 @@ def potato_task(tmp_path_factory):
     yield start
     for task in started:
         task.stop()
-
