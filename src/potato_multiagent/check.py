@@ -32,7 +32,7 @@ def check_config(task: Task) -> tuple[List[Finding], dict]:
     """Findings for our schemes' configs, and the parsed config of every good scheme by name."""
     findings, configs = [], {}
     plugins = task.config.get("plugins") or []
-    if task.our_schemes() and PLUGIN_NAME not in plugins:
+    if (task.our_schemes() or _has_trace_view(task.config)) and PLUGIN_NAME not in plugins:
         findings.append(Finding("config", f"plugins does not list '{PLUGIN_NAME}'"))
     for scheme in task.our_schemes():
         name = scheme.get("name", "?")
@@ -49,7 +49,20 @@ def check_config(task: Task) -> tuple[List[Finding], dict]:
             configs[name] = (cls, config)
     if configs:
         findings.extend(numbering_findings(task, {config.steps_key for _, config in configs.values()}))
+    findings.extend(trace_view_findings(task.config))
     return findings, configs
+
+
+def trace_view_findings(config: dict) -> List[Finding]:
+    """The ``multiagent.trace`` display fields' keys (docs/trace-view.md), one finding per bad key."""
+    from .trace_view import parse_trace_view_config, trace_fields
+
+    findings = []
+    for position, field in trace_fields(config):
+        _, problems = parse_trace_view_config(field)
+        where = f"config / instance_display.fields[{position}]"
+        findings.extend(Finding(where, problem) for problem in problems)
+    return findings
 
 
 NUMBERING_RULE = "our widgets and exports number every step #N = its index + 1"
@@ -119,3 +132,9 @@ def run_check(config_path: str) -> tuple[int, List[str]]:
     errors = [finding for finding in findings if finding.level == "error"]
     summary = f"{len(errors)} problem(s), {len(findings) - len(errors)} warning(s)"
     return (1 if errors else 0), [str(finding) for finding in findings] + [summary]
+
+
+def _has_trace_view(config: dict) -> bool:
+    from .trace_view import trace_fields
+
+    return bool(trace_fields(config))

@@ -257,11 +257,13 @@ def _migrate_config_command(args: argparse.Namespace) -> int:
     from .migrate import migrate_config_text
 
     source = Path(args.config)
-    migration = migrate_config_text(read_text(source))
+    migration = migrate_config_text(read_text(source), trace_view=getattr(args, "trace_view", False))
     if args.output is not None:
         write_text_whole(args.output, migration.text)  # the config is whole or untouched, never half-written
     for change in migration.changes:
         print(f"{source}: {change}", file=sys.stderr)
+    for offer in migration.offers:
+        print(f"{source}: offer: {offer}", file=sys.stderr)
     if args.output is None:
         sys.stdout.write(migration.text)
     else:
@@ -385,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "keeping every other line and comment (idempotent)")
     m.add_argument("config")
     m.add_argument("-o", "--output", help="write here (may be the config itself); default: standard output")
+    m.add_argument("--trace-view", action="store_true",
+                   help="also move agent_trace display fields to multiagent.trace (docs/trace-view.md)")
     m.set_defaults(run=_migrate_config_command)
 
     w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved by "

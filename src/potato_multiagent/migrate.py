@@ -28,6 +28,8 @@ _PLUGINS_LINE = re.compile(r"^plugins:\s*(?P<rest>.*?)\s*(?P<comment>#.*)?$")
 _FLOW_LIST = re.compile(r"^\[(?P<items>.*)\]$")
 _TURN_NUMBERS = re.compile(r"\bshow_turn_numbers\b")
 _TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+_DISPLAY_TYPE_LINE = re.compile(r"""^(?P<head>\s*(?:-\s+)?type:\s*)(?P<quote>["']?)agent_trace(?P=quote)(?P<tail>\s*(?:#.*)?)$""")
+TRACE_VIEW_TYPE = "multiagent.trace"
 _NUMBERS_ON = re.compile(r"\bshow_(?:turn|step)_numbers(?P<space>\s*):\s*(?:true|True|TRUE|yes)\b")
 _ITEM_START = re.compile(r"^(?P<indent>\s*)-\s")
 _DISPLAY_TYPE = re.compile(r"""(?<![\w.])type:\s*["']?(?P<type>[\w.]+)""")
@@ -40,9 +42,11 @@ class Migration:
 
     text: str
     changes: List[str] = field(default_factory=list)
+    offers: List[str] = field(default_factory=list)
+    """Moves not made unless asked (``--trace-view``), in words."""
 
 
-def migrate_config_text(text: str) -> Migration:
+def migrate_config_text(text: str, trace_view: bool = False) -> Migration:
     """Rewrite built-in multi-agent types to ours, turn the plugin on, and fix the two keys of
     Potato's own examples that 2.12.1's ``validate --strict`` rejects.
 
@@ -56,9 +60,20 @@ def migrate_config_text(text: str) -> Migration:
     """
     lines = text.splitlines(keepends=True)
     changes: List[str] = []
+    offers: List[str] = []
     renamed = False
     for number, line in enumerate(lines):
         body, newline = _split_newline(line)
+        display = _DISPLAY_TYPE_LINE.match(body)
+        if display and trace_view:
+            lines[number] = f"{display['head']}{display['quote']}{TRACE_VIEW_TYPE}{display['quote']}{display['tail']}{newline}"
+            changes.append(f"line {number + 1}: display type agent_trace -> {TRACE_VIEW_TYPE} (numbered as our "
+                           "widgets number steps; see docs/trace-view.md)")
+            renamed = True
+            continue
+        if display:
+            offers.append(f"line {number + 1}: agent_trace can become {TRACE_VIEW_TYPE} (steps numbered as our "
+                          "widgets number them, layouts, links from the widgets): run again with --trace-view")
         match = _TYPE_LINE.match(body)
         if match and match["type"] in BUILT_IN_TYPES:
             new_type = f"{PLUGIN}.{match['type']}"
@@ -80,7 +95,7 @@ def migrate_config_text(text: str) -> Migration:
     if renamed or any(f"{PLUGIN}." in line for line in lines):
         changes.extend(_agent_trace_numbers_off(lines))
         changes.extend(_enable_plugin(lines))
-    return Migration("".join(lines), changes)
+    return Migration("".join(lines), changes, offers)
 
 
 def _agent_trace_numbers_off(lines: List[str]) -> List[str]:

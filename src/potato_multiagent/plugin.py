@@ -7,8 +7,18 @@ from . import types
 
 def register(api) -> None:
     """Register every type folder with its declared config keys, and the scripts and styles of the
-    widgets, in the order the folders give (``web/`` first, then each type)."""
+    widgets, in the order the folders give (``web/`` first, then each type); then the trace view."""
     for type_name, scheme in types.SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
     api.add_assets(".", scripts=types.scripts(), styles=types.styles())
+    register_trace_view(api)
+
+
+def register_trace_view(api) -> None:
+    """The ``multiagent.trace`` display type (its browser half is ``web/trace_view.js``, loaded with
+    ``web/``); imported here because it needs Potato's BaseDisplay."""
+    from .trace_view.config import DISPLAY_TYPE
+    from .trace_view.display import TraceDisplay
+
+    api.add_display(DISPLAY_TYPE, TraceDisplay())

@@ -371,7 +371,10 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.press("ArrowDown", step)
     expect_active_option(widget, step, r"^#2 ")
     journey.press("Enter", step, says=r"Decisive step: #2 \(")
+    trace_link = widget.get_by_role("button", name="Show #2 in the trace")   # the trace view's link
+    journey.press("Tab", trace_link)
     journey.press("Tab", reason)
+    journey.press("Shift+Tab", trace_link)
     journey.press("Shift+Tab", step)
     journey.press("ArrowUp", step)
     journey.press("ArrowUp", step)
@@ -419,6 +422,9 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
+    steps = card.get_by_role("button", name=re.compile(r"^#\d+$"))   # "from #M to #N": links into the trace view
+    for position in range(2):
+        journey.press("Tab", steps.nth(position))
     # Researcher -> Writer (the tool call before it is no handoff): the Writer's long draft has a toggle
     journey.press("Tab", card.get_by_role("button", name="Show full message"))
     journey.press("Tab", info_loss)
@@ -520,7 +526,7 @@ def test_keyboard_emergent_behavior(task, open_as):
     widget = form(page, "emergent")
     pick_groupthink = widget.get_by_role("button", name="Mark turns of groupthink, episode 1")
     first_turn = widget.get_by_role("button", name="Turn 1 (Researcher)", exact=True)
-    second_turn = widget.get_by_role("button", name="Turn 2 (tool)", exact=True)
+    second_turn = widget.get_by_role("button", name="Turn 2 (Researcher)", exact=True)  # a tool result is its caller's
     journey = Journey(page, "emergent")
 
     journey.start_before()
@@ -534,14 +540,14 @@ def test_keyboard_emergent_behavior(task, open_as):
     for name in ("Note on groupthink, episode 1", "Add another cascading_error episode",
                  "Mark turns of cascading_error, episode 1", "Add another role_drift episode",
                  "Mark turns of role_drift, episode 1", "No emergent behaviour observed in this run",
-                 "Researcher (2)", "tool (1)", "Writer (1)", "Editor (1)", "Jump to turn"):
+                 "Researcher (3)", "Writer (1)", "Editor (1)", "Jump to turn"):
         journey.press("Tab", widget.get_by_label(name, exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", first_turn)
     journey.press("Space", first_turn, says=r"^Turn #1 marked in groupthink, episode 1\.")
     journey.press("ArrowRight", second_turn)
     journey.press("Enter", second_turn,
-                  says=r"^Turn #2 marked in groupthink, episode 1\. groupthink: episode 1, 2 turns across 2 agents")
+                  says=r"^Turn #2 marked in groupthink, episode 1\. groupthink: episode 1, 2 turns: #1 \(Researcher\), #2 \(Researcher\)")
     journey.press("ArrowLeft", first_turn)
     expect(first_turn).to_have_attribute("aria-pressed", "true")
     journey.survives_rerender(first_turn)

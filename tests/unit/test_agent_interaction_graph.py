@@ -128,7 +128,7 @@ def test_rejects_malformed_values_naming_the_field(stored, field):
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEMES[TYPE].optional_fields()) == {"steps_key", "agent_key", "calls_key", "resource_key", "agents",
-                                                    "agent_qualifiers"}
+                                                    "agent_qualifiers", "show_judgments", "judgments_key"}
 
 
 # -- rendering -----------------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def test_config_defaults_are_the_seeds():
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEME.optional_fields()) == {
-        "steps_key", "agent_key", "calls_key", "resource_key", "agents", "agent_qualifiers", "agent_dimensions",
+        "steps_key", "agent_key", "calls_key", "resource_key", "agents", "agent_qualifiers", "show_judgments", "judgments_key", "agent_dimensions",
         "team_dimensions", "milestones", "scale", "scale_labels", "allow_na", "milestone_steps"}
 
 

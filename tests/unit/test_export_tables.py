@@ -147,7 +147,8 @@ def test_an_unreadable_potato_answer_is_invalid_not_a_row(tmp_path):
 
 def test_the_team_evaluation_example_has_its_mast_and_outcome_tables():
     task = load_task(ROOT / "examples" / "team-evaluation" / "config.yaml")
-    assert list(task.annotations("mast_steps").columns)[:6] == ["instance_id", "user", "timestamp", "step",
+    # MAST modes tagged per step in the trace view (turn-level multiselect, analysis/turn_tags.py)
+    assert list(task.annotations("mast_steps").columns)[:7] == ["instance_id", "user", "timestamp", "turn", "step",
                                                                "step_number", "step_agent"]
     assert "label" in task.annotations("outcome").columns
 

@@ -64,7 +64,7 @@ def test_config_defaults():
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEMES[TYPE].optional_fields()) == {"steps_key", "agent_key", "calls_key", "resource_key", "agents",
-                                                    "agent_qualifiers", "flags", "quality_scale", "allow_note"}
+                                                    "agent_qualifiers", "show_judgments", "judgments_key", "flags", "quality_scale", "allow_note"}
 
 
 @pytest.mark.parametrize("bad, message", [

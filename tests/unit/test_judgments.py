@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from potato_multiagent import derive, validate_value
+from potato_multiagent.types import SCHEMES
 from potato_multiagent.cli import main
 from potato_multiagent.judgments import (JudgmentError, check_judgments, place_judgments, read_judgments)
 
@@ -161,3 +162,16 @@ def test_init_puts_judgments_for_the_schemes_it_chose(tmp_path, corpus_dir, caps
         f"error: {bad}:1: scheme: 'handoffz' is not a multiagent scheme of the config (known: attribution, "
         f"interaction_graph, handoffs)", "error: nothing written"]
     assert not (tmp_path / "t2" / "config.yaml").exists() and not (tmp_path / "t2" / "data").exists()
+
+
+@pytest.mark.parametrize("type_name", sorted(SCHEMES))
+def test_every_type_takes_the_judgment_display_keys_and_names_a_bad_one(type_name):
+    scheme = SCHEMES[type_name]
+    base = {"name": "s", "description": "d"}
+    if type_name.endswith("agent_scorecard"):
+        base["agent_dimensions"] = ["quality"]
+    config, problems = scheme.parse_config({**base, "show_judgments": "after_answer", "judgments_key": "judge"})
+    assert problems == [] and config.show_judgments == "after_answer" and config.judgments_key == "judge"
+    assert scheme.widget_config(config)["show_judgments"] == "after_answer"
+    _, problems = scheme.parse_config({**base, "show_judgments": "sometimes"})
+    assert len(problems) == 1 and problems[0].startswith("show_judgments: "), problems

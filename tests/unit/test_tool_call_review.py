@@ -55,7 +55,7 @@ def test_registered_under_the_namespaced_name():
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEMES[TYPE].optional_fields()) == {
-        "steps_key", "agent_key", "calls_key", "resource_key", "agents", "agent_qualifiers",
+        "steps_key", "agent_key", "calls_key", "resource_key", "agents", "agent_qualifiers", "show_judgments", "judgments_key",
         "verdict_options", "multi_verdict", "allow_notes"}
 
 

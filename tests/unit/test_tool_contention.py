@@ -50,7 +50,7 @@ def test_registered_under_the_namespaced_name_with_its_keys():
     scheme = scheme_for(TYPE)
     assert scheme is scheme_for("tool_contention") is SCHEMES[TYPE]
     assert set(scheme.optional_fields()) == {"steps_key", "agent_key", "calls_key", "resource_key", "agents",
-                                             "agent_qualifiers", "contention_labels", "allow_note"}
+                                             "agent_qualifiers", "show_judgments", "judgments_key", "contention_labels", "allow_note"}
 
 
 def test_the_record_has_three_regions_and_one_left_out_call():

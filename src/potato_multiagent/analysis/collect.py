@@ -181,7 +181,7 @@ def _scheme_tables(task: Task) -> Tuple[Dict[str, SchemeTable], List[str]]:
     for scheme_dict in task.all_schemes():
         name = str(scheme_dict.get("name"))
         if id(scheme_dict) not in ours:
-            potato_adapter = potato_adapter_for(scheme_dict)
+            potato_adapter = potato_adapter_for(scheme_dict, task.config)
             if potato_adapter is not None:
                 type_name = str(scheme_dict.get("annotation_type")) + (" (turn_level)" if scheme_dict.get("turn_level") else "")
                 tables[name] = SchemeTable(name, type_name, scheme_dict, potato_adapter)

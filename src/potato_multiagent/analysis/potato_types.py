@@ -211,5 +211,12 @@ POTATO_ADAPTERS: Tuple[Type[PotatoAdapter], ...] = (TurnLevelAdapter, RadioAdapt
 """Checked in order: a turn-level radio is read as turn-level."""
 
 
-def potato_adapter_for(scheme: dict) -> Optional[Type[PotatoAdapter]]:
+def potato_adapter_for(scheme: dict, config: Optional[dict] = None) -> Optional[Type[PotatoAdapter]]:
+    """The adapter for one of Potato's schemes; a turn-level scheme bound to our trace view
+    (``config`` names it) is read per step and mode by :mod:`.turn_tags`."""
+    from .turn_tags import TraceTurnTagsAdapter
+
+    on_trace_view = TraceTurnTagsAdapter.for_scheme(scheme, config)
+    if on_trace_view is not None:
+        return on_trace_view
     return next((adapter for adapter in POTATO_ADAPTERS if adapter.accepts(scheme)), None)

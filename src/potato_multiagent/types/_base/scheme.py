@@ -8,7 +8,7 @@ are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shap
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any, ClassVar, List, Optional, Tuple, Type
+from typing import Annotated, Any, ClassVar, List, Literal, Optional, Tuple, Type
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
@@ -75,6 +75,13 @@ class SchemeConfig(DeriveOptions):
 
     name: StrictStr = Field(min_length=1, description="The scheme's name (Potato stores values under it).")
     description: StrictStr = Field(description="Shown as the question's title.")
+    show_judgments: Literal["always", "after_answer", "never"] = Field(
+        "always", description="When the judgments a record carries for this scheme (an LLM judge's or a "
+        "baseline's answer, docs/judgments.md) are shown beside the controls: `after_answer` reveals them "
+        "once the annotator has answered, to measure and limit anchoring.")
+    judgments_key: StrictStr = Field(
+        "judgments", min_length=1, description="The record field holding the shown judgments, "
+        "`{scheme: [{source, value}]}` as `convert --judgments` writes it.")
 
     def widget_config(self) -> dict:
         """The JSON the widget script receives: everything but name and description."""

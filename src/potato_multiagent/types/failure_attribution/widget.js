@@ -199,7 +199,30 @@
     ui.reason.addEventListener('input', ui.typing);
     ui.reason.addEventListener('change', ui.typing.flush);
     ui.reason.addEventListener('blur', ui.typing.flush);
+    wireTraceView(ui);
     return ui;
+  }
+
+  /**
+   * The trace view (docs/trace-view.md): the chosen step links into it ("Show #N in the trace",
+   * in the chosen-step box), and its "Set as decisive step" action is chosen and committed here
+   * as if picked in the list, so Potato saves it.
+   */
+  function wireTraceView(ui) {
+    document.addEventListener('multiagent:step-action', function (event) {
+      var detail = event.detail || {};
+      if (detail.action !== 'decisive' || !ui.ctx || !ui.derivation) { return; }
+      if (!(detail.index >= 0 && detail.index < ui.derivation.steps.length)) { return; }
+      ui.chosenStep = detail.index;
+      commit(ui);
+      event.preventDefault();
+    });
+  }
+
+  function traceLink(index) {
+    if (!document.querySelector('section.ma-trace')) { return null; }
+    return runtime.h('button', {type: 'button', class: 'ma-step-link ma-fa-step-link', 'data-ma-step-link': String(index),
+      text: 'Show #' + (index + 1) + ' in the trace'});
   }
 
   function labelOf(ui, index) {
@@ -296,6 +319,7 @@
     var fold = foldText(step.text, CHOSEN_TEXT_CHARS, CHOSEN_TEXT_LINES);
     var parts = [
       h('p', {class: 'ma-fa-chosen-title', text: 'Step #' + (index + 1) + ' \u00B7 ' + windowing.stepAgentWords(step)}),
+      traceLink(index),
       h('div', {class: 'ma-fa-chosen-text', text: (fold.head || '(no text)') + (fold.folded ? ' \u2026' : '')})
     ];
     if (fold.folded) {
@@ -309,7 +333,7 @@
     }
     if (index > 0) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'Before: ' + labelOf(ui, index - 1)})); }
     if (index + 1 < steps.length) { parts.push(h('p', {class: 'ma-fa-neighbour', text: 'After: ' + labelOf(ui, index + 1)})); }
-    parts.forEach(function (node) { box.appendChild(node); });
+    parts.forEach(function (node) { if (node) { box.appendChild(node); } });
   }
 
   function showValue(ui, value) {
@@ -347,6 +371,7 @@
     var ui = ctx.state.ui || (ctx.state.ui = createUi(ctx.el));
     if (ui.ctx) { ui.typing.flush(); }   // text typed just before this re-render is stored first
     ui.ctx = ctx;
+    ctx.form.setAttribute('data-ma-step-actions', 'decisive');
     if (ui.derivation !== ctx.derivation) { fillOptions(ui, ctx.derivation); }
     var stored = readValue(ctx.model.get(), ctx.config);
     ui.unreadable = stored.unreadable;

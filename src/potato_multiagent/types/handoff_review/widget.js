@@ -486,18 +486,25 @@
   function kindLine(handoff) {
     if (handoff.explicit) {
       return h('p', {class: 'ma-hr-kind ma-hr-kind-explicit'}, [
-        h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at #' + (handoff.step + 1)]);
+        h('span', {class: 'ma-hr-badge', text: 'Explicit handoff event'}), ' at ', stepRef(handoff.step)]);
     }
-    var from = '#' + (handoff.from_step + 1);
-    var to = '#' + (handoff.step + 1);
+    var from = stepRef(handoff.from_step);
+    var to = stepRef(handoff.step);
     // threads of work (docs/derivation.md#threads): a thread started from another agent, or ended
     if (handoff.kind === 'delegation') {
-      return h('p', {class: 'ma-hr-kind', text: 'Delegation: ' + from + ' starts a thread of work at ' + to});
+      return h('p', {class: 'ma-hr-kind'}, ['Delegation: ', from, ' starts a thread of work at ', to]);
     }
     if (handoff.kind === 'return') {
-      return h('p', {class: 'ma-hr-kind', text: 'Return: a thread of work ends at ' + from + ', control is back at ' + to});
+      return h('p', {class: 'ma-hr-kind'}, ['Return: a thread of work ends at ', from, ', control is back at ', to]);
     }
-    return h('p', {class: 'ma-hr-kind', text: 'Control passes from ' + from + ' to ' + to});
+    return h('p', {class: 'ma-hr-kind'}, ['Control passes from ', from, ' to ', to]);
+  }
+
+  /** "#N": a link into the trace view (docs/trace-view.md) when the page has one, else text. */
+  function stepRef(index) {
+    var text = '#' + (index + 1);
+    if (!document.querySelector('section.ma-trace')) { return text; }
+    return h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': String(index), text: text});
   }
 
   function excerptBlock(refs, part, idBase) {

@@ -487,6 +487,7 @@
       'data-judged': chosen.length ? 'true' : 'false'}, [
       h('section', {role: 'group', 'aria-label': title}, [
         h('h4', {class: 'ma-tcr-title', text: title}),
+        traceLinks(call),
         card.status,
         call.id === null ? null : h('p', {class: 'ma-tcr-id', text: 'Call id: ' + call.id}),
         expandable('arguments', argumentsView(call), ARGUMENT_PREVIEW, 'Show all arguments'),
@@ -497,6 +498,17 @@
       ])
     ]);
     return card;
+  }
+
+  /** "Call at #N, result in #M": links into the trace view (docs/trace-view.md), when the page has one. */
+  function traceLinks(call) {
+    if (!document.querySelector('section.ma-trace')) { return null; }
+    function link(index) {
+      return h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': String(index), text: '#' + (index + 1)});
+    }
+    var hasResult = typeof call.result_step === 'number';
+    return h('p', {class: 'ma-tcr-trace-links'}, ['In the trace: call at ', link(call.step),
+      hasResult ? ', result in ' : null, hasResult ? link(call.result_step) : null]);
   }
 
   /** The failure the trace records for the call (its result step's error, else its own), as text. */

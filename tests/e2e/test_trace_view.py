@@ -1,0 +1,360 @@
+"""End-to-end: the `multiagent.trace` display on real runs in a real Potato page.
+
+One task serves a Who&When Hand-Crafted run, a DPBench episode (both converted from the shared
+corpus by our converters), a 2,000-step synthetic run and a real OpenAI Agents SDK run with
+delegated threads (tests/fixtures/real). The tests click the `#N` links wired into
+the widgets (handoff cards, tool-call cards, failure attribution) and check they land on the step
+with the same number, agent and text; act from the trace ("Set as decisive step") and read the
+value Potato saved; answer the orchestration radio and watch the layout; tag MAST modes on two
+steps through Potato's turn-level input and read them back from user_state.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from potato_multiagent import derive
+from potato_multiagent.convert import convert_inputs
+
+from .harness import choose_decisive_step, current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
+
+TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
+CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+THREADED_RUN = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "openai-agents" / "agents_as_tools.json"
+"""A real OpenAI Agents SDK run (agents as tools: Planner delegates to FlightScout and HotelScout)."""
+FOLD = 600
+HOSTILE_AGENT = "<b>Evil</b> {{ 7*7 }}"
+HOSTILE_TEXT = "<img src=x onerror=\"window.__pwned=1\"> {% raw %}{{ 7*7 }}{# not a comment"
+WINDOW = 40
+MAST_MODES = ["FM-1.1 Disobey task specification", "FM-1.3 Step repetition", "FM-2.3 Task derailment",
+              "FM-3.2 No or incomplete verification"]
+
+
+def corpus_records() -> list[dict]:
+    if not CORPUS.is_dir():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"real-data corpus not found at {CORPUS}", pytrace=False)
+        pytest.skip(f"real-data corpus not found at {CORPUS}; set POTATO_MA_CORPUS")
+    who = convert_inputs("who-and-when", [CORPUS / "who_and_when" / "Hand-Crafted" / "1.json"]).records[0]
+    dp = convert_inputs("dpbench", [CORPUS / "dpbench"], strict=False).records[0]
+    long_run = {"id": "long-run", "question": "A long synthetic run",
+                "steps": [{"agent": f"A{i % 12}", "content": f"step {i} of the long run"} for i in range(2000)]}
+    long_run["steps"][0] = {"agent": HOSTILE_AGENT, "content": HOSTILE_TEXT}
+    threaded = convert_inputs("openai-agents", [THREADED_RUN], strict=False).records[0]
+    return [who, dp, long_run, threaded]
+
+
+def task_config() -> dict:
+    return {
+        "annotation_task_name": TASK_NAME, "task_dir": ".", "data_files": ["data/records.jsonl"],
+        "item_properties": {"id_key": "id", "text_key": "id"}, "output_annotation_dir": "annotation_output",
+        "plugins": ["multiagent"], "require_password": False,
+        "instance_display": {"fields": [
+            {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout_from": "orchestration",
+             "display_options": {"resizable": False}}]},
+        "annotation_schemes": [
+            {"annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
+             "labels": ["sequential_pipeline", "hierarchical_manager", "group_chat"]},
+            {"annotation_type": "multiagent.failure_attribution", "name": "attribution",
+             "description": "Which agent caused the failure, and at which step?"},
+            {"annotation_type": "multiagent.handoff_review", "name": "handoffs", "description": "Review handoffs"},
+            {"annotation_type": "multiagent.tool_call_review", "name": "tool_calls", "description": "Judge tool calls"},
+            {"annotation_type": "multiselect", "name": "mast", "description": "MAST failure modes",
+             "labels": MAST_MODES, "turn_level": True, "turn_binding": {"field": "steps"}},
+        ],
+    }
+
+
+@pytest.fixture(scope="module")
+def trace_task(potato_task, tmp_path_factory):
+    records = corpus_records()
+    source = tmp_path_factory.mktemp("trace-view-source")
+    (source / "data").mkdir()
+    (source / "data" / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (source / "config.yaml").write_text(yaml.safe_dump(task_config(), sort_keys=False), encoding="utf-8")
+    return potato_task(source), records
+
+
+def fresh_user() -> str:
+    return f"tv-{uuid.uuid4().hex[:8]}"
+
+
+def wait_view(page) -> None:
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                           polling=100, timeout=15_000)
+
+
+def agent_label(step) -> str:
+    if step.agent is None:
+        return "(no agent)"
+    return f"{step.agent} ({step.qualifier})" if step.qualifier else step.agent
+
+
+def shown_body(text: str) -> str:
+    return text if len(text) <= FOLD else text[:FOLD] + "\u2026"
+
+
+def assert_lands_on(page, record: dict, index: int) -> None:
+    """The view's current step is `index`: its number, agent and text, and it has focus."""
+    step = derive(record).steps[index]
+    current = page.locator("section.ma-trace .ma-trace-step.ma-trace-current")
+    assert current.count() == 1
+    assert current.locator(".ma-trace-num").text_content() == f"#{index + 1}"
+    assert current.locator(".ma-trace-agent").text_content() == agent_label(step)
+    if step.text:
+        assert current.locator(":scope > .ma-trace-text .ma-trace-body").text_content() == shown_body(step.text)
+    assert page.evaluate("document.activeElement.classList.contains('ma-trace-current')")
+    assert current.is_visible()
+
+
+def click_links(page, record: dict, scope: str) -> int:
+    links = page.locator(f"{scope} [data-ma-step-link]")
+    count = links.count()
+    for position in range(count):
+        link = links.nth(position)
+        index = int(link.get_attribute("data-ma-step-link"))
+        assert link.text_content().endswith(f"#{index + 1}") or f"#{index + 1} " in link.text_content()
+        link.click()
+        assert_lands_on(page, record, index)
+    return count
+
+
+def test_every_wired_link_lands_on_its_step(trace_task, page):
+    task, records = trace_task
+    who, dp = records[0], records[1]
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    # Who&When Hand-Crafted: every #N in every handoff card
+    clicked = click_links(page, who, 'form[data-schema-name="handoffs"]')
+    assert clicked == 2 * len(derive(who).handoffs)
+    # failure attribution: the chosen step's link
+    choose_decisive_step(page.locator('form[data-schema-name="attribution"]'), 8)
+    page.locator(".ma-fa-step-link").click()
+    assert_lands_on(page, who, 7)
+    # Escape returns focus to the link
+    page.keyboard.press("Escape")
+    assert page.evaluate("document.activeElement.classList.contains('ma-fa-step-link')")
+    # DPBench: every #N in every tool-call card
+    go_next(page)
+    wait_view(page)
+    calls = derive(dp).tool_calls
+    clicked = click_links(page, dp, 'form[data-schema-name="tool_calls"]')
+    shown = [int(i) for i in page.locator('form[data-schema-name="tool_calls"] li.ma-tcr-card').evaluate_all(
+        "cards => cards.map(card => card.getAttribute('data-ma-call'))")]
+    # DPBench steps carry a timestep: each step shows it
+    times = page.locator("section.ma-trace .ma-trace-step .ma-trace-time").all_text_contents()
+    assert times == [str(step["timestep"]) for step in dp["steps"] if "timestep" in step] and times
+    assert shown   # the cards the widget shows (it pages long lists): each links its call step (and result)
+    assert clicked == sum(1 + (calls[i].get("result_step") is not None) for i in shown)
+
+
+def test_acting_from_the_trace_sets_the_value_potato_saves(trace_task, page):
+    task, records = trace_task
+    user = fresh_user()
+    login(page, task.base_url, user)
+    wait_view(page)
+    instance = records[0]["id"]
+    card = page.locator('section.ma-trace .ma-trace-step[data-step="5"]')
+    card.locator('.ma-trace-action[data-action="decisive"]').click()
+    saved = wait_saved_json(task, user, instance, "attribution",
+                            {"responsible_agent": None, "decisive_step": 5, "reason": ""})
+    assert saved["decisive_step"] == 5
+    assert "#6" in page.locator("section.ma-trace .ma-trace-status").text_content()
+
+
+def test_the_layout_follows_the_orchestration_radio(trace_task, page):
+    task, records = trace_task
+    user = fresh_user()
+    login(page, task.base_url, user)
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    for answer, layout in (("sequential_pipeline", "lanes"), ("hierarchical_manager", "tree"),
+                           ("group_chat", "board")):
+        page.locator(f'input[type="radio"][schema="orchestration"][value="{answer}"]').check(force=True)
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100, timeout=5_000)
+        assert section.locator(f'.ma-trace-layout[data-layout="{layout}"]').get_attribute("aria-pressed") == "true"
+    # the saved answer lays the trace out when the page opens again
+    wait_saved(task, user, records[0]["id"], "orchestration", lambda value: value is not None and "group_chat" in value)
+    open_annotate(page, task.base_url)
+    wait_view(page)
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'board'",
+                           polling=100, timeout=5_000)
+
+
+def tag_steps(page, task, user, instance, tags) -> dict:
+    """Tag MAST modes on steps in the trace view as an annotator does; wait until Potato saved them."""
+    login(page, task.base_url, user)
+    wait_view(page)
+    for index, modes in tags.items():
+        card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"]')
+        for mode in modes:
+            chip = card.locator(f'.ta-chip[data-value="{mode}"]')
+            chip.click()
+            page.wait_for_function("(el) => el.getAttribute('aria-pressed') === 'true'", arg=chip.element_handle(),
+                                   polling=100, timeout=5_000)
+    expected = {f"t{index}": modes for index, modes in tags.items()}
+
+    def all_tagged(value):
+        turns = json.loads(value).get("turns", {}) if value else {}
+        return {turn: entry.get("values") for turn, entry in turns.items()} == expected
+
+    return json.loads(wait_saved(task, user, instance, "mast", all_tagged))
+
+
+def test_mast_modes_tagged_inline_by_two_annotators_come_out_of_export_and_agreement(trace_task, browser, tmp_path):
+    task, records = trace_task
+    who = records[0]
+    first, second = fresh_user(), fresh_user()
+    for user, tags in ((first, {2: MAST_MODES[:2], 9: [MAST_MODES[2]]}), (second, {2: [MAST_MODES[0]], 9: [MAST_MODES[2]]})):
+        page = browser.new_page()
+        value = tag_steps(page, task, user, who["id"], tags)
+        page.close()
+        assert value["turns"]["t2"]["agent_id"] == (derive(who).steps[2].agent or "")
+
+    from potato_multiagent.cli import main
+
+    config = task.task_dir / "config.yaml"
+    assert main(["export", str(config), "--format", "csv", "--out", str(tmp_path / "out")]) == 0
+    rows = pd.read_csv(tmp_path / "out" / "mast.csv")
+    steps = derive(who).steps
+    mine = rows[rows["user"].isin([first, second])]
+    assert sorted(mine[["user", "step", "step_number", "step_agent", "mode"]].values.tolist()) == sorted([
+        [first, 2, 3, steps[2].agent, MAST_MODES[0]], [first, 2, 3, steps[2].agent, MAST_MODES[1]],
+        [first, 9, 10, steps[9].agent, MAST_MODES[2]],
+        [second, 2, 3, steps[2].agent, MAST_MODES[0]], [second, 9, 10, steps[9].agent, MAST_MODES[2]]])
+
+    # agreement over just these two annotators (a copy of the task with their two folders)
+    copy = tmp_path / "task"
+    shutil.copytree(task.task_dir, copy, ignore=shutil.ignore_patterns("annotation_output"))
+    for user in (first, second):
+        shutil.copytree(task.task_dir / "annotation_output" / user, copy / "annotation_output" / user)
+    from potato_multiagent.analysis import agreement_frame, collect
+    from potato_multiagent.task import Task
+
+    frame = agreement_frame(collect(Task(copy / "config.yaml")))
+    mast = frame[frame["scheme"] == "mast"].set_index("measure")["value"]
+    assert len(steps) == 29
+    # 29 steps are units per mode. FM-1.1: both tag #3 -> kappa 1, alpha 1. FM-1.3: one tags #3,
+    # the other nothing: po = 28/29 = pe -> kappa 0; alpha = 1 - 57 * 2 / (2 * 1 * 57) = 0.
+    # FM-2.3: both tag #10 -> 1. FM-3.2: nobody -> undefined.
+    # overall, 116 units, 1 disagreement, 3 and 2 tags: po = 115/116, pe = (3*2 + 113*114) / 116^2
+    # -> kappa = 452/568; alpha = 1 - 231 * 2 / (2 * 5 * 227) = 1 - 462/2270
+    assert mast[f"{MAST_MODES[0]}: Cohen's kappa"] == pytest.approx(1.0)
+    assert mast[f"{MAST_MODES[1]}: Cohen's kappa"] == pytest.approx(0.0)
+    assert mast[f"{MAST_MODES[1]}: Krippendorff's alpha (nominal)"] == pytest.approx(0.0)
+    assert mast[f"{MAST_MODES[2]}: Krippendorff's alpha (nominal)"] == pytest.approx(1.0)
+    assert pd.isna(mast[f"{MAST_MODES[3]}: Krippendorff's alpha (nominal)"])
+    assert mast["overall: Cohen's kappa"] == pytest.approx(452 / 568)
+    assert mast["overall: Krippendorff's alpha (nominal)"] == pytest.approx(1 - 462 / 2270)
+
+
+def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task, page):
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    go_next(page)
+    go_next(page)
+    wait_view(page)
+    assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    # hostile text stays inert and verbatim
+    first = page.locator('section.ma-trace .ma-trace-step[data-step="0"]')
+    assert first.locator(".ma-trace-agent").text_content() == HOSTILE_AGENT
+    assert first.locator(".ma-trace-body").text_content() == HOSTILE_TEXT
+    assert page.locator("section.ma-trace img, section.ma-trace b").count() == 0
+    assert page.evaluate("window.__pwned === undefined")
+    # one step card is in the Tab order (roving tabindex): Tab from the last layout button reaches it
+    page.locator('section.ma-trace .ma-trace-layout[data-layout="board"]').focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.matches('.ma-trace-step[data-step=\"0\"]')")
+    page.keyboard.press("ArrowDown")
+    assert_lands_on(page, records[2], 1)
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 1500}}))")
+    assert_lands_on(page, records[2], 1500)
+    assert page.locator("section.ma-trace li.ma-trace-row").count() <= WINDOW
+    page.keyboard.press("ArrowDown")
+    assert_lands_on(page, records[2], 1501)
+    instance = current_instance_id(page)
+    page.keyboard.press("ArrowRight")   # the neighbouring lane (A1 -> A2): step 1502, same instance
+    assert_lands_on(page, records[2], 1502)
+    page.wait_for_timeout(500)
+    assert current_instance_id(page) == instance == "long-run"
+
+
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def test_axe_finds_no_serious_violation_in_the_trace_view(trace_task, page):
+    task, _ = trace_task
+    if not AXE_SCRIPT.is_file():
+        pytest.skip(f"{AXE_SCRIPT} is missing: run `bash scripts/setup.sh`")
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    page.locator('section.ma-trace .ma-trace-step[data-step="3"] .ta-chip').first.click()
+    page.locator("[data-ma-step-link]").first.click()
+    page.add_script_tag(path=str(AXE_SCRIPT))
+    violations = page.evaluate("""async () => {
+        const result = await axe.run(document.querySelector('section.ma-trace'));
+        return result.violations.map(v => ({id: v.id, impact: v.impact,
+          targets: v.nodes.map(n => n.target.join(' '))}));
+    }""")
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
+    # a named landmark, and a live region for what links and actions did
+    assert page.get_by_role("region", name="Run").count() == 1
+    assert page.locator("section.ma-trace [role=status][aria-live=polite]").count() == 1
+
+
+def test_a_delegating_run_opens_in_the_tree_with_its_threads_nested(trace_task, page):
+    task, records = trace_task
+    threaded = records[3]
+    login(page, task.base_url, fresh_user())
+    for _ in range(3):
+        go_next(page)
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    assert section.get_attribute("data-layout") == "tree"   # auto: the run has threads
+    derivation = derive(threaded)
+    for step in derivation.steps:
+        row = section.locator(f'li.ma-trace-row[data-step="{step.index}"]')
+        depth = row.evaluate("(el) => el.style.getPropertyValue('--ma-depth')")
+        assert depth == ("1" if step.thread else "0"), step.index
+    marks = section.locator(".ma-trace-handoff").all_text_contents()
+    assert [m for m in marks if "Delegation" in m] == [
+        f"\u21c4 Delegation: {h['from']} \u2192 {h['to']} (from #{h['from_step'] + 1})"
+        for h in derivation.handoffs if h["kind"] == "delegation"]
+
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.mark.skipif(os.environ.get("POTATO_MA_SCREENSHOTS") != "1",
+                    reason="writes docs/screenshots/trace-view-*.png: set POTATO_MA_SCREENSHOTS=1")
+def test_screenshots_of_the_three_layouts(trace_task, browser):
+    task, _ = trace_task
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    for layout in ("lanes", "board"):   # the Who&When run
+        section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100)
+        if layout == "lanes":
+            page.locator('form[data-schema-name="handoffs"] [data-ma-step-link]').nth(2).click()
+        page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
+    for _ in range(3):   # the OpenAI Agents run with delegated threads opens in the tree
+        go_next(page)
+    wait_view(page)
+    page.locator('section.ma-trace li.ma-trace-row[data-step="4"] .ma-trace-step').scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "trace-view-tree.png"))
+    page.close()

@@ -1,0 +1,61 @@
+'use strict';
+// The trace view's pure half: what each row shows (viewModel/rowFacts) and the layout rules.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { derive } = require('../../src/potato_multiagent/web/derive.js');
+const trace = require('../../src/potato_multiagent/web/trace_view.js');
+
+const record = {steps: [
+  {role: 'Orchestrator (-> WebSurfer)', content: 'Find the DHL office.', timestamp: '2024-01-01T00:00:00Z'},
+  {agent: 'WebSurfer', tool_calls: [{id: 'c1', function: {name: 'search', arguments: '{"q": "DHL"}'}}]},
+  {agent: 'WebSurfer', tool_call_id: 'c1', content: 'no result'},
+  {type: 'handoff', from_agent: 'WebSurfer', to_agent: 'Orchestrator', content: 'done'},
+]};
+
+test('every row: #N, agent with qualifier, handoffs received, tool calls with arguments and result', () => {
+  const rows = trace.viewModel(derive(record, {}), record, {});
+  assert.deepEqual(rows.map(trace.rowFacts), [
+    {number: '#1', agent: 'Orchestrator (-> WebSurfer)', handoffs: [], toolCalls: []},
+    {number: '#2', agent: 'WebSurfer', handoffs: ['Handoff: Orchestrator \u2192 WebSurfer'], toolCalls: ['search']},
+    {number: '#3', agent: 'WebSurfer', handoffs: [], toolCalls: []},
+    {number: '#4', agent: 'WebSurfer', handoffs: ['Explicit handoff: WebSurfer \u2192 Orchestrator'], toolCalls: []},
+  ]);
+  assert.equal(rows[0].time, '2024-01-01T00:00:00Z');
+  assert.equal(rows[1].time, null);
+  assert.equal(rows[1].toolCalls[0].arguments, '{\n  "q": "DHL"\n}');
+  assert.equal(rows[1].toolCalls[0].resultStep, 2);
+  assert.equal(rows[1].toolCalls[0].result, 'no result');
+  assert.equal(rows[1].handoffs[0].fromStep, 0);
+});
+
+test('auto: lanes for a pipeline, board for one addressed group chat, tree for threads', () => {
+  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A'}, {agent: 'B'}, {agent: 'C'}]}, {})), 'lanes');
+  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A', to: 'B'}, {agent: 'B', to: 'C'}, {agent: 'C', to: 'A'}]}, {})),
+    'board');
+  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A', to: 'B'}, {agent: 'B', to: 'A'}]}, {})), 'lanes'); // two agents
+  assert.equal(trace.autoLayout({steps: [{index: 0, agent: 'M'}, {index: 1, agent: 'W', thread: 'w'}], handoffs: [],
+    agents: ['M', 'W']}), 'tree');
+});
+
+test('the answer map: only the three layouts, only own keys', () => {
+  const map = {group_chat: 'board', odd: 'spiral'};
+  assert.equal(trace.layoutForAnswer('group_chat', map), 'board');
+  assert.equal(trace.layoutForAnswer('odd', map), null);
+  assert.equal(trace.layoutForAnswer('toString', map), null);
+  assert.equal(trace.layoutForAnswer(null, map), null);
+});
+
+test('threads: delegation and return marked on the receiving steps, auto picks the tree', () => {
+  const threaded = {steps: [
+    {agent: 'Manager', content: 'split the work'},
+    {agent: 'Worker', thread: 'w1', content: 'on it'},   // started from the root thread
+    {agent: 'Worker', thread: 'w1', content: 'done'},
+    {agent: 'Manager', content: 'thanks'},
+  ]};
+  const derivation = derive(threaded, {});
+  const rows = trace.viewModel(derivation, threaded, {});
+  assert.equal(rows[1].thread, 'w1');
+  assert.deepEqual(rows.map((row) => row.handoffs.map((h) => h.text)),
+    [[], ['Delegation: Manager \u2192 Worker'], [], ['Return: Worker \u2192 Manager']]);
+  assert.equal(trace.autoLayout(derivation), 'tree');
+});
