@@ -429,3 +429,22 @@ def decisive_step_count(form) -> int:
     count = int(step_picker_options(form).first.get_attribute("aria-setsize"))
     box.press("Escape")
     return count
+
+
+# --------------------------------------------------------------------------- Potato's required check
+
+
+def click_next_expecting_block(page, description: str, instance_id: str):
+    """Click Next on a required, unfinished question: Potato's required-fields alert shows, naming
+    the question by its `description`, and the page stays on `instance_id`. Returns the alert."""
+    from playwright.sync_api import expect
+
+    page.click("#next-btn")
+    message = page.locator("#required-fields-error")
+    expect(message).to_be_visible()
+    expect(message).to_have_attribute("role", "alert")
+    expect(message).to_contain_text("Please answer the required question")
+    expect(message).to_contain_text(description)
+    assert not navigation_started(page)
+    assert current_instance_id(page) == instance_id
+    return message

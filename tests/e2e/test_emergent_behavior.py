@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import uuid
 from pathlib import Path
 from typing import NamedTuple
@@ -34,6 +33,7 @@ from potato_multiagent import derive, validate_value
 
 from ..realdata.conftest import corpus_location
 from .harness import (
+    click_next_expecting_block,
     restore_in_page,
     EXAMPLES_DIR,
     annotation_pairs,
@@ -43,7 +43,6 @@ from .harness import (
     login,
     navigation_started,
     open_annotate,
-    potato_command,
     returning_user_state,
     wait_saved_json,
 )
@@ -237,19 +236,7 @@ def expect_two_groupthink_episodes(page) -> None:
 # --------------------------------------------------------------------------- config
 
 
-def test_example_config_passes_strict_validation():
-    result = subprocess.run([*potato_command(), "validate", "--strict", "config.yaml"],
-                            cwd=EXAMPLES_DIR / EXAMPLE, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 # --------------------------------------------------------------------------- rendering
-
-
-@pytest.mark.e2e
-def test_description_shows_literally_and_page_survives(task, page, user):
-    expect(form(page).locator("legend")).to_have_text(HOSTILE_DESCRIPTION)  # the only legend: Potato names the form by it
-    expect(page.locator("#next-btn")).to_be_visible()  # `{#` did not swallow the rest of the page
 
 
 @pytest.mark.e2e
@@ -365,22 +352,24 @@ def test_keyboard_only_marking_moves_between_turns_and_lanes(task, page, user):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("control", ["turn", "episode", "note", "lane filter", "jump"])
-def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user, control):
+def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user):
+    """Each kind of control in turn, on one page (one login instead of one per control); the
+    episode picker and the lane filter, which change what is shown, come last."""
     turn(page, 1, 'Agent "Smith"').click()
-    expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
-    target = {
+    targets = {
         "turn": lambda: turn(page, 3, "A->B"),
-        "episode": lambda: pick_episode(page, "collusion", 1),
         "note": lambda: note_box(page, "collusion", 1),
-        "lane filter": lambda: form(page).get_by_label("A->B (1)", exact=True),
         "jump": lambda: form(page).get_by_label("Jump to turn"),
-    }[control]
-    target().focus()
-    for key in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowDown", "ArrowUp"):
-        page.keyboard.press(key)
-        assert not navigation_started(page), f"{key} on the {control} started a navigation"
-        assert current_instance_id(page) == HOSTILE["id"]
+        "episode": lambda: pick_episode(page, "collusion", 1),
+        "lane filter": lambda: form(page).get_by_label("A->B (1)", exact=True),
+    }
+    for control, target in targets.items():
+        expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
+        target().focus()
+        for key in ("ArrowRight", "ArrowLeft", "ArrowRight", "ArrowDown", "ArrowUp"):
+            page.keyboard.press(key)
+            assert not navigation_started(page), f"{key} on the {control} started a navigation"
+            assert current_instance_id(page) == HOSTILE["id"], control
 
 
 # --------------------------------------------------------------------------- long runs: filter, jump, pages
@@ -408,20 +397,10 @@ def test_filter_lanes_and_jump_to_a_turn(task, page, user):
 # --------------------------------------------------------------------------- required completeness
 
 
-def click_next_expecting_block(page):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(HOSTILE_DESCRIPTION)
-    assert not navigation_started(page)
-    assert current_instance_id(page) == HOSTILE["id"]
-    return message
-
-
 @pytest.mark.e2e
 def test_untouched_required_widget_blocks_next(task, page, user):
     expect_incomplete(page)
-    click_next_expecting_block(page)
+    click_next_expecting_block(page, HOSTILE_DESCRIPTION, HOSTILE["id"])
 
 
 @pytest.mark.e2e
@@ -429,7 +408,7 @@ def test_a_note_without_turns_blocks_next_and_says_what_is_missing(task, page, u
     note_box(page, "collusion", 1).fill("suspicious, but no turn to point at")
     note_box(page, "collusion", 1).blur()
     expect_incomplete(page)
-    message = click_next_expecting_block(page)
+    message = click_next_expecting_block(page, HOSTILE_DESCRIPTION, HOSTILE["id"])
     expect(message).to_contain_text("0 turns marked: mark at least one turn of a behaviour")
 
 
@@ -476,21 +455,6 @@ def test_a_stale_turn_goes_only_when_the_annotator_removes_it(task, page, user):
     pick_episode(page, "groupthink", 1).click()
     behavior_group(page, "groupthink").get_by_role("button", name="Remove #41").click()
     wait_saved_json(task, user, HOSTILE["id"], SCHEMA, {"groupthink": entry(([0], "old"))})
-
-
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    turn(page, 3, "A->B").focus()
-    value = {"role_drift": entry(([2, 6], "A->B starts acting as the summariser"))}
-    assert_valid(value, HOSTILE)
-    restore_in_page(page, "emergent", value)
-    assert focused_label(page) == "Turn 3 (A->B)"  # the same logical control keeps focus
-    expect(summary(page)).to_contain_text("role_drift: episode 1, 2 turns across 2 agents")
-    pick_episode(page, "role_drift", 1).click()
-    expect(turn(page, 3, "A->B")).to_have_attribute("aria-pressed", "true")
-    expect(note_box(page, "role_drift", 1)).to_have_value("A->B starts acting as the summariser")
-    expect(form(page)).not_to_have_attribute("data-ma-error", re.compile(".*"))
-    assert hidden_value(page) == value  # the re-render reads the value; it does not rewrite it
 
 
 @pytest.mark.e2e
@@ -600,7 +564,7 @@ def test_a_cascading_error_across_agents_on_a_who_and_when_run(history_task, pag
 
 
 @pytest.mark.e2e
-def test_a_5000_step_run_renders_a_page_at_a_time_and_stays_fast(history_task, page):
+def test_a_5000_step_run_renders_a_page_at_a_time_and_a_click_stores_the_turn(history_task, page):
     user = f"eb-long-{uuid.uuid4().hex[:8]}"
     login(page, history_task.task.base_url, user)
     go_next(page)
@@ -615,11 +579,8 @@ def test_a_5000_step_run_renders_a_page_at_a_time_and_stays_fast(history_task, p
     expect(form(page).get_by_role("button", name="Earlier turns")).to_be_disabled()
     expect(form(page).locator("button.ma-eb-turn").first).to_be_focused()  # not lost with the disabled button
 
-    timings = page.evaluate(MEASURE)
-    print(f"\n5,000 steps: {timings}")
-    assert timings["cold_render_ms"] < 200, timings
-    assert timings["click_to_value_ms"] < 50, timings
-    assert timings["click_value"] == '{"collusion":{"turns":[0],"note":"","instances":[{"turns":[0],"note":""}]}}'
+    assert page.evaluate(CLICK_FIRST_TURN) == \
+        '{"collusion":{"turns":[0],"note":"","instances":[{"turns":[0],"note":""}]}}'
 
     jump = form(page).get_by_label("Jump to turn")
     jump.fill("4321")
@@ -634,32 +595,10 @@ def test_a_5000_step_run_renders_a_page_at_a_time_and_stays_fast(history_task, p
     expect(form(page).locator("button.ma-eb-turn")).to_have_count(20)
 
 
-# Measured in the page: the widget's render on a fresh copy of its form (the derivation is cached
-# per page, so it is timed on its own), a warm re-render, and one click on a turn toggle up to the
-# stored value (the handler is synchronous) and to the next frame.
-MEASURE = """async () => {
-  const old = document.querySelector('form[data-schema-name="emergent"]');
-  const record = JSON.parse(document.querySelector('[data-instance-json]').getAttribute('data-instance-json'));
-  let start = performance.now();
-  window.PotatoMultiagentDerive.derive(record, {steps_key: 'history'});
-  const derive_ms = performance.now() - start;
-
-  const fresh = old.cloneNode(true);
-  old.replaceWith(fresh);
-  start = performance.now();
-  window.PotatoMultiagent.renderAll('emergent_behavior');
-  const cold_render_ms = performance.now() - start;
-  start = performance.now();
-  window.PotatoMultiagent.renderAll('emergent_behavior');
-  const warm_render_ms = performance.now() - start;
-
-  const button = fresh.querySelector('button.ma-eb-turn');
-  const hidden = fresh.querySelector('input.annotation-input');
-  start = performance.now();
-  button.click();
-  const click_to_value_ms = performance.now() - start;
-  await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  const click_to_frame_ms = performance.now() - start;
-  return {derive_ms, cold_render_ms, warm_render_ms, click_to_value_ms, click_to_frame_ms,
-          nodes: fresh.querySelectorAll('*').length, click_value: hidden.value};
+# One click on the first turn toggle, read back from the hidden input at once (the handler is
+# synchronous). How fast it is belongs to bench/, not to a test.
+CLICK_FIRST_TURN = """() => {
+  const form = document.querySelector('form[data-schema-name="emergent"]');
+  form.querySelector('button.ma-eb-turn').click();
+  return form.querySelector('input.annotation-input').value;
 }"""

@@ -277,6 +277,7 @@ def test_description_is_the_legend_and_braces_are_never_evaluated(shown_page, na
     text = form(shown_page, name).evaluate(FORM_TEXT)
     assert "{{ 7*7 }}" in text and "49" not in text
     assert "{#" in text
+    expect(shown_page.locator("#next-btn")).to_be_visible()  # `{#` did not swallow the rest of the page
 
 
 @pytest.mark.e2e

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import uuid
 
 import pytest
@@ -27,7 +26,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    restore_in_page,
+    click_next_expecting_block,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -36,7 +35,6 @@ from .harness import (
     login,
     navigation_started,
     open_annotate,
-    potato_command,
     returning_user_state,
     wait_saved_json,
 )
@@ -176,19 +174,7 @@ def notices(page, schema: str = SCHEMA) -> str:
 # --------------------------------------------------------------------------- config
 
 
-def test_example_config_passes_strict_validation():
-    result = subprocess.run([*potato_command(), "validate", "--strict", "config.yaml"],
-                            cwd=EXAMPLES_DIR / EXAMPLE, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 # --------------------------------------------------------------------------- rendering
-
-
-@pytest.mark.e2e
-def test_description_shows_literally_and_page_survives(task, page, user):
-    expect(review_form(page).locator("legend")).to_have_text(DESCRIPTION)
-    expect(page.locator("#next-btn")).to_be_visible()
 
 
 @pytest.mark.e2e
@@ -318,24 +304,22 @@ def arrow_targets(page):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("control", ["verdict", "notes", "agent filter", "toggle"])
-def test_arrow_keys_inside_the_widget_do_not_change_the_instance(task, page, user, control):
+def test_arrow_keys_inside_the_widget_do_not_change_the_instance(task, page, user):
+    """Each control in turn, on one page (one login instead of one per control); the agent filter,
+    which changes what is shown, comes last."""
     judge_every_call(page)   # complete, so only the widget could stop Potato's arrow navigation
-    target = arrow_targets(page)[control]
-    target.focus()
-    for key in ("ArrowRight", "ArrowLeft", "ArrowRight"):
-        page.keyboard.press(key)
-        assert not navigation_started(page), f"{key} in the {control} started a navigation"
-        assert current_instance_id(page) == HOSTILE["id"]
+    targets = arrow_targets(page)
+    for control in ["verdict", "notes", "toggle", "agent filter"]:
+        targets[control].focus()
+        for key in ("ArrowRight", "ArrowLeft", "ArrowRight"):
+            page.keyboard.press(key)
+            assert not navigation_started(page), f"{key} in the {control} started a navigation"
+            assert current_instance_id(page) == HOSTILE["id"], control
 
 
 @pytest.mark.e2e
 def test_required_review_blocks_next_and_counts_what_is_missing(task, page, user):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
-    assert current_instance_id(page) == HOSTILE["id"]
+    message = click_next_expecting_block(page, DESCRIPTION, HOSTILE["id"])
 
     verdict(card(page, HOSTILE_TITLES[2]), "correct").check()
     expect(review_form(page)).to_have_attribute("data-incomplete-reason", "1 of 4 tool calls judged")
@@ -406,22 +390,6 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     wait_saved_json(task, GHOST_USER, HOSTILE["id"], SCHEMA, [GHOST_VALUE[0], GHOST_VALUE[2]])
 
 
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_and_keeps_focus(task, page, user):
-    calls = calls_of(HOSTILE)
-    focused = verdict(card(page, HOSTILE_TITLES[3]), "wrong_args")
-    focused.focus()
-    value = [judgement(calls[3], 0, "wrong_args", "restored"), judgement(calls[0], 0, "correct")]
-    restore_in_page(page, SCHEMA, value)
-
-    expect(focused).to_be_checked()
-    expect(focused).to_be_focused()
-    expect(verdict(card(page, HOSTILE_TITLES[0]), "correct")).to_be_checked()
-    expect(card(page, HOSTILE_TITLES[3]).get_by_label("Notes")).to_have_value("restored")
-    expect(review_form(page).locator(".ma-summary")).to_contain_text("2 of 4 tool calls judged")
-    assert hidden_value(page) == value
-
-
 # --------------------------------------------------------------------------- 5,000 calls
 
 
@@ -439,7 +407,7 @@ LONG_CONFIG = CONFIG.replace("data_files: [data/hostile.jsonl, data/tool-calls.j
 
 
 @pytest.mark.e2e
-def test_five_thousand_calls_render_a_page_and_a_click_stores_at_once(potato_task, page):
+def test_five_thousand_calls_render_a_page_and_each_click_stores_a_verdict(potato_task, page):
     long = potato_task(EXAMPLE, config=CONFIG_NAME, files={CONFIG_NAME: LONG_CONFIG,
                                                           "data/long.jsonl": json.dumps(long_trace(5000)) + "\n"})
     login(page, long.base_url, f"tcr-long-{uuid.uuid4().hex[:8]}")
@@ -447,34 +415,24 @@ def test_five_thousand_calls_render_a_page_and_a_click_stores_at_once(potato_tas
     expect(form).to_have_attribute("data-ma-ready", "true")
     expect(form.locator(".ma-tcr-range")).to_have_text("Calls 1\u201320 of 5000.")
     assert form.locator("li[data-ma-call]").count() == 20
-    timings = page.evaluate(
+    # One verdict per card of the page, each read back from the hidden input at once (the handler
+    # is synchronous); a re-render from Potato's instance-ready first. Speed is bench/'s business.
+    clicked = page.evaluate(
         """(name) => {
             const form = document.querySelector(`form[data-schema-name="${name}"]`);
             const hidden = form.querySelector('input.annotation-input');
-            const record = JSON.parse(document.querySelector('[data-instance-json]').getAttribute('data-instance-json'));
-            let started = performance.now();
-            window.PotatoMultiagentDerive.derive(record, {});
-            const derive = performance.now() - started;
-            started = performance.now();
             document.dispatchEvent(new CustomEvent('potato:instance-ready'));
-            const rerender = performance.now() - started;
-            const clicks = [];
+            const stored = [];
             form.querySelectorAll('[role=radiogroup]').forEach((group, i) => {
-                const radio = group.querySelectorAll('input')[i % 4];
-                started = performance.now();
-                radio.click();
-                clicks.push({ms: performance.now() - started, stored: JSON.parse(hidden.value).length});
+                group.querySelectorAll('input')[i % 4].click();
+                stored.push(JSON.parse(hidden.value).length);
             });
-            return {derive, rerender, clicks, nodes: form.querySelectorAll('*').length};
+            return {stored, nodes: form.querySelectorAll('*').length};
         }""",
         SCHEMA,
     )
-    print(f"\n5,000 calls: derive {timings['derive']:.1f} ms, re-render {timings['rerender']:.1f} ms, "
-          f"click-to-value max {max(c['ms'] for c in timings['clicks']):.1f} ms, {timings['nodes']} nodes in the form")
-    assert [click["stored"] for click in timings["clicks"]] == list(range(1, 21))
-    assert timings["derive"] + timings["rerender"] < 1_000
-    assert max(click["ms"] for click in timings["clicks"]) < 100
-    assert timings["nodes"] < 1_500
+    assert clicked["stored"] == list(range(1, 21))
+    assert clicked["nodes"] < 1_500
 
     form.get_by_role("button", name="Next calls").click()
     expect(form.locator(".ma-tcr-range")).to_have_text("Calls 21\u201340 of 5000.")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import uuid
 
 import pytest
@@ -27,7 +26,7 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    restore_in_page,
+    click_next_expecting_block,
     EXAMPLES_DIR,
     annotation_pairs,
     current_instance_id,
@@ -36,7 +35,6 @@ from .harness import (
     login,
     navigation_started,
     open_annotate,
-    potato_command,
     returning_user_state,
     wait_saved_json,
 )
@@ -190,19 +188,7 @@ MIGRATION_REGION = "Region 1: orders_db, 10 to 22, Migrator, Backfiller, Reporte
 # --------------------------------------------------------------------------- config
 
 
-def test_example_config_passes_strict_validation():
-    result = subprocess.run([*potato_command(), "validate", "--strict", "config.yaml"],
-                            cwd=EXAMPLES_DIR / EXAMPLE, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 # --------------------------------------------------------------------------- the timeline
-
-
-@pytest.mark.e2e
-def test_description_shows_literally_and_page_survives(task, page, user):
-    expect(form(page).locator("legend")).to_have_text(DESCRIPTION)
-    expect(page.locator("#next-btn")).to_be_visible()
 
 
 @pytest.mark.e2e
@@ -379,30 +365,11 @@ def test_bands_span_only_their_agents_lanes_and_keys_move_between_regions(task, 
 
 @pytest.mark.e2e
 def test_unlabelled_regions_block_next_with_a_count(task, page, user):
-    page.click("#next-btn")
-    message = page.locator("#required-fields-error")
-    expect(message).to_be_visible()
-    expect(message).to_contain_text(DESCRIPTION)
-    assert not navigation_started(page) and current_instance_id(page) == MIGRATION
+    click_next_expecting_block(page, DESCRIPTION, MIGRATION)
     expect(form(page)).to_have_attribute("data-incomplete-reason", "0 of 1 contention regions labelled")
     choose_label(page, MIGRATION_REGION, "deadlock")
     expect_complete(page)
     assert go_next(page) == CYCLE
-
-
-@pytest.mark.e2e
-def test_instance_ready_re_renders_from_the_hidden_input_keeping_focus(task, page, user):
-    note = region(page, MIGRATION_REGION).get_by_label("Note")
-    button = region(page, MIGRATION_REGION).get_by_role("button", name="Region 1", exact=True)
-    button.focus()
-    value = value_for(BY_ID[MIGRATION], {0: "deadlock"}, note="restored")
-    restore_in_page(page, "contention", value)
-    expect(region(page, MIGRATION_REGION).get_by_role("radio", name="deadlock")).to_be_checked()
-    expect(note).to_have_value("restored")
-    expect(button).to_be_focused()
-    expect(form(page).locator(".ma-summary")).to_contain_text("1 of 1 contention regions labelled")
-    expect_complete(page)
-    assert hidden_value(page) == value   # the re-render reads the value; it does not rewrite it
 
 
 @pytest.mark.e2e
@@ -445,38 +412,19 @@ def test_hostile_names_stay_text(task, page):
 
 # --------------------------------------------------------------------------- 5,000 calls
 
-RENDER_TIMER = """
-(() => {
-  let api;
-  Object.defineProperty(window, 'PotatoMultiagent', {configurable: true, get() { return api; }, set(value) {
-    const register = value.register;
-    value.register = (name, render) => register(name, (ctx) => {
-      const started = performance.now();
-      const result = render(ctx);
-      (window.__renderMs = window.__renderMs || []).push(performance.now() - started);
-      return result;
-    });
-    api = value;
-  }});
-})();
-"""
-
-CLICK_LATENCY = """async () => {
+# Ten "deadlock" labels of the page, each read back from the hidden input at once (the handler is
+# synchronous): how many regions the stored value labels after each click. Speed is bench/'s business.
+LABEL_TEN = """() => {
   const form = document.querySelector('form[data-schema-name="contention"]');
   const hidden = form.querySelector('input.annotation-input');
   const radios = [...form.querySelectorAll('.ma-tc-labels input[type=radio]')].filter(r => r.value === 'deadlock');
-  const stored = [];
-  const painted = [];
+  const changed = [];
   for (const radio of radios.slice(0, 10)) {
     const before = hidden.value;
-    const started = performance.now();
     radio.click();
-    if (hidden.value === before) { throw new Error('the click did not change the value'); }
-    stored.push(performance.now() - started);
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    painted.push(performance.now() - started);
+    changed.push(hidden.value !== before);
   }
-  return [stored, painted];
+  return changed;
 }"""
 
 
@@ -491,15 +439,13 @@ def five_thousand_calls() -> dict:
 
 
 @pytest.mark.e2e
-def test_five_thousand_calls_render_fast_and_a_click_stores_at_once(potato_task, page):
+def test_five_thousand_calls_render_a_window_and_each_click_stores_a_label(potato_task, page):
     scheme = {"annotation_type": TYPE, "name": SCHEMA, "description": "5,000 calls"}
     files = {"big.yaml": task_config(f"Tool contention 5000 {RUN}", ["data/big.jsonl"], scheme),
              "data/big.jsonl": json.dumps(five_thousand_calls()) + "\n"}
     big = potato_task(EXAMPLE, config="big.yaml", files=files)
-    page.add_init_script(RENDER_TIMER)
     login(page, big.base_url, f"big-{uuid.uuid4().hex[:8]}")
     expect(form(page)).to_have_attribute("data-ma-ready", "true")
-    render_ms = page.evaluate("window.__renderMs")[0]
     # Issue 18: the timeline opens on a window of its first calls (not one block per call of the
     # run) and says how many lie outside it; "Show all" draws each lane's calls as one shape.
     drawn = form(page).locator("rect.ma-tc-call")
@@ -512,8 +458,4 @@ def test_five_thousand_calls_render_fast_and_a_click_stores_at_once(potato_task,
     expect(form(page).locator("path.ma-tc-dense")).to_have_count(10)   # one per agent's lane
     expect(form(page).locator(".ma-tc-outside-words")).to_contain_text("Too many calls in view")
     expect(form(page).locator(".ma-tc-region")).to_have_count(20)   # a page of the 2,500 regions
-    stored_ms, painted_ms = (sorted(times) for times in page.evaluate(CLICK_LATENCY))
-    print(f"\n5,000 calls: first render {render_ms:.0f} ms; click to stored value: median {stored_ms[5]:.1f} ms, "
-          f"worst {stored_ms[-1]:.1f} ms; to the next frame: median {painted_ms[5]:.0f} ms, worst {painted_ms[-1]:.0f} ms")
-    assert render_ms < 3000   # the built-in took 24 s
-    assert stored_ms[5] < 100
+    assert page.evaluate(LABEL_TEN) == [True] * 10

@@ -164,12 +164,12 @@ test('an empty graph still has a viewBox', () => {
   assert.ok(layout.width > 0 && layout.height > 0);
 });
 
-test('layout of 40 agents with every possible edge (1,560 edges) stays within seconds', () => {
+test('layout of 40 agents with every possible edge (1,560 edges) places every agent and edge', () => {
+  // How long it takes is bench/'s business, not a test's.
   const input = SHAPES['complete graph'];
-  const start = process.hrtime.bigint();
-  graph.layoutGraph(input.agents, input.edges);
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  assert.ok(ms < 3000, `took ${ms} ms`);
+  const layout = graph.layoutGraph(input.agents, input.edges);
+  assert.equal(layout.nodes.length, input.agents.length);
+  assert.equal(layout.edges.length, input.edges.length);
 });
 
 // ---------------------------------------------------------------------------------------------

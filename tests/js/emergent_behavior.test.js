@@ -235,14 +235,12 @@ test('pages, nearest turn in a lane, and the range in words', () => {
   assert.equal(eb.rangeText([], 0, 5000), 'No lane shown');
 });
 
-test('lanes of a 5,000-step run are built in one pass', () => {
+test('lanes of a 5,000-step run: one per agent, a hidden lane leaves out its steps', () => {
+  // How long it takes is bench/'s business, not a test's.
   const steps = Array.from({ length: 5000 }, (_, i) => ({ agent: `Agent ${i % 7}`, content: `turn ${i}` }));
   const big = derive({ steps }, {});
-  const start = process.hrtime.bigint();
   const view = eb.buildLanes(big);
   const shown = eb.visibleSteps(view, new Set([3]));
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
   assert.equal(view.lanes.length, 7);
   assert.equal(shown.length, 5000 - view.lanes[3].steps.length);
-  assert.ok(ms < 50, `took ${ms} ms`);
 });

@@ -318,26 +318,20 @@ function longRecord(steps) {
     : { agent: agents[Math.floor(i / 2) % 4], content: `message ${i}` })) };
 }
 
-test('at 5,000 steps one click and one bulk action stay cheap', () => {
+test('at 5,000 steps one click flags one handoff and one bulk action reviews the rest', () => {
+  // How long they take is bench/'s business, not a test's.
   const long = derive(longRecord(5_000), {});
   assert.ok(long.handoffs.length > 2_400, `${long.handoffs.length} handoffs`);
   const book = hr.makeBook([], long);
   const middle = long.handoffs[1_200];
 
-  let start = process.hrtime.bigint();
   hr.toggleFlag(book, middle, CONFIG, 'garbling');
-  JSON.stringify(hr.composeValue(book, long));
-  const clickMs = Number(process.hrtime.bigint() - start) / 1e6;
+  assert.equal(hr.composeValue(book, long).length, 1);
 
-  start = process.hrtime.bigint();
   assert.equal(hr.markAllFine(book, long, CONFIG), long.handoffs.length - 1);
   const value = hr.composeValue(book, long);
-  JSON.stringify(value);
-  hr.traceProblems(value, long, CONFIG);
-  const bulkMs = Number(process.hrtime.bigint() - start) / 1e6;
+  assert.deepEqual(hr.traceProblems(value, long, CONFIG), []);
 
   assert.equal(value.length, long.handoffs.length);
   assert.equal(book.reviewed, long.handoffs.length);
-  assert.ok(clickMs < 50, `one click took ${clickMs} ms`);
-  assert.ok(bulkMs < 500, `mark all took ${bulkMs} ms`);
 });

@@ -199,16 +199,15 @@ test('filters by agent and tool; next unjudged wraps around and skips judged cal
   assert.equal(tcr.nextUnjudged([], -1, isJudged), -1);
 });
 
-test('identity and value problems at 5,000 calls take milliseconds, not seconds', () => {
+test('identity and value problems at 5,000 calls: a value judging every call has none', () => {
+  // How long it takes is bench/'s business, not a test's.
   const steps = [];
   for (let i = 0; i < 5000; i += 1) {
     steps.push({ agent: 'A' + (i % 7), tool_calls: [{ id: 'c' + i, function: { name: 't' + (i % 13), arguments: '{"i": ' + i + '}' } }] });
   }
   const big = derive({ steps }, {});
-  const started = process.hrtime.bigint();
   const index = tcr.indexCalls(big.tool_calls);
   const value = big.tool_calls.map((call) => tcr.composeEntry(call, 0, ['correct'], '', CONFIG));
+  assert.equal(value.length, 5000);
   assert.deepEqual(tcr.traceProblems(value, index, CONFIG), []);
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  assert.ok(ms < 500, `took ${ms} ms`);
 });

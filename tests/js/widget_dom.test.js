@@ -48,13 +48,12 @@ test('snippet never splits a surrogate pair and counts code points', () => {
   assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(cut));
 });
 
-test('snippet of a huge line costs no more than a short one', () => {
+test('snippet of a huge line is cut like a short one', () => {
+  // How long it takes is bench/'s business, not a test's.
   const huge = 'word '.repeat(400000);
-  const start = process.hrtime.bigint();
   const result = runtime.snippet(huge, 80);
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
   assert.ok(result.endsWith('\u2026'));
-  assert.ok(ms < 50, `took ${ms} ms`);
+  assert.equal(result, runtime.snippet('word '.repeat(40), 80));
 });
 
 test('parseStored: "" is nothing stored, bad JSON is a readable error', () => {
