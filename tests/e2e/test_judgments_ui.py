@@ -36,6 +36,9 @@ JUDGMENTS = [
     {"source": JUDGE, "value": {"responsible_agent": "Booker", "decisive_step": 2, "reason": "It booked 15 March."}},
     {"source": BASELINE, "value": {"responsible_agent": "Verifier", "decisive_step": 3, "reason": ""}},
 ]
+HOSTILE = "<img src=x onerror=\"window.__pwned=1\"> {{ 7*7 }}"
+HOSTILE_JUDGMENT = {"source": HOSTILE, "value": {"responsible_agent": "Planner", "decisive_step": 0,
+                                                 "reason": "<b>bold</b>"}}
 AFTER_JUDGMENTS = [
     {"source": JUDGE, "value": {"responsible_agent": "Searcher", "decisive_step": 1, "reason": ""}},
     {"source": BASELINE, "value": {"responsible_agent": "Planner", "decisive_step": 0, "reason": ""}},
@@ -60,8 +63,8 @@ def task_config() -> dict:
 
 
 def judged_record() -> dict:
-    return {**RECORD, "judgments": {MODES["always"]: JUDGMENTS, MODES["after_answer"]: AFTER_JUDGMENTS,
-                                    MODES["never"]: JUDGMENTS}}
+    return {**RECORD, "judgments": {MODES["always"]: JUDGMENTS + [HOSTILE_JUDGMENT],
+                                    MODES["after_answer"]: AFTER_JUDGMENTS, MODES["never"]: JUDGMENTS}}
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +94,9 @@ def test_always_shows_both_never_hides(judged_task, page):
     login(page, judged_task.base_url, fresh_user())
     always = form_of(page, "always")
     expect(always.locator(".ma-fa-judgments")).to_be_visible()
-    assert judgment_words(always) == WORDS
+    # a hostile source and reason are shown as text, never run
+    assert judgment_words(always) == WORDS + [f"{HOSTILE}: Planner, #1 \u2014 '<b>bold</b>'"]
+    assert page.evaluate("window.__pwned === undefined")
     never = form_of(page, "never")
     expect(never.locator(".ma-fa-judgments")).to_be_hidden()
     never.get_by_label("Responsible agent").select_option("Booker")
@@ -141,5 +146,6 @@ def test_trace_view_marks_only_always_schemes(judged_task, page):
                            polling=100, timeout=15_000)
     marks = {index: page.locator(f'section.ma-trace article.ma-trace-step[data-step="{index}"] .ma-trace-judgment')
              .all_text_contents() for index in range(4)}
-    # attr_always's judgments point at #3 and #4; attr_after's (#2, #1) and attr_never's are not marked
-    assert marks == {0: [], 1: [], 2: [f"judge {JUDGE}: decisive step"], 3: [f"judge {BASELINE}: decisive step"]}
+    # attr_always's judgments point at #3, #4 and #1; attr_after's (#2, #1) and attr_never's are not marked
+    assert marks == {0: [f"judge {HOSTILE}: decisive step"], 1: [], 2: [f"judge {JUDGE}: decisive step"],
+                     3: [f"judge {BASELINE}: decisive step"]}
