@@ -139,11 +139,11 @@ def test_every_wired_link_lands_on_its_step(trace_task, page):
     assert clicked == 2 * len(derive(who).handoffs)
     # failure attribution: the chosen step's link
     choose_decisive_step(page.locator('form[data-schema-name="attribution"]'), 8)
-    page.locator(".ma-fa-step-link").click()
+    page.locator('form[data-schema-name="attribution"] .ma-fa-chosen .ma-step-link').click()
     assert_lands_on(page, who, 7)
     # Escape returns focus to the link
     page.keyboard.press("Escape")
-    assert page.evaluate("document.activeElement.classList.contains('ma-fa-step-link')")
+    assert page.evaluate("document.activeElement.classList.contains('ma-step-link')")
     # DPBench: every #N in every tool-call card
     go_next(page)
     wait_view(page)

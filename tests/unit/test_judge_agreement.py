@@ -22,7 +22,7 @@ def judged(tmp_path):
         save(config, "alice", instance, {"attribution": attribution(*alice)})
         save(config, "bob", instance, {"attribution": attribution(*bob)})
     # carol took the judge's answer on run-1 (the widget adds from_judgment when "accept" is used)
-    save(config, "carol", "run-1", {"attribution": {**attribution("Booker", 2), "from_judgment": "gpt"}}, check=False)
+    save(config, "carol", "run-1", {"attribution": {**attribution("Booker", 2), "from_judgment": "gpt"}})
     judgments = write_lines(tmp_path / "judgments.jsonl", [
         judgment("run-1", "gpt", attribution("Booker", 2)),
         judgment("run-2", "gpt", attribution("Helper", 1)),
@@ -64,7 +64,10 @@ def test_judge_against_gold_each_annotator_and_acceptance(judged, capsys):
     assert rows[("gpt", "accepted by annotators", None)][:3] == (1 / 7, 3, 3)
     assert rows[("gpt", "accepted by annotators", "carol")][:3] == (1.0, 1, 1)
     assert rows[("gpt", "accepted by annotators", "alice")][:3] == (0.0, 3, 1)
-    assert ("gpt", "agent kappa (Cohen)", "carol") not in rows  # carol's value is no valid judgement
+    # carol's accepted value is valid (from_judgment is part of the stored value): she copied the
+    # judge on her one item, so exact agreement is 1 and kappa is undefined on one item.
+    assert rows[("gpt", "agent agreement (exact)", "carol")][:2] == (1.0, 1)
+    assert rows[("gpt", "agent kappa (Cohen)", "carol")][0] is None
 
 
 def test_the_text_report_heads_each_judge_and_a_bad_judgments_file_is_named(judged, capsys, tmp_path):

@@ -176,7 +176,6 @@
    * page has one (section.ma-trace, rendered by the server), else plain text (no dead control).
    */
   function stepLink(mount, index, text) {
-    var schemaName = mount.ctx.schemaName;
     var label = text || '#' + (index + 1);
     if (!document.querySelector('section.ma-trace')) {
       return core.h('span', {class: 'ma-step-number', 'data-ma': 'step-number', 'data-ma-step': index, text: label});
@@ -184,8 +183,9 @@
     return core.h('button', {type: 'button', class: 'ma-step-link', 'data-ma': 'step-link',
       'data-ma-step': index, 'data-ma-focus': 'step-link-' + index, text: label,
       'aria-label': 'Show #' + (index + 1) + ' in the trace',
-      on: {click: function () {
-        document.dispatchEvent(new CustomEvent(SHOW_STEP, {detail: {index: index, source: schemaName}}));
+      on: {click: function (event) {
+        // source: the link itself, so Escape in the trace view returns focus to it (docs/trace-view.md)
+        document.dispatchEvent(new CustomEvent(SHOW_STEP, {detail: {index: index, source: event.currentTarget}}));
       }}});
   }
 

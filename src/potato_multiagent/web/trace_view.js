@@ -128,6 +128,59 @@
     return steps;
   }
 
+  /** What one judgment's value points at, per type: [[stepIndex, words], ...] (hostile input: checked). */
+  function judgedSteps(widget, value) {
+    if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return []; } }
+    var found = [];
+    function add(step, words) {
+      if (typeof step === 'number' && step >= 0 && Math.floor(step) === step) { found.push([step, words]); }
+    }
+    function list(items) { return Array.isArray(items) ? items.filter(function (item) { return item && typeof item === 'object'; }) : []; }
+    if (widget === 'failure_attribution' && value && typeof value === 'object') {
+      add(value.decisive_step, 'decisive step');
+    } else if (widget === 'handoff_review') {
+      list(value).forEach(function (entry) {
+        var flags = Array.isArray(entry.flags) ? entry.flags.filter(function (f) { return typeof f === 'string'; }) : [];
+        add(entry.step, 'handoff' + (flags.length ? ' ' + flags.join(', ') : '') +
+          (typeof entry.quality === 'number' ? ' quality ' + entry.quality : ''));
+      });
+    } else if (widget === 'tool_call_review') {
+      list(value).forEach(function (entry) {
+        add(entry.step, 'tool call' + (typeof entry.verdict === 'string' ? ' ' + entry.verdict : ''));
+      });
+    } else if (widget === 'emergent_behavior' && value && typeof value === 'object' && !Array.isArray(value)) {
+      Object.keys(value).forEach(function (behaviour) {
+        var turns = value[behaviour] && Array.isArray(value[behaviour].turns) ? value[behaviour].turns : [];
+        turns.forEach(function (turn) { add(turn, behaviour); });
+      });
+    }
+    return found;
+  }
+
+  /**
+   * The judgment markers per step: {stepIndex: ["judge SOURCE: WHAT", ...]}, from the record's
+   * judgments of the page's schemes ([{name, widget, config}]). The trace view knows no answer, so
+   * only schemes whose show_judgments is 'always' (the default) are marked.
+   */
+  function judgmentMarks(record, schemes) {
+    var marks = {};
+    (schemes || []).forEach(function (scheme) {
+      var config = scheme.config || {};
+      if ((config.show_judgments || 'always') !== 'always') { return; }
+      var all = own(record, config.judgments_key || 'judgments') ? record[config.judgments_key || 'judgments'] : null;
+      var judgments = own(all, scheme.name) && Array.isArray(all[scheme.name]) ? all[scheme.name] : [];
+      judgments.forEach(function (judgment) {
+        if (!judgment || typeof judgment.source !== 'string') { return; }
+        judgedSteps(scheme.widget, judgment.value).forEach(function (pair) {
+          var words = 'judge ' + judgment.source + ': ' + pair[1];
+          var at = marks[pair[0]] || (marks[pair[0]] = []);
+          if (at.indexOf(words) < 0) { at.push(words); }
+        });
+      });
+    });
+    return marks;
+  }
+
   /** The plain facts of one row (the numbers, agents, handoffs and calls it prints). */
   function rowFacts(entry) {
     return {number: entry.number, agent: entry.agentLabel,
@@ -230,6 +283,18 @@
       if (own(config, key) && config[key] !== null) { options[key] = config[key]; }
     });
     return options;
+  }
+
+  /** The page's multiagent schemes, from their forms: [{name, widget, config}]. */
+  function pageSchemes() {
+    var schemes = [];
+    document.querySelectorAll('form[data-ma-widget][data-ma-config]').forEach(function (form) {
+      var config;
+      try { config = JSON.parse(form.getAttribute('data-ma-config')); } catch (error) { return; }
+      schemes.push({name: form.getAttribute('data-schema-name'), widget: form.getAttribute('data-ma-widget'),
+        config: config && typeof config === 'object' ? config : {}});
+    });
+    return schemes;
   }
 
   /** The actions some widget on the page takes (form[data-ma-step-actions]). */
@@ -374,6 +439,9 @@
       entry.kind === 'tool_result' ? h('span', {class: 'ma-trace-kind', text: ' tool result'}) : null,
       entry.kind === 'handoff' ? h('span', {class: 'ma-trace-kind', text: ' handoff event'}) : null,
       entry.time !== null ? h('time', {class: 'ma-trace-time', text: entry.time}) : null]);
+    (view.judged[entry.index] || []).forEach(function (words) {
+      head.appendChild(h('span', {class: 'ma-trace-judgment', text: words}));
+    });
     if (view.layout === 'board' && entry.to) {
       head.appendChild(h('span', {class: 'ma-trace-chips'}, [h('span', {class: 'ma-trace-chip', text: 'to ' + entry.to})]));
     }
@@ -423,6 +491,7 @@
     this.returnTo = null;
     this.layout = 'lanes';
     this.chosenByAnnotator = false;
+    this.judged = {};
     section.classList.add('ma-trace-live');
   }
 
@@ -438,6 +507,7 @@
     this.laneOf = function (agent) { return agent === null ? lanes.none : lanes.of[agent]; };
     this.depth = threadDepths(this.entries);
     this.actions = offeredActions();
+    this.judged = judgmentMarks(got.record, pageSchemes());
     this.meta.textContent = this.entries.length + ' steps, ' + this.derivation.agents.length + ' agents, ' +
       this.derivation.handoffs.length + ' handoffs, ' + this.derivation.tool_calls.length + ' tool calls';
   };
@@ -725,6 +795,7 @@
     showStep: showStep,
     viewModel: viewModel,
     rowFacts: rowFacts,
+    judgmentMarks: judgmentMarks,
     autoLayout: autoLayout,
     layoutForAnswer: layoutForAnswer,
     views: function () { return views.slice(); },

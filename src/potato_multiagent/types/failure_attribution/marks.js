@@ -11,10 +11,65 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
   var SNIPPET_LENGTH = 80;
   var NOT_IN_TRACE = ' (not in this trace)';
 
-  /** The value to store for the controls' state; null (store "") when nothing is chosen. */
-  function composeValue(agent, step, reason) {
+  /**
+   * The value to store for the controls' state; null (store "") when nothing is chosen.
+   * fromJudgment (the source of an accepted judgment) is written only when given.
+   */
+  function composeValue(agent, step, reason, fromJudgment) {
     if (agent === null && step === null && reason === '') { return null; }
-    return {responsible_agent: agent, decisive_step: step, reason: reason};
+    var value = {responsible_agent: agent, decisive_step: step, reason: reason};
+    if (typeof fromJudgment === 'string') { value.from_judgment = fromJudgment; }
+    return value;
+  }
+
+  function fromJudgmentOf(value) {
+    return value && typeof value.from_judgment === 'string' ? value.from_judgment : null;
+  }
+
+  var JUDGMENT_REASON_LENGTH = 120;
+
+  /**
+   * The judgments the record carries for this scheme (record[judgments_key][schemaName]), each
+   * {source, agent, step, reason}; entries that are not a judgment of this shape are left out.
+   * A value given as the JSON text Potato would store is read too.
+   */
+  function judgmentsFor(record, config, schemaName) {
+    var key = (config && config.judgments_key) || 'judgments';
+    var all = record && typeof record === 'object' ? record[key] : null;
+    var list = all && typeof all === 'object' && !Array.isArray(all) ? all[schemaName] : null;
+    if (!Array.isArray(list)) { return []; }
+    var found = [];
+    list.forEach(function (entry) {
+      if (!entry || typeof entry !== 'object' || typeof entry.source !== 'string') { return; }
+      var value = entry.value;
+      if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return; } }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) { return; }
+      var agent = typeof value.responsible_agent === 'string' ? value.responsible_agent : null;
+      var step = typeof value.decisive_step === 'number' && value.decisive_step >= 0 &&
+        Math.floor(value.decisive_step) === value.decisive_step ? value.decisive_step : null;
+      found.push({source: entry.source, agent: agent, step: step,
+        reason: typeof value.reason === 'string' ? value.reason : ''});
+    });
+    return found;
+  }
+
+  /** "gpt-4o judge: WebSurfer, #13 — 'reason…'" (the reason shortened; no agent/step said so). */
+  function judgmentWords(judgment) {
+    var parts = [judgment.agent === null ? 'no agent' : judgment.agent,
+      judgment.step === null ? 'no step' : '#' + (judgment.step + 1)];
+    var words = judgment.source + ': ' + parts.join(', ');
+    var reason = lib.snippet(judgment.reason, JUDGMENT_REASON_LENGTH);
+    return /\S/.test(reason) ? words + ' \u2014 \'' + reason + '\'' : words;
+  }
+
+  /**
+   * Whether the judgments show for this value: 'always'; 'never'; 'after_answer' once the
+   * annotator has chosen both the agent and the step (the answer judgments could anchor).
+   */
+  function judgmentsShown(mode, value) {
+    if (mode === 'never') { return false; }
+    if (mode === 'after_answer') { return chosenAgent(value) !== null && chosenStep(value) !== null; }
+    return true;
   }
 
   function chosenAgent(value) { return value ? value.responsible_agent : null; }
@@ -125,6 +180,10 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
   return {
     NOT_IN_TRACE: NOT_IN_TRACE,
     composeValue: composeValue,
+    fromJudgmentOf: fromJudgmentOf,
+    judgmentsFor: judgmentsFor,
+    judgmentWords: judgmentWords,
+    judgmentsShown: judgmentsShown,
     chosenAgent: chosenAgent,
     chosenStep: chosenStep,
     stepAgentWords: lib.stepAgentWords,

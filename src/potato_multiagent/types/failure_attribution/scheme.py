@@ -34,6 +34,9 @@ class FailureAttributionValue(BaseModel):
     responsible_agent: Optional[StrictStr] = Field(description="The agent held responsible, by its full name.")
     decisive_step: Optional[StepIndex] = Field(description="0-based index of the decisive step.")
     reason: StrictStr = Field(description="Free text; may be empty.")
+    from_judgment: Optional[StrictStr] = Field(None, description="The source of the shown judgment whose agent and "
+                                               "step the annotator accepted; absent when chosen independently "
+                                               "(cleared when agent or step is edited after accepting).")
 
 
 class FailureAttribution(Scheme):

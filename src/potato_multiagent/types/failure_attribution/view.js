@@ -23,6 +23,8 @@
       stepScroll: ui.hook('step-scroll'),
       stepStatus: ui.hook('step-status'),
       chosenBox: ui.hook('chosen'),
+      judgmentsBox: ui.hook('judgments'),
+      fromJudgment: null,            // the accepted judgment's source, kept until agent or step changes
       reason: el.querySelector('textarea[data-ma-field="reason"]'),
       optionValues: new WeakMap(),   // <option> -> the agent name it stands for
       agentOptions: new Map(),       // agent name -> <option>
@@ -38,7 +40,7 @@
         'decisive_step, reason; data-ma step-list, step-scroll, chosen)');
     }
     view.typing = ui.debounce(function () { commit(view); }, TYPING_DELAY_MS);
-    view.agent.addEventListener('change', function () { dropUnselectedStale(view); commit(view); });
+    view.agent.addEventListener('change', function () { dropUnselectedStale(view); view.fromJudgment = null; commit(view); });
     view.picker = ui.combobox({
       input: view.step, listbox: view.stepList, scroller: view.stepScroll, status: view.stepStatus,
       idBase: view.step.id || 'ma-fa-step',
@@ -50,6 +52,7 @@
       chosen: function () { return view.chosenStep; },
       choose: function (index) {
         view.chosenStep = index;
+        view.fromJudgment = null;
         commit(view);
       }
     });
@@ -174,16 +177,55 @@
     view.chosenStep = marks.chosenStep(value);
     view.picker.show(chosenStepWords(view));
     showChosenStep(view, ui);
+    view.fromJudgment = marks.fromJudgmentOf(value);
     var reason = value ? value.reason : '';
     if (view.reason.value !== reason) { view.reason.value = reason; }   // keeps the caret when equal
+  }
+
+  /**
+   * The record's judgments for this scheme, beside the agent and step controls, each with an
+   * "Accept" button (agent and step, not the reason); shown per config.show_judgments.
+   */
+  function showJudgments(view, judgments, mode, value) {
+    var box = view.judgmentsBox;
+    if (!box) { return; }
+    var shown = judgments.length > 0 && marks.judgmentsShown(mode, value);
+    box.hidden = !shown;
+    var key = shown ? JSON.stringify(judgments) + '|' + marks.fromJudgmentOf(value) : '';
+    if (box.getAttribute('data-ma-shown') === key) { return; }
+    box.setAttribute('data-ma-shown', key);
+    box.textContent = '';
+    if (!shown) { return; }
+    var h = view.ui.h;
+    judgments.forEach(function (judgment) {
+      var accepted = marks.fromJudgmentOf(value) === judgment.source;
+      var button = h('button', {type: 'button', class: 'ma-fa-judgment-accept',
+        text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer'});
+      button.disabled = accepted;
+      button.addEventListener('click', function () { acceptJudgment(view, judgment); });
+      box.appendChild(h('p', {class: 'ma-fa-judgment', 'data-source': judgment.source},
+        [h('span', {class: 'ma-fa-judgment-words', text: marks.judgmentWords(judgment)}), ' ', button]));
+    });
+  }
+
+  /** Copy a judgment's agent and step into the value, recording its source (the reason stays). */
+  function acceptJudgment(view, judgment) {
+    view.typing.flush();
+    selectAgent(view, judgment.agent);
+    view.chosenStep = judgment.step;
+    view.fromJudgment = judgment.source;
+    commit(view);
+    showJudgments(view, view.judgments, view.judgmentMode, view.model.get().value);
   }
 
   /** Store what the controls show (the runtime paints summary, completeness and notices). */
   function commit(view) {
     view.typing.cancel();
-    view.model.set(marks.composeValue(selectedAgent(view), view.chosenStep, view.reason.value));
+    var value = marks.composeValue(selectedAgent(view), view.chosenStep, view.reason.value, view.fromJudgment);
+    view.model.set(value);
     view.picker.show(chosenStepWords(view));
     showChosenStep(view, view.ui);
+    showJudgments(view, view.judgments, view.judgmentMode, value);
   }
 
   /** One render pass: the runtime has flushed pending typing; show the stored value. */
@@ -193,7 +235,10 @@
     view.model = args.model;
     view.ui = ui;
     if (view.derivation !== args.derivation) { fillOptions(view, args.derivation); }
+    view.judgments = marks.judgmentsFor(args.record, args.config, args.schemaName);
+    view.judgmentMode = (args.config && args.config.show_judgments) || 'always';
     showValue(view, args.model.get().value, ui);
+    showJudgments(view, view.judgments, view.judgmentMode, args.model.get().value);
     // The trace view's "Set as decisive step" (action 'decisive'): chosen as if picked in the list.
     ui.onStepAction('decisive', function (detail, event) {
       if (typeof detail.index !== 'number') { return; }
