@@ -376,7 +376,7 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     expect(card(page, HOSTILE_TITLES[0]).get_by_role("radio", checked=True)).to_have_count(0)
     expect(verdict(card(page, HOSTILE_TITLES[2]), "wrong_order")).to_be_checked()   # the seed-shaped entry
 
-    stale = review_form(page).get_by_role("region", name="Judgements not in this trace")
+    stale = review_form(page).locator('[data-ma="stale-list"]')   # the runtime's one stale list
     expect(stale).to_be_visible()
     expect(stale).to_contain_text("tool delete_db at step #1 (id ghost_call): correct")
     expect(stale).to_contain_text("not in this trace")
@@ -385,7 +385,7 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     assert '[0].index: 0 does not match the call it names (1)' in words, words
     assert hidden_value(page) == GHOST_VALUE   # nothing rewritten until the annotator acts
 
-    stale.get_by_role("button", name=re.compile(r"^Remove: tool delete_db")).click()
+    stale.get_by_role("button", name=re.compile(r"^Remove saved mark: tool delete_db")).click()
     expect(stale).to_be_hidden()
     wait_saved_json(task, GHOST_USER, HOSTILE["id"], SCHEMA, [GHOST_VALUE[0], GHOST_VALUE[2]])
 
@@ -438,3 +438,95 @@ def test_five_thousand_calls_render_a_page_and_each_click_stores_a_verdict(potat
     expect(form.locator(".ma-tcr-range")).to_have_text("Calls 21\u201340 of 5000.")
     form.get_by_role("button", name="Next unjudged call").click()
     expect(verdict(card(page, "Call 21: tool_2 by Agent 0 (step 41)"), "correct")).to_be_focused()
+
+
+# --------------------------------------------------------------------------- judgments and the trace view
+
+JUDGED_SCHEMES = {"always": "j_always", "after_answer": "j_after", "never": "j_never"}
+JUDGE = 'judge "<b>x</b>"'   # a hostile source name: shown and stored as text
+# One OpenAI call (c1, step 1) then 22 ReAct calls, one per step: 23 calls, two pages of cards.
+JUDGED = {"id": "judged-001", "task": "A run a judge has judged.", "steps": [
+    {"role": "assistant", "name": "Planner",
+     "tool_calls": [{"id": "c1", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+    *({"agent": "Researcher", "action": f"search[q{i}]"} for i in range(22))]}
+JUDGED_CALL = {"index": 0, "step": 0, "position": 0, "id": "c1", "tool": "get_weather", "verdict": "wrong_args",
+               "notes": "the judge's notes"}
+JUDGED["judgments"] = {name: [{"source": JUDGE, "value": [JUDGED_CALL]}] for name in JUDGED_SCHEMES.values()}
+JUDGED_TITLE = "Call 1: get_weather by Planner (step 1)"
+LAST_TITLE = "Call 23: search by Researcher (step 23)"
+
+JUDGED_CONFIG = f"""
+annotation_task_name: "e2e: tool-call review judgments {uuid.uuid4().hex[:8]}"
+task_dir: .
+data_files: [data/judged.jsonl]
+item_properties: {{id_key: id, text_key: task}}
+output_annotation_dir: annotation_output
+plugins: [multiagent]
+require_password: false
+instance_display:
+  fields: [{{key: steps, type: multiagent.trace, label: "Run"}}]
+annotation_schemes:
+""" + "".join(f"""  - annotation_type: {TYPE}
+    name: {name}
+    description: "Judgments shown {when}"
+    show_judgments: {when}
+""" for when, name in JUDGED_SCHEMES.items())
+JUDGED_CONFIG_NAME = "e2e-tool-call-review-judgments.yaml"
+
+
+@pytest.fixture(scope="module")
+def judged_task(potato_task):
+    return potato_task(EXAMPLE, config=JUDGED_CONFIG_NAME,
+                       files={JUDGED_CONFIG_NAME: JUDGED_CONFIG, "data/judged.jsonl": json.dumps(JUDGED) + "\n"})
+
+
+@pytest.mark.e2e
+def test_judgments_show_per_show_judgments_and_accept_stores_from_judgment(judged_task, page):
+    user = f"tcr-judged-{uuid.uuid4().hex[:8]}"
+    login(page, judged_task.base_url, user)
+    words = f"{JUDGE}'s verdict: wrong_args"
+    accept = f"Accept {JUDGE}'s answer"
+    always, after, never = (card(page, JUDGED_TITLE, name) for name in JUDGED_SCHEMES.values())
+    expect(review_form(page, "j_always")).to_have_attribute("data-ma-ready", "true")
+    expect(always.locator('[data-ma="judgment"]')).to_have_text(words + accept)
+    expect(after.locator('[data-ma="judgment"]')).to_have_count(0)   # hidden until this call is answered
+    expect(never.locator('[data-ma="judgment"]')).to_have_count(0)
+    expect(card(page, "Call 2: search by Researcher (step 2)", "j_always").locator('[data-ma="judgment"]')).to_have_count(0)
+
+    always.get_by_role("button", name=accept, exact=True).click()
+    expect(verdict(always, "wrong_args")).to_be_checked()
+    saved = wait_saved_json(judged_task, user, JUDGED["id"], "j_always",
+                            [{**JUDGED_CALL, "notes": "", "from_judgment": JUDGE}])
+    assert validate_value(TYPE, {"annotation_type": TYPE, "name": "j_always", "description": "d"}, saved, JUDGED) == []
+
+    verdict(after, "correct").check()
+    expect(after.locator('[data-ma="judgment"]')).to_have_text(words + accept)   # revealed by the answer
+    wait_saved_json(judged_task, user, JUDGED["id"], "j_after", [{**JUDGED_CALL, "verdict": "correct", "notes": ""}])
+    after.get_by_role("button", name=accept, exact=True).click()
+    wait_saved_json(judged_task, user, JUDGED["id"], "j_after",
+                    [{**JUDGED_CALL, "notes": "", "from_judgment": JUDGE}])
+    verdict(after, "correct").check()   # the annotator's own verdict again: no from_judgment
+    wait_saved_json(judged_task, user, JUDGED["id"], "j_after", [{**JUDGED_CALL, "verdict": "correct", "notes": ""}])
+
+    verdict(never, "correct").check()
+    expect(never.locator('[data-ma="judgment"]')).to_have_count(0)
+    never.get_by_label("Notes").fill("own words")
+    wait_saved_json(judged_task, user, JUDGED["id"], "j_never",
+                    [{**JUDGED_CALL, "verdict": "correct", "notes": "own words"}])
+
+
+@pytest.mark.e2e
+def test_open_tool_call_from_the_trace_turns_the_page_and_focuses_the_first_verdict(judged_task, page):
+    login(page, judged_task.base_url, f"tcr-open-{uuid.uuid4().hex[:8]}")
+    form = review_form(page, "j_never")
+    expect(form).to_have_attribute("data-ma-ready", "true")
+    expect(form.locator(".ma-tcr-range")).to_have_text("Calls 1\u201320 of 23.")
+    assert "open-tool-call" in (form.get_attribute("data-ma-step-actions") or "").split()
+    step = page.locator('section.ma-trace .ma-trace-step[data-step="22"]')
+    step.locator('.ma-trace-action[data-action="open-tool-call"]').click()
+    for name in JUDGED_SCHEMES.values():   # no target: every tool-call form on the page opens the call
+        expect(review_form(page, name).locator(".ma-tcr-range")).to_have_text("Calls 21\u201323 of 23.")
+        expect(card(page, LAST_TITLE, name)).to_be_visible()
+    focused = page.evaluate("""() => { const a = document.activeElement;
+        return [a.type, a.value, a.closest('section[role=group]').getAttribute('aria-label')]; }""")
+    assert focused == ["radio", "0", LAST_TITLE]

@@ -118,11 +118,12 @@ def assert_lands_on(page, record: dict, index: int) -> None:
 
 
 def click_links(page, record: dict, scope: str) -> int:
-    links = page.locator(f"{scope} [data-ma-step-link]")
+    # [data-ma-step-link]: widgets on the compatibility layer; [data-ma="step-link"]: ui.stepLink
+    links = page.locator(f'{scope} [data-ma-step-link], {scope} [data-ma="step-link"]')
     count = links.count()
     for position in range(count):
         link = links.nth(position)
-        index = int(link.get_attribute("data-ma-step-link"))
+        index = int(link.get_attribute("data-ma-step-link") or link.get_attribute("data-ma-step"))
         assert link.text_content().endswith(f"#{index + 1}") or f"#{index + 1} " in link.text_content()
         link.click()
         assert_lands_on(page, record, index)

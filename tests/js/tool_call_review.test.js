@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the tool_call_review widget (types/tool_call_review/widget.js), run by
+// Pure rules of the tool_call_review widget (types/tool_call_review/marks.js), run by
 // `node --test tests/js/` with no DOM library. The DOM behaviour is proven by
 // tests/e2e/test_tool_call_review.py; tests/unit/test_tool_call_review.py checks that these
 // helpers report the same problems as the Python validation.
@@ -10,8 +10,9 @@ const path = require('node:path');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'widget.js'));
-const tcr = require(path.join(TYPES, 'tool_call_review', 'widget.js'));
+const shim = require(path.join(WEB, 'node_shim.js'));
+const runtime = shim.core;
+const tcr = shim.load('tool_call_review');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const record = {
@@ -85,18 +86,18 @@ test('calls sharing an id are told apart by step and position', () => {
   assert.equal(tcr.findCall(twins, { id: 'x', step: 5, position: 0, tool: 'f', index: 1 }), null);
 });
 
-test('readValue keeps readable entries, sets aside broken ones, and refuses a value that is not a list', () => {
+test('readStored keeps readable entries, sets aside broken ones, and refuses a value that is not a list', () => {
   const good = judgement(derivation.tool_calls[0]);
-  const read = tcr.readValue(stored([good, { index: -1, step: 0, tool: 'f', verdict: null, notes: '' }, 7]), CONFIG);
+  const read = tcr.readStored(stored([good, { index: -1, step: 0, tool: 'f', verdict: null, notes: '' }, 7]), CONFIG);
   assert.deepEqual(read.entries, [{ k: 0, entry: good }]);
   assert.deepEqual(read.broken.map((item) => item.k), [1, 2]);
   assert.match(read.broken[0].problem, /^\[1\]\.index: should be at least 0/);
   assert.match(read.broken[1].problem, /^\[2\]: should be an object, got 7/);
   assert.equal(read.unreadable, null);
 
-  assert.match(tcr.readValue(stored('{"index": 0}'), CONFIG).unreadable, /^The saved value could not be read: value: should be a list/);
-  assert.match(tcr.readValue(stored('[{"index"'), CONFIG).unreadable, /not valid JSON/);
-  assert.deepEqual(tcr.readValue(stored(''), CONFIG), { entries: [], broken: [], unreadable: null });
+  assert.match(tcr.readStored(stored('{"index": 0}'), CONFIG).unreadable, /^The saved value could not be read: value: should be a list/);
+  assert.match(tcr.readStored(stored('[{"index"'), CONFIG).unreadable, /not valid JSON/);
+  assert.deepEqual(tcr.readStored(stored(''), CONFIG), { entries: [], broken: [], unreadable: null });
 });
 
 test('matchEntries: the first judgement of a call wins; the rest say why they match nothing', () => {
@@ -210,4 +211,37 @@ test('identity and value problems at 5,000 calls: a value judging every call has
   const value = big.tool_calls.map((call) => tcr.composeEntry(call, 0, ['correct'], '', CONFIG));
   assert.equal(value.length, 5000);
   assert.deepEqual(tcr.traceProblems(value, index, CONFIG), []);
+});
+
+test('describe: summary, completeness, notices and one stale entry per kept judgement, each with its Remove value', () => {
+  const search = derivation.tool_calls[2];
+  const good = tcr.composeEntry(search, 0, ['correct'], '', CONFIG);
+  const ghost = { index: 0, step: 0, position: 0, id: 'ghost', tool: 'delete_db', verdict: 'correct', notes: '' };
+  const brokenEntry = { index: -1, step: 0, tool: 'f', verdict: null, notes: '' };
+  const said = tcr.describe(null, { derivation, config: CONFIG, stored: stored([ghost, good, brokenEntry]) });
+  assert.equal(said.summary, '1 of 4 tool calls judged. 2 judgements are not in this trace.');
+  assert.equal(said.incomplete, '1 of 4 tool calls judged');
+  const words = said.notices.map((notice) => notice.text);
+  assert.ok(words.includes("[0].id: 'ghost' is not in this trace"), words.join(' | '));
+  assert.ok(words.some((line) => line.startsWith('A judgement could not be read: [2].index')), words.join(' | '));
+  assert.deepEqual(said.stale.map((entry) => entry.text), [
+    'tool delete_db at step #1 (id ghost): correct (not in this trace)',
+    'tool f at step #1: no verdict (could not be read: ' + words.find((l) => l.startsWith('A judgement could'))
+      .slice('A judgement could not be read: '.length) + ')']);
+  assert.deepEqual(said.stale[0].remove, [good, brokenEntry]);
+  assert.deepEqual(said.stale[1].remove, [good, ghost]);
+  const alone = tcr.describe(null, { derivation, config: CONFIG, stored: stored([ghost]) });
+  assert.equal(alone.stale[0].remove, null, 'removing the last entry stores nothing');
+});
+
+test('from_judgment is stored only when the entry came from a judgment', () => {
+  const search = derivation.tool_calls[2];
+  assert.equal(tcr.composeEntry(search, 0, ['correct'], '', CONFIG).from_judgment, undefined);
+  assert.equal(tcr.composeEntry(search, 0, ['correct'], '', CONFIG, 'llm-judge').from_judgment, 'llm-judge');
+});
+
+test('open-tool-call: the first call of a step, or none', () => {
+  assert.equal(tcr.firstCallAtStep(derivation.tool_calls, 0), 0);
+  assert.equal(tcr.firstCallAtStep(derivation.tool_calls, 2), 2);
+  assert.equal(tcr.firstCallAtStep(derivation.tool_calls, 1), -1);
 });

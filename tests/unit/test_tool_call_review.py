@@ -1,5 +1,5 @@
 """multiagent.tool_call_review: config model, value model, identity, validation, rendering, and the
-browser twin (types/tool_call_review/widget.js, derive.js result_step) giving the same answers as Python."""
+browser twin (types/tool_call_review/marks.js, derive.js result_step) giving the same answers as Python."""
 
 import json
 import re
@@ -221,7 +221,7 @@ def test_a_bad_config_renders_an_error_card_naming_the_key(bad, key):
 JS_TRACE_PROBLEMS = """
 const path = require('path');
 const {derive} = require(path.join(process.argv[1], 'web', 'derive.js'));
-const tcr = require(path.join(process.argv[1], 'types', 'tool_call_review', 'widget.js'));
+const tcr = require(path.join(process.argv[1], 'web', 'node_shim.js')).load('tool_call_review');
 let input = '';
 process.stdin.on('data', (chunk) => { input += chunk; });
 process.stdin.on('end', () => {
@@ -254,6 +254,17 @@ def test_widget_reports_the_same_problems_as_validate():
     from_js = json.loads(out.stdout)
     assert [problems(value, **extra) for value, extra in PARITY_VALUES] == from_js
     assert all(from_js[1:]), "every case but the first has problems to compare"
+
+
+def test_marks_js_config_defaults_are_the_python_ones():
+    """marks.js fills a partial config (the cases.json referee) with ToolCallReviewConfig's defaults."""
+    text = (PACKAGE / "types" / "tool_call_review" / "marks.js").read_text(encoding="utf-8")
+    defaults = re.search(r"CONFIG_DEFAULTS = \{verdict_options: \[([^\]]*)\],\s*multi_verdict: (\w+), allow_notes: (\w+)\}",
+                         text)
+    assert defaults, "marks.js has no CONFIG_DEFAULTS"
+    config, _ = SCHEMES[TYPE].parse_config({"name": "x", "description": "x"})
+    assert json.loads("[" + defaults.group(1).replace("'", '"') + "]") == config.verdict_options
+    assert (defaults.group(2), defaults.group(3)) == (json.dumps(config.multi_verdict), json.dumps(config.allow_notes))
 
 
 # Traces built to exercise the result_step rule: calls with ids from a small pool, and steps that

@@ -75,11 +75,14 @@
 
   function makeModel(mount) {
     var model = {
-      /** {value, unreadable, raw}: the checked stored value (null = nothing), or why it is unreadable. */
+      /**
+       * {value, unreadable, raw, stored}: the checked stored value (null = nothing), or why it is
+       * unreadable; stored is the unchecked read {raw, value, error} (for lists kept entry by entry).
+       */
       get: function () {
         var got = mount.ctx.model.get();
         var checked = core.readChecked(got, mount.ctx.config);
-        return {value: checked.value, unreadable: checked.unreadable, raw: got.raw};
+        return {value: checked.value, unreadable: checked.unreadable, raw: got.raw, stored: got};
       },
       /** Store a value (null = nothing) through the merge path, paint its description, tell listeners. */
       set: function (value) {
@@ -100,7 +103,7 @@
   function paint(mount, value, unreadable) {
     var ctx = mount.ctx;
     var said = mount.spec.describe(value, {derivation: ctx.derivation, config: ctx.config, record: ctx.record,
-      unreadable: unreadable}) || {};
+      unreadable: unreadable, stored: ctx.model.get()}) || {};
     ctx.model.announce(said.summary || '');
     ctx.model.setIncomplete(said.incomplete || null);
     ctx.setNotices(said.notices || []);
@@ -254,9 +257,9 @@
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
    *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale}, render(args)[, entryKey]})
-   *     ctx = {derivation, config, record, unreadable}
+   *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
-   *   model.get() -> {value, unreadable, raw}; model.set(value); model.on('change', fn)
+   *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)
    *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun}), ui.combobox({...}),
    *   ui.staleList(), ui.stepLink(index[, text]), ui.onStepAction(fn), ui.announce(text), ui.hook(name)
    *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)

@@ -45,6 +45,9 @@ class ToolCallJudgement(BaseModel):
     verdict: Optional[StrictStr] = Field(description="The verdict (the first of `verdicts` with multi_verdict).")
     verdicts: Optional[List[StrictStr]] = Field(None, description="Every verdict given, with multi_verdict only.")
     notes: StrictStr = Field(description="Free text; may be empty.")
+    from_judgment: Optional[StrictStr] = Field(
+        None, description="The source of the judgment whose verdict the annotator accepted (docs/judgments.md); "
+        "absent when the verdict is the annotator's own.")
 
 
 class ToolCallReviewValue(RootModel[List[ToolCallJudgement]]):
