@@ -22,7 +22,6 @@ const NOT_YET_PORTED = [
   'emergent_behavior',
   'handoff_review',
   'tool_call_review',
-  'tool_contention',
 ];
 
 const typeNames = fs.readdirSync(TYPES)
