@@ -375,7 +375,7 @@ def test_unlabelled_regions_block_next_with_a_count(task, page, user):
 @pytest.mark.e2e
 def test_saved_labels_not_in_the_trace_are_shown_kept_and_removable(task, page):
     name = returning(page, task, "ghost")
-    stale = form(page).locator(".ma-tc-stale")
+    stale = form(page).locator('[data-ma="stale-list"]')
     expect(stale).to_be_visible()
     expect(stale).to_contain_text("orders_db, 10 to 23, Migrator, Reporter, labelled deadlock (not in this trace)")
     expect(form(page).locator(".ma-notices")).to_contain_text(
@@ -387,7 +387,7 @@ def test_saved_labels_not_in_the_trace_are_shown_kept_and_removable(task, page):
     labelled = value_for(BY_ID[MIGRATION], {0: "benign"})
     both = {"contentions": {"0": "benign"}, "regions": labelled["regions"] + [GHOST]}
     wait_saved_json(task, name, MIGRATION, SCHEMA, both)
-    stale.get_by_role("button", name=re.compile("^Remove saved label")).click()
+    stale.get_by_role("button", name=re.compile("^Remove saved mark")).click()
     expect(stale).to_be_hidden()
     assert valid(wait_saved_json(task, name, MIGRATION, SCHEMA, labelled), MIGRATION)
 

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the tool_contention widget (types/tool_contention/widget.js), run by `node --test
+// Pure helpers of the tool_contention widget (types/tool_contention/marks.js), run by `node --test
 // tests/js/` with no DOM library: time axis, names, identities, linked regions, the stored value.
 // The DOM behaviour is proven by tests/e2e/test_tool_contention.py.
 const test = require('node:test');
@@ -9,7 +9,7 @@ const path = require('node:path');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const tc = require(path.join(TYPES, 'tool_contention', 'widget.js'));
+const tc = require(path.join(WEB, 'node_shim.js')).load('tool_contention');
 const runtime = require(path.join(WEB, 'widget.js'));
 const { derive } = require(path.join(WEB, 'derive.js'));
 
@@ -184,10 +184,10 @@ test('a region saved twice keeps the first and lists the second; stale entries a
   assert.deepEqual(again.contentions, { 0: 'benign' }, 'the region in this trace wins the shared key');
 });
 
-test('readValue checks the stored shape against the value schema', () => {
+test('the runtime\'s readChecked checks the stored shape against the value schema', () => {
   const schema = { type: 'object', required: ['contentions', 'regions'], additionalProperties: false,
     properties: { contentions: { type: 'object' }, regions: { type: 'array' } } };
-  const read = (raw) => tc.readValue({ raw, ...runtime.parseStored(raw) }, { value_schema: schema });
+  const read = (raw) => runtime.readChecked({ raw, ...runtime.parseStored(raw) }, { value_schema: schema });
   assert.deepEqual(read(''), { value: null, unreadable: null });
   assert.deepEqual(read('{"contentions":{},"regions":[]}').value, { contentions: {}, regions: [] });
   assert.match(read('{"contentions":{}}').unreadable, /regions: is missing/);

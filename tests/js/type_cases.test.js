@@ -21,7 +21,6 @@ const NOT_YET_PORTED = [
   'agent_scorecard',
   'emergent_behavior',
   'handoff_review',
-  'tool_contention',
 ];
 
 const typeNames = fs.readdirSync(TYPES)

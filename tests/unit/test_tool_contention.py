@@ -242,7 +242,7 @@ def test_render_follows_potatos_form_contract():
     hidden = re.search(r'<input type="hidden"[^>]*>', html).group(0)
     assert 'name="contention:::contention"' in hidden and 'validation="required"' in hidden
     assert html.count("annotation-input") == 1
-    for part in ("timeline", "regions", "left-out", "stale", "caption", "progress"):
+    for part in ("timeline", "regions", "left-out", "caption", "progress"):
         assert f'data-ma-tc="{part}"' in html
 
 

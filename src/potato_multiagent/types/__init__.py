@@ -108,9 +108,10 @@ runtime's pure base (words, value check, windowing), its two-tab merge and flush
 its core (all of them), then ``define`` on top of it. ``node_shim.js`` is for node tests only and
 is never loaded in the page."""
 
-TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
-"""A type's scripts in load order: its pure rules, then its view on the runtime; ``widget.js`` is a
-not-yet-ported type on the old ``PotatoMultiagent.register`` API."""
+TYPE_SCRIPTS = ("marks.js", "timeline.js", "view.js", "widget.js")
+"""A type's scripts in load order: its pure rules, a part of its view kept in a file of its own
+(``timeline.js``, where the view would pass 500 lines; view.js uses it), then its view on the
+runtime; ``widget.js`` is a not-yet-ported type on the old ``PotatoMultiagent.register`` API."""
 
 
 def scripts() -> List[str]:

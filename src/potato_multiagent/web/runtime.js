@@ -169,6 +169,7 @@
       stepLink: function (index, text) { return stepLink(mount, index, text); },
       onStepAction: function (action, fn) { onStepAction(mount, action, fn); },
       announce: function (text) { announce(mount, text); },
+      summary: function (text) { mount.ctx.model.announce(text); },   // the summary line, until the next model.set
       hook: function (name) { return mount.ctx.el.querySelector('[' + HOOK + '="' + name + '"]'); },
       model: model
     };
