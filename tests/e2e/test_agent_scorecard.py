@@ -8,7 +8,7 @@ The widget's DOM contract, as these tests read it:
   "ROW: DIMENSION" holding native radios valued `1`..`scale` and `na` (not applicable);
 - row buttons "Rest N/A for ROW" and, on rows of agents the trace lacks, "Remove ROW (not in this
   trace)"; milestone checkboxes by name, each with a select "Step where NAME was reached";
-- `[data-ma-part="remaining"]` saying how many cells are left; `data-incomplete-reason` on the
+- `[data-ma="remaining"]` saying how many cells are left; `data-incomplete-reason` on the
   form while a cell is open;
 - the hidden `input.annotation-input[name="scorecard:::scorecard"]` holding
   `{"agents": {name: {dim: score}}, "team": {dim: score}, "milestones": {name: true},
@@ -147,7 +147,7 @@ def checked_choice(page, row: str, dim: str):
 
 
 def row_names(page, table: str = "agents") -> list:
-    return scorecard_form(page).locator(f'[data-ma-part="{table}"] tbody .ma-asc-name').all_inner_texts()
+    return scorecard_form(page).locator(f'[data-ma="{table}"] tbody .ma-asc-name').all_inner_texts()
 
 
 def milestone_box(page, name: str):
@@ -165,7 +165,7 @@ def choose_step(page, name: str, index: int) -> None:
 
 
 def remaining(page):
-    return scorecard_form(page).locator('[data-ma-part="remaining"]')
+    return scorecard_form(page).locator('[data-ma="remaining"]')
 
 
 def summary(page):
@@ -249,7 +249,7 @@ def test_every_cell_is_a_radio_group_named_after_its_row_and_dimension(task, pag
     groups = scorecard_form(page).get_by_role("radiogroup")
     expect(groups).to_have_count(CELLS)
     # The scale's words reach the annotator: in the legend and in the radios' names.
-    expect(scorecard_form(page).locator('[data-ma-part="scale"]')).to_contain_text("1 = poor")
+    expect(scorecard_form(page).locator('[data-ma="scale"]')).to_contain_text("1 = poor")
     expect(cell(page, SMITH, "contribution").get_by_role("radio", name="5: excellent", exact=True)).to_have_count(1)
     expect(cell(page, SMITH, "contribution").get_by_role("radio", name="not applicable", exact=True)).to_have_count(1)
 
