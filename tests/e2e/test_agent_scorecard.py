@@ -585,3 +585,62 @@ def test_a_who_and_when_run_is_scored_completely(potato_task, page):
     }
     saved = wait_saved_json(real_task, user, run["id"], SCHEMA, expected)
     assert validate_value(TYPE, REAL_SCHEME, json.dumps(saved), run) == []
+
+
+# --------------------------------------------------------------------------- judgments (issue 17)
+
+JUDGED_RUN = {"id": "asc-e2e-judged", "task": "Plan and build.",
+              "steps": [{"agent": "Planner", "content": "plan"}, {"agent": "Coder", "content": "code"}]}
+JUDGE_VALUE = {"agents": {"Planner": {"contribution": 4}}, "team": {"coordination": 2},
+               "milestones": {"plan agreed": True}, "milestone_steps": {"plan agreed": 1}}
+JUDGED_SCHEMES = {"always": "always", "after": "after_answer", "never": "never"}
+
+
+@pytest.fixture(scope="module")
+def judged_task(potato_task):
+    schemes = [{"annotation_type": TYPE, "name": name, "description": f"Scorecard {name}",
+                "agent_dimensions": ["contribution"], "team_dimensions": ["coordination"],
+                "milestones": ["plan agreed"], "milestone_steps": True, "show_judgments": when}
+               for name, when in JUDGED_SCHEMES.items()]
+    record = {**JUDGED_RUN, "judgments": {name: [{"source": "llm-judge", "value": JUDGE_VALUE}]
+                                          for name in JUDGED_SCHEMES}}
+    config = yaml.safe_load(task_config("e2e: agent scorecard judgments", ["data/judged.jsonl"], schemes[0]))
+    config["annotation_schemes"] = schemes
+    return potato_task(EXAMPLE, config="judged.yaml",
+                       files={"judged.yaml": yaml.safe_dump(config, sort_keys=False),
+                              "data/judged.jsonl": jsonl([record])})
+
+
+def test_judgments_show_per_policy_and_accepting_stores_from_judgment(judged_task, page):
+    user = f"asc-judged-{uuid.uuid4().hex[:8]}"
+    login(page, judged_task.base_url, user)
+    forms = {name: page.locator(f'form.annotation-form[data-schema-name="{name}"]') for name in JUDGED_SCHEMES}
+    for form in forms.values():
+        expect(form).to_have_attribute("data-ma-ready", "true")
+    accept_cell = "Accept llm-judge's answer for Planner: contribution (4)"
+    # always: beside the cell, labelled with its source, before any answer
+    expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_text("llm-judge: 4")
+    expect(forms["always"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_be_visible()
+    # never: nowhere
+    expect(forms["never"].locator('[data-ma="judgment"]')).to_have_count(0)
+    # after_answer: hidden until that cell is answered
+    expect(forms["after"].locator('[data-ma="judgment"]:visible')).to_have_count(0)
+    forms["after"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="2").check()
+    expect(forms["after"].get_by_role("button", name=accept_cell)).to_be_visible()
+    expect(forms["after"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_have_count(0)
+    # accept: the cell and the milestone take the judge's answers, from_judgment records the source
+    forms["always"].get_by_role("button", name=accept_cell).click()
+    forms["always"].get_by_role("button", name="Accept llm-judge's answer for plan agreed (reached (#2))").click()
+    expected = {"agents": {"Planner": {"contribution": 4}}, "team": {}, "milestones": {"plan agreed": True},
+                "milestone_steps": {"plan agreed": 1},
+                "from_judgment": {"agents/Planner/contribution": "llm-judge", "milestones/plan agreed": "llm-judge"}}
+    saved = wait_saved_json(judged_task, user, JUDGED_RUN["id"], "always", expected)
+    assert validate_value(TYPE, {**SCORECARD, "name": "always", "agents": [], "agent_dimensions": ["contribution"],
+                                 "team_dimensions": ["coordination"], "milestones": ["plan agreed"],
+                                 "scale_labels": None}, json.dumps(saved), JUDGED_RUN) == []
+    expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_attribute("aria-pressed", "true")
+    # a cell changed by hand is the annotator's own again
+    forms["always"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="5").check()
+    expected["agents"]["Planner"]["contribution"] = 5
+    del expected["from_judgment"]["agents/Planner/contribution"]
+    wait_saved_json(judged_task, user, JUDGED_RUN["id"], "always", expected)

@@ -5,7 +5,8 @@
  * The stored value:
  *     {"agents": {name: {dim: score}}, "team": {dim: score}, "milestones": {name: true},
  *      "not_applicable": {"agents": {name: [dim]}, "team": [dim]},   (only when some cell is N/A)
- *      "milestone_steps": {name: stepIndex}}                          (only when some step is set)
+ *      "milestone_steps": {name: stepIndex},                          (only when some step is set)
+ *      "from_judgment": {"agents/A/dim"|"team/dim"|"milestones/M": source}}  (only when accepted)
  * or "" when nothing is marked. A row is {team: true} or {agent: name}; a choice is a score, NA
  * or null. Maps keyed by names from the trace use own properties only (an agent may be called
  * "__proto__").
@@ -19,20 +20,15 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   var SNIPPET_LENGTH = 80;
 
   function hasOwn(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
-
   function own(object, key) { return object && hasOwn(object, key) ? object[key] : undefined; }
-
   function put(object, key, value) {
     Object.defineProperty(object, key, {value: value, enumerable: true, writable: true, configurable: true});
     return object;
   }
 
   function copy(value) { return JSON.parse(JSON.stringify(value)); }
-
   function emptyValue() { return {agents: {}, team: {}, milestones: {}}; }
-
   function scoresOf(value, row) { return row.team ? value.team : own(value.agents, row.agent); }
-
   function naListOf(value, row) {
     var marked = value.not_applicable;
     if (!marked) { return undefined; }
@@ -94,6 +90,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       if (Object.keys(marked).length === 0) { delete value.not_applicable; }
     }
     if (value.milestone_steps && Object.keys(value.milestone_steps).length === 0) { delete value.milestone_steps; }
+    if (value.from_judgment && Object.keys(value.from_judgment).length === 0) { delete value.from_judgment; }
     return value;
   }
 
@@ -130,6 +127,9 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     var next = copy(value);
     delete next.agents[name];
     if (next.not_applicable && next.not_applicable.agents) { delete next.not_applicable.agents[name]; }
+    Object.keys(next.from_judgment || {}).forEach(function (key) {
+      if (key.indexOf('agents/' + name + '/') === 0) { delete next.from_judgment[key]; }
+    });
     return tidy(next);
   }
 
@@ -160,6 +160,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
         if (own(next.milestones, name) === true) { put(next.milestone_steps, name, value.milestone_steps[name]); }
       });
     }
+    if (value.from_judgment) { next.from_judgment = copy(value.from_judgment); }
     var marked = value.not_applicable;
     if (config.allow_na && marked) {
       next.not_applicable = {agents: {}, team: fittingNa(marked.team, config.team_dimensions, next.team)};
@@ -273,9 +274,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Words (pure). Nothing here that reaches setIncomplete ever holds trace text.
-  // ---------------------------------------------------------------------------------------------
+  // -- Words (pure). Nothing here that reaches setIncomplete ever holds trace text.
 
   /** Cells of the live agents and the team: how many, and how many are scored or NA. */
   function progress(value, config, agents) {
@@ -293,7 +292,6 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   }
 
   function cellsWord(count) { return count === 1 ? ' cell' : ' cells'; }
-
   /** "7 of 24 cells left" while a cell is open; null when every cell is scored or NA. */
   function incompleteReason(count, unreadable) {
     if (count.done >= count.total) { return null; }
@@ -325,7 +323,6 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   }
 
   function rowName(row) { return row.team ? TEAM_LABEL : row.agent; }
-
   /** The live summary: the last change, the counts, and the milestones reached. */
   function summaryText(value, config, count, change) {
     var parts = [];
@@ -407,32 +404,87 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     };
   }
 
+
+  // -- judgments (docs/judgments.md): another's answer shown beside each cell and milestone --------
+
+  /** The from_judgment key of a cell ("agents/AGENT/DIM", "team/DIM") or a milestone ("milestones/NAME"). */
+  function judgmentKey(row, dim) { return row.team ? 'team/' + dim : 'agents/' + row.agent + '/' + dim; }
+  function milestoneKey(name) { return 'milestones/' + name; }
+  function isMap(thing) { return thing !== null && typeof thing === 'object' && !Array.isArray(thing); }
+
+  /** A judgment's value in the stored shape (an object, or its JSON text), or null. */
+  function readJudgmentValue(value) {
+    if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return null; } }
+    return isMap(value) && isMap(value.agents) && isMap(value.team) && isMap(value.milestones) ? value : null;
+  }
+
+  /** The readable judgments the record carries for this scheme: [{source, value}], in the record's order. */
+  function judgmentsOf(record, config, schemaName) {
+    var all = isMap(record) ? own(record, config.judgments_key || 'judgments') : null;
+    var list = isMap(all) ? own(all, schemaName) : null;
+    return (Array.isArray(list) ? list : []).map(function (judgment) {
+      var value = isMap(judgment) && typeof judgment.source === 'string' ? readJudgmentValue(judgment.value) : null;
+      return value && {source: judgment.source, value: value};
+    }).filter(Boolean);
+  }
+
+  /** Whether judgments show now: 'always'; 'never'; 'after_answer' once answered or the grid is complete. */
+  function judgmentsShown(config, answered, complete) {
+    var when = config.show_judgments || 'always';
+    if (when === 'never') { return false; }
+    return when === 'always' || answered || complete;
+  }
+
+  /** A judge's choice for one cell when the grid offers it (a score on the scale, or N/A with allow_na). */
+  function judgedChoice(judgment, row, dim, config) {
+    var choice = cellChoice(judgment.value, row, dim);
+    if (choice === NA) { return config.allow_na ? NA : null; }
+    return onScale(choice, config) ? choice : null;
+  }
+
+  function withSource(value, key, source) {
+    var next = copy(value);
+    var from = next.from_judgment || {};
+    if (source === null) { delete from[key]; } else { put(from, key, source); }
+    if (Object.keys(from).length) { next.from_judgment = from; } else { delete next.from_judgment; }
+    return next;
+  }
+
+  /** The cell set to a choice: by hand (source null, its from_judgment goes) or from a judgment. */
+  function withJudgedCell(value, row, dim, choice, source) {
+    return withSource(withCell(value, row, dim, choice), judgmentKey(row, dim), source);
+  }
+
+  /** A judge's milestone answer: reached (with its step when the scheme records steps) or not. */
+  function judgedMilestone(judgment, name) {
+    var reached = own(judgment.value.milestones, name) === true;
+    var step = reached ? own(judgment.value.milestone_steps, name) : undefined;
+    return {reached: reached, step: typeof step === 'number' ? step : null};
+  }
+
+  function withJudgedMilestone(value, name, judged, source, config) {
+    var next = withMilestone(value, name, judged.reached);
+    if (judged.reached && config.milestone_steps) { next = withMilestoneStep(next, name, judged.step); }
+    return withSource(next, milestoneKey(name), source);
+  }
+
+  /** "reached (#3)", "reached", "not reached": a judge's milestone answer in words. */
+  function milestoneWords(judged) {
+    if (!judged.reached) { return 'not reached'; }
+    return judged.step === null ? 'reached' : 'reached (#' + (judged.step + 1) + ')';
+  }
+
   return {
-    NA: NA,
-    CONFIG_DEFAULTS: CONFIG_DEFAULTS,
-    NOT_IN_TRACE: NOT_IN_TRACE,
-    own: own,
-    emptyValue: emptyValue,
-    cellChoice: cellChoice,
-    withCell: withCell,
-    withRowNotApplicable: withRowNotApplicable,
-    withMilestone: withMilestone,
-    withMilestoneStep: withMilestoneStep,
-    withoutAgent: withoutAgent,
-    isEmptyValue: isEmptyValue,
-    fittingValue: fittingValue,
-    staleAgents: staleAgents,
-    audit: audit,
-    unaskedCount: unaskedCount,
-    progress: progress,
-    incompleteReason: incompleteReason,
-    remainingText: remainingText,
-    choiceWords: choiceWords,
-    optionName: optionName,
-    rowName: rowName,
-    summaryText: summaryText,
-    stepLabel: stepLabel,
-    problems: problems,
-    describe: describe
+    NA: NA, CONFIG_DEFAULTS: CONFIG_DEFAULTS, NOT_IN_TRACE: NOT_IN_TRACE, own: own, emptyValue: emptyValue,
+    cellChoice: cellChoice, withCell: withCell, withRowNotApplicable: withRowNotApplicable,
+    withMilestone: withMilestone, withMilestoneStep: withMilestoneStep, withoutAgent: withoutAgent,
+    isEmptyValue: isEmptyValue, fittingValue: fittingValue, staleAgents: staleAgents, audit: audit,
+    unaskedCount: unaskedCount, progress: progress, incompleteReason: incompleteReason,
+    remainingText: remainingText, choiceWords: choiceWords, optionName: optionName, rowName: rowName,
+    summaryText: summaryText, stepLabel: stepLabel, problems: problems, describe: describe,
+    judgmentKey: judgmentKey, milestoneKey: milestoneKey, judgmentsOf: judgmentsOf,
+    judgmentsShown: judgmentsShown, judgedChoice: judgedChoice, withSource: withSource,
+    withJudgedCell: withJudgedCell, judgedMilestone: judgedMilestone,
+    withJudgedMilestone: withJudgedMilestone, milestoneWords: milestoneWords
   };
 });

@@ -83,8 +83,9 @@
         [input, choice === NA ? 'N/A' : String(choice)]);
     });
     view.groups.push(group);
-    return {group: group, node: h('td', null, h('div', {class: 'ma-asc-cell', role: 'radiogroup',
-      'aria-label': rowName(row) + ': ' + dim}, options))};
+    group.judged = h('div', {class: 'ma-asc-judged', hidden: true});
+    return {group: group, node: h('td', null, [h('div', {class: 'ma-asc-cell', role: 'radiogroup',
+      'aria-label': rowName(row) + ': ' + dim}, options), group.judged])};
   }
 
   /** The row header: the name, then Rest N/A; or "(not in this trace)" and Remove. */
@@ -181,6 +182,8 @@
         picker.link = h('span', {class: 'ma-asc-step-link', 'data-ma': 'milestone-step-link', hidden: true});
         children.push(picker.select, picker.link);
       }
+      picker.judged = h('span', {class: 'ma-asc-judged', hidden: true});
+      children.push(picker.judged);
       view.pickers.push(picker);
       items.appendChild(h('li', {class: 'ma-asc-milestone'}, children));
     });
@@ -273,14 +276,15 @@
     }
     var picker = view.pickerOf.get(target);
     if (!picker) { return; }
+    var byHand = marks.withSource(view.value, marks.milestoneKey(picker.name), null);   // its source goes
     if (target === picker.checkbox) {
-      commit(view, marks.withMilestone(view.value, picker.name, target.checked),
+      commit(view, marks.withMilestone(byHand, picker.name, target.checked),
         picker.name + (target.checked ? ': reached.' : ': not reached.'));
       paintMilestones(view);
     } else {
       dropUnselectedStale(picker);
       var step = target.value === '' ? null : Number(target.value);
-      commit(view, marks.withMilestoneStep(view.value, picker.name, step),
+      commit(view, marks.withMilestoneStep(byHand, picker.name, step),
         picker.name + (step === null ? ': step not recorded.' : ': reached at step #' + (step + 1) + '.'));
     }
   }
@@ -301,7 +305,7 @@
 
   function chooseCell(view, group, choice) {
     var config = view.args.config;
-    commit(view, marks.withCell(view.value, group.row, group.dim, choice),
+    commit(view, marks.withJudgedCell(view.value, group.row, group.dim, choice, null),
       rowName(group.row) + ': ' + group.dim + ' ' + marks.choiceWords(choice, config) + '.');
   }
 
@@ -334,6 +338,83 @@
     view.remaining.focus();
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Judgments: each judge's answer beside its cell or milestone, accepted with one click
+  // ---------------------------------------------------------------------------------------------
+
+  /** Whether judgments show for a control now (config.show_judgments; after_answer: answered or complete). */
+  function judgmentsShownFor(view, answered) {
+    var count = marks.progress(view.value, view.args.config, view.derivation.agents);
+    return marks.judgmentsShown(view.args.config, answered, count.total > 0 && count.done >= count.total);
+  }
+
+  /** One judgment: "SOURCE: 4" as a button "Accept SOURCE's answer for WHERE" (inert text only). */
+  function judgmentButton(view, source, words, where, accepted, accept) {
+    return h('button', {type: 'button', class: accepted ? 'ma-asc-judgment ma-asc-judgment-accepted' : 'ma-asc-judgment',
+      'data-ma': 'judgment', 'data-ma-source': source, 'aria-pressed': accepted ? 'true' : 'false',
+      'aria-label': 'Accept ' + source + "'s answer for " + where + ' (' + words + ')',
+      title: 'Accept ' + source + "'s answer: " + words, text: source + ': ' + words,
+      on: {click: accept}});
+  }
+
+  function paintBox(box, signature, build) {
+    if (box.getAttribute('data-ma-shown') === signature) { return; }
+    box.setAttribute('data-ma-shown', signature);
+    box.textContent = '';
+    var buttons = build();
+    box.hidden = buttons.length === 0;
+    buttons.forEach(function (button) { box.appendChild(button); });
+  }
+
+  function paintCellJudgments(view, group) {
+    var config = view.args.config;
+    var key = marks.judgmentKey(group.row, group.dim);
+    var accepted = marks.own(view.value.from_judgment, key) || null;
+    var shown = judgmentsShownFor(view, marks.cellChoice(view.value, group.row, group.dim) !== null);
+    var judged = !shown ? [] : view.judgments.map(function (judgment) {
+      return {source: judgment.source, choice: marks.judgedChoice(judgment, group.row, group.dim, config)};
+    }).filter(function (entry) { return entry.choice !== null; });
+    paintBox(group.judged, JSON.stringify([judged, accepted]), function () {
+      return judged.map(function (entry) {
+        var words = entry.choice === NA ? 'N/A' : String(entry.choice);
+        return judgmentButton(view, entry.source, words, rowName(group.row) + ': ' + group.dim,
+          accepted === entry.source, function () { acceptCell(view, group, entry); });
+      });
+    });
+  }
+
+  function paintMilestoneJudgments(view, picker) {
+    var accepted = marks.own(view.value.from_judgment, marks.milestoneKey(picker.name)) || null;
+    var shown = judgmentsShownFor(view, own(view.value.milestones, picker.name) === true);
+    var judged = !shown ? [] : view.judgments.map(function (judgment) {
+      return {source: judgment.source, answer: marks.judgedMilestone(judgment, picker.name)};
+    });
+    paintBox(picker.judged, JSON.stringify([judged, accepted]), function () {
+      return judged.map(function (entry) {
+        return judgmentButton(view, entry.source, marks.milestoneWords(entry.answer), picker.name,
+          accepted === entry.source, function () { acceptMilestone(view, picker, entry); });
+      });
+    });
+  }
+
+  function paintJudgments(view) {
+    view.groups.forEach(function (group) { paintCellJudgments(view, group); });
+    view.pickers.forEach(function (picker) { paintMilestoneJudgments(view, picker); });
+  }
+
+  function acceptCell(view, group, entry) {
+    commit(view, marks.withJudgedCell(view.value, group.row, group.dim, entry.choice, entry.source),
+      rowName(group.row) + ': ' + group.dim + ' ' + marks.choiceWords(entry.choice, view.args.config) +
+      ', accepted from ' + entry.source + '.');
+    paintGroups(view, [group]);
+  }
+
+  function acceptMilestone(view, picker, entry) {
+    commit(view, marks.withJudgedMilestone(view.value, picker.name, entry.answer, entry.source, view.args.config),
+      picker.name + ': ' + marks.milestoneWords(entry.answer) + ', accepted from ' + entry.source + '.');
+    paintMilestones(view);
+  }
+
   /** Store a value (the runtime paints summary, completeness and notices), then the counts. */
   function commit(view, value, change) {
     view.value = value;
@@ -344,6 +425,7 @@
       pendingChange = null;
     }
     paintCounts(view);
+    paintJudgments(view);
   }
 
   /** "N of M cells left" and the button that drops the marks the config does not ask for. */
@@ -372,6 +454,7 @@
     view.ui = ui;
     view.model = args.model;
     view.value = args.model.get().value || marks.emptyValue();
+    view.judgments = marks.judgmentsOf(args.record, args.config, args.schemaName);
     if (view.derivation !== args.derivation) {
       view.derivation = args.derivation;
       view.stepOptions = null;
@@ -382,6 +465,7 @@
     paintGroups(view, view.groups);
     paintMilestones(view);
     paintCounts(view);
+    paintJudgments(view);
   }
 
   runtime.define('agent_scorecard', {describe: describe, render: render});
