@@ -8,7 +8,7 @@ The widget's DOM contract, as these tests read it:
   "ROW: DIMENSION" holding native radios valued `1`..`scale` and `na` (not applicable);
 - row buttons "Rest N/A for ROW" and, on rows of agents the trace lacks, "Remove ROW (not in this
   trace)"; milestone checkboxes by name, each with a select "Step where NAME was reached";
-- `[data-ma-part="remaining"]` saying how many cells are left; `data-incomplete-reason` on the
+- `[data-ma="remaining"]` saying how many cells are left; `data-incomplete-reason` on the
   form while a cell is open;
 - the hidden `input.annotation-input[name="scorecard:::scorecard"]` holding
   `{"agents": {name: {dim: score}}, "team": {dim: score}, "milestones": {name: true},
@@ -146,7 +146,7 @@ def checked_choice(page, row: str, dim: str):
 
 
 def row_names(page, table: str = "agents") -> list:
-    return scorecard_form(page).locator(f'[data-ma-part="{table}"] tbody .ma-asc-name').all_inner_texts()
+    return scorecard_form(page).locator(f'[data-ma="{table}"] tbody .ma-asc-name').all_inner_texts()
 
 
 def milestone_box(page, name: str):
@@ -164,7 +164,7 @@ def choose_step(page, name: str, index: int) -> None:
 
 
 def remaining(page):
-    return scorecard_form(page).locator('[data-ma-part="remaining"]')
+    return scorecard_form(page).locator('[data-ma="remaining"]')
 
 
 def summary(page):
@@ -242,7 +242,7 @@ def test_every_cell_is_a_radio_group_named_after_its_row_and_dimension(task, pag
     groups = scorecard_form(page).get_by_role("radiogroup")
     expect(groups).to_have_count(CELLS)
     # The scale's words reach the annotator: in the legend and in the radios' names.
-    expect(scorecard_form(page).locator('[data-ma-part="scale"]')).to_contain_text("1 = poor")
+    expect(scorecard_form(page).locator('[data-ma="scale"]')).to_contain_text("1 = poor")
     expect(cell(page, SMITH, "contribution").get_by_role("radio", name="5: excellent", exact=True)).to_have_count(1)
     expect(cell(page, SMITH, "contribution").get_by_role("radio", name="not applicable", exact=True)).to_have_count(1)
 
@@ -554,3 +554,62 @@ def test_a_who_and_when_run_is_scored_completely(potato_task, page):
     }
     saved = wait_saved_json(real_task, user, run["id"], SCHEMA, expected)
     assert validate_value(TYPE, REAL_SCHEME, json.dumps(saved), run) == []
+
+
+# --------------------------------------------------------------------------- judgments (issue 17)
+
+JUDGED_RUN = {"id": "asc-e2e-judged", "task": "Plan and build.",
+              "steps": [{"agent": "Planner", "content": "plan"}, {"agent": "Coder", "content": "code"}]}
+JUDGE_VALUE = {"agents": {"Planner": {"contribution": 4}}, "team": {"coordination": 2},
+               "milestones": {"plan agreed": True}, "milestone_steps": {"plan agreed": 1}}
+JUDGED_SCHEMES = {"always": "always", "after": "after_answer", "never": "never"}
+
+
+@pytest.fixture(scope="module")
+def judged_task(potato_task):
+    schemes = [{"annotation_type": TYPE, "name": name, "description": f"Scorecard {name}",
+                "agent_dimensions": ["contribution"], "team_dimensions": ["coordination"],
+                "milestones": ["plan agreed"], "milestone_steps": True, "show_judgments": when}
+               for name, when in JUDGED_SCHEMES.items()]
+    record = {**JUDGED_RUN, "judgments": {name: [{"source": "llm-judge", "value": JUDGE_VALUE}]
+                                          for name in JUDGED_SCHEMES}}
+    config = yaml.safe_load(task_config("e2e: agent scorecard judgments", ["data/judged.jsonl"], schemes[0]))
+    config["annotation_schemes"] = schemes
+    return potato_task(EXAMPLE, config="judged.yaml",
+                       files={"judged.yaml": yaml.safe_dump(config, sort_keys=False),
+                              "data/judged.jsonl": jsonl([record])})
+
+
+def test_judgments_show_per_policy_and_accepting_stores_from_judgment(judged_task, page):
+    user = f"asc-judged-{uuid.uuid4().hex[:8]}"
+    login(page, judged_task.base_url, user)
+    forms = {name: page.locator(f'form.annotation-form[data-schema-name="{name}"]') for name in JUDGED_SCHEMES}
+    for form in forms.values():
+        expect(form).to_have_attribute("data-ma-ready", "true")
+    accept_cell = "Accept llm-judge's answer for Planner: contribution (4)"
+    # always: beside the cell, labelled with its source, before any answer
+    expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_text("llm-judge: 4")
+    expect(forms["always"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_be_visible()
+    # never: nowhere
+    expect(forms["never"].locator('[data-ma="judgment"]')).to_have_count(0)
+    # after_answer: hidden until that cell is answered
+    expect(forms["after"].locator('[data-ma="judgment"]:visible')).to_have_count(0)
+    forms["after"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="2").check()
+    expect(forms["after"].get_by_role("button", name=accept_cell)).to_be_visible()
+    expect(forms["after"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_have_count(0)
+    # accept: the cell and the milestone take the judge's answers, from_judgment records the source
+    forms["always"].get_by_role("button", name=accept_cell).click()
+    forms["always"].get_by_role("button", name="Accept llm-judge's answer for plan agreed (reached (#2))").click()
+    expected = {"agents": {"Planner": {"contribution": 4}}, "team": {}, "milestones": {"plan agreed": True},
+                "milestone_steps": {"plan agreed": 1},
+                "from_judgment": {"agents/Planner/contribution": "llm-judge", "milestones/plan agreed": "llm-judge"}}
+    saved = wait_saved_json(judged_task, user, JUDGED_RUN["id"], "always", expected)
+    assert validate_value(TYPE, {**SCORECARD, "name": "always", "agents": [], "agent_dimensions": ["contribution"],
+                                 "team_dimensions": ["coordination"], "milestones": ["plan agreed"],
+                                 "scale_labels": None}, json.dumps(saved), JUDGED_RUN) == []
+    expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_attribute("aria-pressed", "true")
+    # a cell changed by hand is the annotator's own again
+    forms["always"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="5").check()
+    expected["agents"]["Planner"]["contribution"] = 5
+    del expected["from_judgment"]["agents/Planner/contribution"]
+    wait_saved_json(judged_task, user, JUDGED_RUN["id"], "always", expected)

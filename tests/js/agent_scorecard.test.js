@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the agent_scorecard widget (types/agent_scorecard/widget.js), run by
+// Pure rules of the agent_scorecard widget (types/agent_scorecard/marks.js), run by
 // `node --test tests/js/` with no DOM library. The grid itself is driven in a real page by
 // tests/e2e/test_agent_scorecard.py; tests/unit/test_agent_scorecard.py checks that audit()
 // words every mark exactly as Python's validation does.
@@ -10,8 +10,9 @@ const path = require('node:path');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'widget.js'));
-const asc = require(path.join(TYPES, 'agent_scorecard', 'widget.js'));
+const shim = require(path.join(WEB, 'node_shim.js'));
+const runtime = shim.core;
+const asc = shim.load('agent_scorecard');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const SMITH = 'Agent "Smith"';
@@ -206,10 +207,14 @@ const SHAPED = {
   },
 };
 
-test('readValue accepts the stored shape and says why another cannot be read', () => {
+test('the runtime reads (readChecked) the stored shape and says why another cannot be read; readValue is gone', () => {
+  assert.equal(asc.readValue, undefined);
+});
+
+test('readChecked accepts the stored shape and says why another cannot be read', () => {
   const value = { agents: { [SMITH]: { contribution: 4 } }, team: {}, milestones: {} };
-  assert.deepEqual(asc.readValue(stored(JSON.stringify(value)), SHAPED), { value, unreadable: null });
-  assert.deepEqual(asc.readValue(stored(''), SHAPED), { value: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(value)), SHAPED), { value, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), SHAPED), { value: null, unreadable: null });
   const cases = {
     '{"agents":{}': /not valid JSON/,
     '{"agents":{},"team":{"coordination":"na"},"milestones":{}}': /team\.coordination: should be an integer/,
@@ -217,9 +222,9 @@ test('readValue accepts the stored shape and says why another cannot be read', (
     '{"agents":{},"team":{}}': /milestones: is missing/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = asc.readValue(stored(raw), SHAPED);
+    const result = runtime.readChecked(stored(raw), SHAPED);
     assert.equal(result.value, null, raw);
-    assert.match(result.unreadable, /^The saved value could not be read: .*\. It is kept until you mark something\.$/, raw);
+    assert.match(result.unreadable, /^The saved value could not be read: .*\. It is kept until you change one of the controls\.$/, raw);
     assert.match(result.unreadable, pattern, raw);
   }
 });

@@ -1,5 +1,5 @@
 """multiagent.agent_scorecard: config model, value model, validation, rendering, and the widget's
-wording of the same problems (types/agent_scorecard/widget.js run by node on the same cases)."""
+wording of the same problems (types/agent_scorecard/marks.js run by node on the same cases)."""
 
 import json
 import re
@@ -12,6 +12,7 @@ import pytest
 
 from potato_multiagent import validate_value
 from potato_multiagent.types import SCHEMES, scheme_for
+from potato_multiagent.types.agent_scorecard.scheme import AgentScorecardConfig
 
 TYPE = "multiagent.agent_scorecard"
 SCHEME = SCHEMES[TYPE]
@@ -240,19 +241,19 @@ def test_render_shows_dimensions_as_column_headers_and_the_scale():
     html = render(scale_labels={1: "poor", 5: "excellent"})
     for dimension in ("role fidelity", "contribution", "coordination", "communication", "efficiency"):
         assert f'<th scope="col">{dimension}</th>' in html
-    scale = " ".join(re.search(r'data-ma-part="scale">(.*?)</p>', html, re.S).group(1).split())
+    scale = " ".join(re.search(r'data-ma="scale">(.*?)</p>', html, re.S).group(1).split())
     assert scale == "Scale: 1 = poor · 2 · 3 · 4 · 5 = excellent · N/A = not applicable"
 
 
 def test_render_without_labels_or_na_words_the_scale_plainly():
     html = render(scale=7, allow_na=False)
-    scale = " ".join(re.search(r'data-ma-part="scale">(.*?)</p>', html, re.S).group(1).split())
+    scale = " ".join(re.search(r'data-ma="scale">(.*?)</p>', html, re.S).group(1).split())
     assert scale == "Scale: 1 (lowest) to 7 (highest)"
 
 
 def test_render_shows_milestones_only_when_there_are_some():
-    assert 'data-ma-part="milestones"' in render()
-    assert 'data-ma-part="milestones"' not in render(milestones=[])
+    assert 'data-ma="milestones"' in render()
+    assert 'data-ma="milestones"' not in render(milestones=[])
 
 
 def test_render_escapes_html_and_jinja_braces_everywhere():
@@ -302,8 +303,9 @@ PARITY_CASES = [
 ]
 
 AUDIT_IN_NODE = """
-const scorecard = require(process.argv[1] + '/types/agent_scorecard/widget.js');
-const runtime = require(process.argv[1] + '/web/widget.js');
+const shim = require(process.argv[1] + '/web/node_shim.js');
+const scorecard = shim.load('agent_scorecard');
+const runtime = shim.core;
 const {derive} = require(process.argv[1] + '/web/derive.js');
 const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 console.log(JSON.stringify(cases.map(({value, config, record}) =>
@@ -324,3 +326,19 @@ def test_the_widget_words_every_mark_exactly_as_validate_does():
     python_words = [check(value, **overrides) for value, overrides in PARITY_CASES]
     assert widget_words == python_words
     assert all(python_words[1:3])  # the cases do exercise the messages
+
+
+DEFAULTS_IN_NODE = """
+const shim = require(process.argv[1] + '/web/node_shim.js');
+console.log(JSON.stringify(shim.load('agent_scorecard').CONFIG_DEFAULTS));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_marks_js_fills_a_partial_config_with_the_pydantic_defaults():
+    """cases.json gives only the keys a case changes; marks.js must fill in the same defaults."""
+    out = subprocess.run(["node", "-e", DEFAULTS_IN_NODE, str(PACKAGE)], capture_output=True, text=True,
+                         check=True).stdout
+    defaults = {name: field.get_default() for name, field in AgentScorecardConfig.model_fields.items()
+                if name in json.loads(out)}
+    assert json.loads(out) == defaults

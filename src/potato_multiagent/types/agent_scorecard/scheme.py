@@ -106,6 +106,10 @@ class AgentScorecardValue(BaseModel):
                                           description="Cells marked not applicable (absent: none).")
     milestone_steps: Dict[StrictStr, StepIndex] = Field(
         default_factory=dict, description="Milestone -> 0-based index of the step where it was reached.")
+    from_judgment: Dict[StrictStr, StrictStr] = Field(
+        default_factory=dict, description="Which cells and milestones the annotator accepted from a judgment "
+        "(docs/judgments.md): `agents/AGENT/DIMENSION`, `team/DIMENSION` or `milestones/MILESTONE` -> the "
+        "judgment's source. Absent: none; agreement ignores it.")
 
 
 class AgentScorecard(Scheme):
