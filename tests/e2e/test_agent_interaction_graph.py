@@ -7,7 +7,8 @@ The widget's DOM contract, as these tests read it:
   ", on the critical path (k of n)") with `aria-pressed`, and every edge a `role="button"` named
   "FROM to TO, N messages, STATUS"; each has an SVG `<title>` and an edge's count is drawn on it;
 - a live summary `.ma-summary` ("Critical path: A -> B. Flagged edges: A to B (critical).");
-- marks the trace lacks listed under "Marks not in this trace", each with a Remove button;
+- marks the trace lacks listed in the runtime's "Saved but not in this trace" list, each with a Remove button;
+- the record's judgments for the scheme (per show_judgments) under the graph, each with "Accept SOURCE's answer";
 - the hidden `input.annotation-input[name="graph:::graph"]` holding
   `{"critical_nodes": [...], "edges": {"A->B": status}, "edge_marks": [{from, to, status}]}`;
 - `data-incomplete-reason` on the form while no agent is on the critical path.
@@ -292,7 +293,9 @@ def test_a_focused_node_or_edge_lists_the_steps_it_came_from(task, page, user):
     expect(details).to_contain_text("3 steps by this agent: #4, #9, #12. Addressed to it: #3, #8, #11.")
     click_edge(page, "Orchestrator", "FileSurfer")
     expect(details).to_contain_text("Orchestrator to FileSurfer, 1 message")
-    expect(details).to_contain_text("From 1 step: #6.")
+    expect(details).to_contain_text("1 handoff: #6 -> #7.")   # the addressing step -> FileSurfer's turn (issue 15)
+    click_edge(page, "WebSurfer", "Orchestrator")
+    expect(details).to_contain_text("3 handoffs: #4 -> #5, #9 -> #10, #12 -> #13.")
 
 
 # --------------------------------------------------------------------------- keyboard only
@@ -402,7 +405,7 @@ def test_ambiguous_names_are_stored_by_identity(task, page, user):
 def test_marks_missing_from_the_trace_are_listed_kept_and_removable(task, page):
     login(page, task.base_url, GHOST_USER)
     expect(graph_form(page)).to_have_attribute("data-ma-ready", "true")
-    stale = graph_form(page).locator(".ma-aig-stale-item")
+    stale = graph_form(page).locator(".ma-stale-item")
     expect(stale).to_have_text([
         re.compile(r"critical_nodes\[1\]: 'Ghost' is not in this trace"),
         re.compile(r"edge_marks\[1\]: 'Ghost to WebSurfer' is not in this trace"),
@@ -411,11 +414,13 @@ def test_marks_missing_from_the_trace_are_listed_kept_and_removable(task, page):
     expect(summary(page)).to_contain_text("Critical path: Orchestrator -> Ghost (not in this trace).")
     assert hidden_value(page) == GHOST_VALUE   # shown, not rewritten
 
-    remove = graph_form(page).get_by_role("button", name="Remove agent Ghost from the critical path")
+    remove = graph_form(page).get_by_role("button", name="Remove saved mark: critical_nodes[1]: 'Ghost' is not in this trace")
     remove.focus()
     page.keyboard.press("Enter")
     expect(stale).to_have_count(2)
-    assert focused_label(page) == "Remove the critical mark on Ghost to WebSurfer"   # focus moved to the next one
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('[data-ma=stale-remove]')",
+                           polling=50)
+    assert focused_label(page) == "Remove saved mark: edge_marks[1]: 'Ghost to WebSurfer' is not in this trace"   # the next one
     expected = {"critical_nodes": ["Orchestrator"], "edges": {"Orchestrator->WebSurfer": "critical", "Nobody->Else": "problematic"},
                 "edge_marks": GHOST_VALUE["edge_marks"]}
     assert hidden_value(page) == expected
@@ -522,3 +527,51 @@ def test_a_real_magentic_one_run_draws_orchestrator_and_websurfer_both_ways(pota
         expect(edge(page, source, target).locator(".ma-aig-edge-count")).to_have_text(str(count))
     assert graph_form(page).get_by_role("button", name=re.compile(r"^Agent .*\(")).count() == 0  # no "(thought)" agents
     assert_nothing_overlaps(page)
+
+
+# --------------------------------------------------------------------------- judgments (issue 17)
+
+
+JUDGED = {"critical_nodes": ["Orchestrator", "WebSurfer"], "edges": {"Orchestrator->WebSurfer": "critical"},
+          "edge_marks": [{"from": "Orchestrator", "to": "WebSurfer", "status": "critical"}]}
+WHEN = {"graph_always": "always", "graph_after": "after_answer", "graph_never": "never"}
+
+
+@pytest.mark.e2e
+def test_judgments_show_per_setting_and_accept_stores_from_judgment(potato_task, page):
+    record = dict(MAGENTIC, judgments={name: [{"source": "judge-1", "value": JUDGED}] for name in WHEN})
+    schemes = [dict(SCHEME, name=name, description=f"Graph {when}", show_judgments=when,
+                    label_requirement={"required": False}) for name, when in WHEN.items()]
+    config = yaml.safe_load(task_config("e2e: interaction graph judgments", ["data/judged.jsonl"], SCHEME))
+    config["annotation_schemes"] = schemes
+    judged_task = potato_task(EXAMPLE, config="e2e-judged.yaml", files={
+        "e2e-judged.yaml": yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
+        "data/judged.jsonl": json.dumps(record) + "\n"})
+    name = f"judged-{uuid.uuid4().hex[:8]}"
+    login(page, judged_task.base_url, name)
+    form = lambda schema: page.locator(f'form.annotation-form[data-schema-name="{schema}"]')  # noqa: E731
+    for schema in WHEN:
+        expect(form(schema)).to_have_attribute("data-ma-ready", "true")
+    judgment = lambda schema: form(schema).locator('[data-ma="judgment"]')  # noqa: E731
+    expect(judgment("graph_always")).to_have_text(re.compile(
+        r"J1 · judge-1: Critical path: Orchestrator -> WebSurfer\. Flagged edges: Orchestrator to WebSurfer \(critical\)\."))
+    # The judge's path is marked on the graph by an outline and a "J1:k" label, not by colour alone.
+    expect(form("graph_always").locator(".ma-aig-node.ma-aig-judged")).to_have_count(2)
+    expect(form("graph_always").locator(".ma-aig-judged-label", has_text="J1:2")).to_have_count(1)
+    expect(judgment("graph_after")).to_have_count(0)
+    expect(judgment("graph_never")).to_have_count(0)
+
+    form("graph_after").get_by_role("button", name=re.compile(r"^Agent human(,|$)")).click()   # answered
+    expect(judgment("graph_after")).to_have_count(1)
+    form("graph_never").get_by_role("button", name=re.compile(r"^Agent human(,|$)")).click()
+    expect(judgment("graph_never")).to_have_count(0)
+
+    form("graph_always").get_by_role("button", name="Accept judge-1's answer").click()
+    wait_saved_json(judged_task, name, MAGENTIC["id"], "graph_always", dict(JUDGED, from_judgment="judge-1"))
+    expect(form("graph_always").get_by_role("button", name=re.compile(r"^Agent WebSurfer, on the critical path \(2 of 2\)")))\
+        .to_have_attribute("aria-pressed", "true")
+    # An edit of the annotator's own: the value is no longer the judge's.
+    form("graph_always").get_by_role("button", name=re.compile(r"^Agent human(,|$)")).click()
+    wait_saved_json(judged_task, name, MAGENTIC["id"], "graph_always", {
+        "critical_nodes": ["Orchestrator", "WebSurfer", "human"], "edges": JUDGED["edges"],
+        "edge_marks": JUDGED["edge_marks"]})

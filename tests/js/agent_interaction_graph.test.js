@@ -1,209 +1,18 @@
 'use strict';
-// Pure parts of the agent_interaction_graph widget under `node --test`: the layout (deterministic,
-// layered, no overlap up to 40 agents), the labels, and the value rules. The DOM behaviour is
-// proven by tests/e2e/test_agent_interaction_graph.py.
+// The rules of the agent_interaction_graph widget (types/agent_interaction_graph/marks.js) under
+// `node --test`: the value, its problems and stale marks, the words, the steps and handoffs a node
+// or an edge lists. The layout is tested in graph_layout.test.js; the DOM by
+// tests/e2e/test_agent_interaction_graph.py.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
-const TYPES = path.join(PACKAGE, 'types');
-const graph = require(path.join(TYPES, 'agent_interaction_graph', 'widget.js'));
-const runtime = require(path.join(WEB, 'widget.js'));
+const shim = require(path.join(WEB, 'node_shim.js'));
+const graph = shim.load('agent_interaction_graph');
+const runtime = shim.core;
 const { derive } = require(path.join(WEB, 'derive.js'));
-
-// ---------------------------------------------------------------------------------------------
-// Fixtures
-// ---------------------------------------------------------------------------------------------
-
-/** A small deterministic PRNG (mulberry32), so "random" graphs are the same on every run. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function names(count, make) {
-  return Array.from({ length: count }, (_, i) => make(i));
-}
-
-/** A derivation's agents and edges for a list of speakers (each turn hands over to the next). */
-function fromSpeakers(speakers) {
-  const d = derive({ steps: speakers.map((agent) => ({ agent })) }, {});
-  return { agents: d.agents, edges: d.edges };
-}
-
-function randomGraph(seed, agentCount, edgeCount, makeName) {
-  const next = prng(seed);
-  const agents = names(agentCount, makeName);
-  const seen = new Map();
-  for (let k = 0; k < edgeCount; k++) {
-    const from = agents[Math.floor(next() * agentCount)];
-    const to = agents[Math.floor(next() * agentCount)];
-    if (from === to) { continue; }
-    const key = JSON.stringify([from, to]);
-    if (!seen.has(key)) { seen.set(key, { from, to, count: 0, steps: [] }); }
-    seen.get(key).count += 1 + Math.floor(next() * 40);
-    seen.get(key).steps.push(k);
-  }
-  return { agents, edges: Array.from(seen.values()) };
-}
-
-const SHAPES = {
-  'star from an orchestrator': {
-    agents: names(40, (i) => (i === 0 ? 'Orchestrator' : 'Worker agent number ' + i)),
-    edges: names(39, (i) => [{ from: 'Orchestrator', to: 'Worker agent number ' + (i + 1), count: i + 1, steps: [i] },
-      { from: 'Worker agent number ' + (i + 1), to: 'Orchestrator', count: 1, steps: [i] }]).flat(),
-  },
-  'chain with a loop back': fromSpeakers(names(40, (i) => 'Stage ' + i).concat(['Stage 0'])),
-  'complete graph': (() => {
-    const agents = names(40, (i) => 'Agent ' + String.fromCharCode(65 + (i % 26)) + i);
-    const edges = [];
-    agents.forEach((from) => agents.forEach((to) => { if (from !== to) { edges.push({ from, to, count: 1, steps: [0] }); } }));
-    return { agents, edges };
-  })(),
-  'random, long names sharing a prefix': randomGraph(7, 40, 160,
-    (i) => 'Research assistant for the European market, number ' + i + ' in the pool, reporting to the lead'),
-  'random, hostile names': randomGraph(11, 40, 120,
-    (i) => ['A->B', 'B->C', '<img src=x onerror=alert(1)>', '{{ 7*7 }}', 'Agent "Smith"', '\u65E5\u672C\u8A9E\u306E\u30A8\u30FC\u30B8\u30A7\u30F3\u30C8'][i % 6] + ' ' + i),
-  'isolated roster agents': { agents: names(40, (i) => 'Roster ' + i), edges: [] },
-};
-
-function nodeBox(node) {
-  return { x: node.x - node.width / 2, y: node.y - node.height / 2, width: node.width, height: node.height };
-}
-
-function overlap(a, b) {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
-
-function assertNoOverlap(boxes, what) {
-  for (let i = 0; i < boxes.length; i++) {
-    for (let j = i + 1; j < boxes.length; j++) {
-      assert.ok(!overlap(boxes[i].box, boxes[j].box), `${what}: ${boxes[i].name} overlaps ${boxes[j].name}`);
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Layout
-// ---------------------------------------------------------------------------------------------
-
-for (const [shape, input] of Object.entries(SHAPES)) {
-  test(`layout of ${input.agents.length} agents (${shape}): no node or label overlaps, all inside the viewBox`, () => {
-    const layout = graph.layoutGraph(input.agents, input.edges);
-    assert.equal(layout.nodes.length, input.agents.length);
-    assert.equal(layout.edges.length, input.edges.length);
-    const boxes = layout.nodes.map((node) => ({ name: 'agent ' + node.name, box: nodeBox(node) }))
-      .concat(layout.edges.map((edge) => ({ name: `label of ${edge.from} to ${edge.to}`, box: edge.label })));
-    assertNoOverlap(boxes, shape);
-    for (const { name, box } of boxes) {
-      assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= layout.width && box.y + box.height <= layout.height,
-        `${name} is outside the viewBox ${layout.width}x${layout.height}`);
-    }
-    for (const node of layout.nodes) {
-      const longest = Math.max(...node.lines.map((line) => graph.estimateWidth(line, graph.GEOMETRY.nodeFont)));
-      assert.ok(longest + graph.GEOMETRY.badge <= node.width, `${node.name}: its text is wider than its box`);
-      assert.ok(node.lines.length <= graph.GEOMETRY.maxLines, `${node.name} has ${node.lines.length} lines`);
-    }
-  });
-}
-
-test('layout is deterministic: the same trace gives the same picture', () => {
-  const input = SHAPES['random, hostile names'];
-  const copy = JSON.parse(JSON.stringify(input));
-  assert.deepEqual(graph.layoutGraph(copy.agents, copy.edges), graph.layoutGraph(input.agents, input.edges));
-});
-
-test('layers follow the direction control moves, left to right', () => {
-  const layout = graph.layoutGraph(...Object.values(fromSpeakers(['Planner', 'Coder', 'Tester', 'Reviewer'])));
-  const x = Object.fromEntries(layout.nodes.map((node) => [node.name, node.x]));
-  assert.ok(x.Planner < x.Coder && x.Coder < x.Tester && x.Tester < x.Reviewer, JSON.stringify(x));
-});
-
-test('a cycle is broken at its first closing edge, which is drawn backwards', () => {
-  const input = fromSpeakers(['A', 'B', 'C', 'A']);
-  const layout = graph.layoutGraph(input.agents, input.edges);
-  const closing = layout.edges.find((edge) => edge.from === 'C' && edge.to === 'A');
-  assert.equal(closing.reversed, true);
-  assert.ok(layout.edges.filter((edge) => edge !== closing).every((edge) => !edge.reversed));
-  assert.ok(closing.arrow[0][0] < closing.points[0][0], 'the back edge ends left of where it starts');
-});
-
-test('A to B and B to A are two separate curves with their own labels', () => {
-  const d = derive({ steps: [{ agent: 'Orchestrator (-> WebSurfer)' }, { agent: 'WebSurfer' }, { agent: 'Orchestrator' }] }, {});
-  const layout = graph.layoutGraph(d.agents, d.edges);
-  const [there, back] = layout.edges;
-  assert.deepEqual([there.from, there.to, back.from, back.to], ['Orchestrator', 'WebSurfer', 'WebSurfer', 'Orchestrator']);
-  assert.notDeepEqual(there.points, back.points);
-  assert.ok(!overlap(there.label, back.label));
-  assert.ok(graph.pathData(there.points).startsWith('M'));
-});
-
-test('edge ends are spread over a node side, never on one point', () => {
-  const layout = graph.layoutGraph(SHAPES['star from an orchestrator'].agents, SHAPES['star from an orchestrator'].edges);
-  const ends = layout.edges.map((edge) => (edge.from === 'Orchestrator' ? edge.points[0] : edge.arrow[0]));
-  assert.equal(new Set(ends.map((p) => p.join())).size, ends.length);
-});
-
-test('stroke width keeps growing with the count (no saturation) and is never thin to invisibility', () => {
-  const widths = [1, 2, 4, 5, 8, 100, 2500].map(graph.strokeWidth);
-  widths.slice(1).forEach((w, k) => assert.ok(w > widths[k], `count ${k} -> ${w}`));
-  assert.equal(graph.strokeWidth(1), 1.5);
-  assert.equal(graph.strokeWidth(4), 4.5);
-});
-
-test('an empty graph still has a viewBox', () => {
-  const layout = graph.layoutGraph([], []);
-  assert.deepEqual([layout.nodes, layout.edges], [[], []]);
-  assert.ok(layout.width > 0 && layout.height > 0);
-});
-
-test('layout of 40 agents with every possible edge (1,560 edges) places every agent and edge', () => {
-  // How long it takes is bench/'s business, not a test's.
-  const input = SHAPES['complete graph'];
-  const layout = graph.layoutGraph(input.agents, input.edges);
-  assert.equal(layout.nodes.length, input.agents.length);
-  assert.equal(layout.edges.length, input.edges.length);
-});
-
-// ---------------------------------------------------------------------------------------------
-// Node labels
-// ---------------------------------------------------------------------------------------------
-
-test('names sharing a prefix stay distinguishable', () => {
-  assert.deepEqual(graph.distinctLabels(['Researcher_A', 'Researcher_B'], 50), ['Researcher_A', 'Researcher_B']);
-  const long = ['Research assistant for the European market, number one in the pool, reporting to the lead',
-    'Research assistant for the European market, number two in the pool, reporting to the lead'];
-  const labels = graph.distinctLabels(long, 50);
-  assert.notEqual(labels[0], labels[1]);
-  assert.ok(labels[0].includes('one') && labels[1].includes('two'), JSON.stringify(labels));
-  labels.forEach((label) => assert.ok(Array.from(label).length <= 50));
-});
-
-test('names that look alike get a number; whitespace in names is drawn as one space', () => {
-  const labels = graph.distinctLabels(['Planner', 'Planner\u200B', 'Plan  ner', 'Plan\nner'], 50);
-  assert.equal(new Set(labels.map(graph.visibleForm)).size, 4, JSON.stringify(labels));
-  assert.deepEqual(labels.slice(2), ['Plan ner [1]', 'Plan ner [2]']);
-});
-
-test('a name with nothing visible in it still has a visible label; control characters show', () => {
-  assert.deepEqual(graph.distinctLabels(['\u200B', '\u200B\u200B', 'a\u0007b', 'A\tB'], 50),
-    ['(no visible name) [1]', '(no visible name) [2]', 'a\uFFFDb', 'A B']);
-});
-
-test('wrapLines breaks after spaces and punctuation, at most three lines', () => {
-  assert.deepEqual(graph.wrapLines('Research assistant for the market', 18, 3), ['Research assistant', 'for the market']);
-  assert.deepEqual(graph.wrapLines('A->B', 18, 3), ['A->B']);
-  const unbroken = 'x'.repeat(54);
-  assert.deepEqual(graph.wrapLines(unbroken, 18, 3), ['x'.repeat(18), 'x'.repeat(18), 'x'.repeat(18)]);
-  assert.equal(graph.shortName('\u{1F600}'.repeat(80), 50), '\u{1F600}'.repeat(25) + '\u2026' + '\u{1F600}'.repeat(24));
-});
 
 // ---------------------------------------------------------------------------------------------
 // The value
@@ -307,13 +116,13 @@ const VALUE_SCHEMA = {
 test('readValue reports unreadable values in words and keeps them', () => {
   const config = { value_schema: VALUE_SCHEMA };
   const stored = (raw) => Object.assign({ raw }, runtime.parseStored(raw));
-  assert.deepEqual(graph.readValue(stored(''), config), { value: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), config), { value: null, unreadable: null });
   const ok = { critical_nodes: ['C'], edges: {}, edge_marks: [] };
-  assert.deepEqual(graph.readValue(stored(JSON.stringify(ok)), config), { value: ok, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(ok)), config), { value: ok, unreadable: null });
   for (const [raw, pattern] of [['{"critical_nodes": [', /not valid JSON/],
     ['{"edges": {"A->B": "banana"}}', /edges\.A->B: should be one of "critical", "problematic"/],
     ['{"edge_marks": [{"from": "A", "to": "B"}]}', /edge_marks\[0\]\.status: is missing/]]) {
-    const result = graph.readValue(stored(raw), config);
+    const result = runtime.readChecked(stored(raw), config);
     assert.equal(result.value, null, raw);
     assert.match(result.unreadable, /^The saved value could not be read: /);
     assert.match(result.unreadable, pattern);
@@ -348,30 +157,75 @@ test('accessible names: "Agent NAME" plus state, and "FROM to TO, N messages, ST
   assert.equal(graph.edgeName({ from: 'A', to: 'B', count: 12 }, 'critical'), 'A to B, 12 messages, critical');
 });
 
-test('each node and edge lists the steps it came from as #N = index + 1', () => {
+const details = (node) => graph.nodeDetailsText(node);
+
+test('each node lists the steps it took and those addressed to it as #N = index + 1', () => {
   const steps = graph.stepsByAgent(derivation);
-  assert.deepEqual(graph.nodeDetails('Orchestrator', steps),
-    { title: 'Agent Orchestrator', text: '2 steps by this agent: #1, #3.', pages: 1 });
-  assert.deepEqual(graph.nodeDetails('WebSurfer', steps),
-    { title: 'Agent WebSurfer', text: '1 step by this agent: #2. Addressed to it: #1.', pages: 1 });
-  assert.equal(graph.nodeDetails('Nobody', steps).text, 'No steps by this agent in this trace.');
-  assert.deepEqual(graph.edgeDetails(derivation.edges[0]),
-    { title: 'Orchestrator to WebSurfer, 1 message', text: 'From 1 step: #1.', pages: 1 });
+  assert.equal(details(graph.nodeDetails('Orchestrator', steps)), '2 steps by this agent: #1, #3.');
+  assert.equal(graph.nodeDetails('Orchestrator', steps).title, 'Agent Orchestrator');
+  assert.equal(details(graph.nodeDetails('WebSurfer', steps)), '1 step by this agent: #2. Addressed to it: #1.');
+  assert.equal(graph.nodeDetails('WebSurfer', steps).pages, 1);
+  assert.equal(details(graph.nodeDetails('Nobody', steps)), 'No steps by this agent in this trace.');
 });
 
-test('a long step list is shown 50 steps a page and says which part it shows (issue 18)', () => {
-  const edge = { from: 'A', to: 'B', count: 120, steps: Array.from({ length: 120 }, (_, i) => 2 * i) };
-  const first = graph.edgeDetails(edge, 0);
+test('an edge lists each handoff as giver step -> receiver step, never the receiver alone (issue 15)', () => {
+  const lookup = graph.handoffIndex(derivation);
+  // Addressed: "Orchestrator (-> WebSurfer)" at #1, WebSurfer answers at #2.
+  const addressed = graph.edgeDetails(derivation.edges[0], lookup, 0);
+  assert.equal(addressed.title, 'Orchestrator to WebSurfer, 1 message');
+  assert.equal(graph.edgeDetailsText(addressed), '1 handoff: #1 -> #2.');
+  // Implicit: C's turn (#5) after A->B's (#4) is the handoff #4 -> #5, not "#5".
+  const implicit = derivation.edges.find((edge) => edge.from === 'A->B' && edge.to === 'C');
+  assert.equal(graph.edgeDetailsText(graph.edgeDetails(implicit, lookup, 0)), '1 handoff: #4 -> #5.');
+  // An addressed step nobody answers has no receiver step.
+  const unanswered = derive({ steps: [{ agent: 'Planner (-> Coder)', content: 'go' }, { agent: 'Coder (-> Planner)', content: 'ok' }] }, {});
+  assert.deepEqual(graph.edgeHandoffs(unanswered.edges[1], graph.handoffIndex(unanswered)), [{ giver: 1, receiver: null }]);
+  assert.equal(graph.edgeDetailsText(graph.edgeDetails(unanswered.edges[1], graph.handoffIndex(unanswered), 0)),
+    '1 handoff: #2 -> (none).');
+});
+
+test('a long handoff list is shown 50 a page and says which part it shows (issue 18)', () => {
+  const long = derive({ steps: Array.from({ length: 240 }, (_, i) => ({ agent: i % 2 ? 'B' : 'A', content: 'x' })) }, {});
+  const lookup = graph.handoffIndex(long);
+  const edge = long.edges.find((e) => e.from === 'A' && e.to === 'B');
+  const first = graph.edgeDetails(edge, lookup, 0);
   assert.equal(first.pages, 3);
-  assert.ok(first.text.startsWith('From 120 steps: #1, #3, #5,'), first.text);
-  assert.ok(first.text.endsWith('#99 (1\u201350 of 120).'), first.text);
-  assert.equal(first.text.match(/#/g).length, 50);
-  const last = graph.edgeDetails(edge, 2);
-  assert.ok(last.text.endsWith('#239 (101\u2013120 of 120).'), last.text);
-  assert.equal(last.text.match(/#/g).length, 20);
+  const text = graph.edgeDetailsText(first);
+  assert.ok(text.startsWith('120 handoffs: #1 -> #2, #3 -> #4,'), text);
+  assert.ok(text.endsWith('#99 -> #100 (1\u201350 of 120).'), text);
+  const last = graph.edgeDetailsText(graph.edgeDetails(edge, lookup, 2));
+  assert.ok(last.endsWith('#239 -> #240 (101\u2013120 of 120).'), last);
   // A page past the end shows the last one; a node's two lists page together.
-  assert.equal(graph.edgeDetails(edge, 9).text, last.text);
+  assert.equal(graph.edgeDetailsText(graph.edgeDetails(edge, lookup, 9)), last);
   const steps = new Map([['A', { by: edge.steps, to: [5] }]]);
-  assert.ok(graph.nodeDetails('A', steps, 0).text.endsWith('Addressed to it: #6.'));
-  assert.ok(!graph.nodeDetails('A', steps, 1).text.includes('Addressed'));
+  assert.ok(details(graph.nodeDetails('A', steps, 0)).endsWith('Addressed to it: #6.'));
+  assert.ok(!details(graph.nodeDetails('A', steps, 1)).includes('Addressed'));
+});
+
+test('judgments: read from the record per scheme, shown per show_judgments, accepted with from_judgment', () => {
+  const judged = { critical_nodes: ['Orchestrator', 'WebSurfer'], edges: {},
+    edge_marks: [{ from: 'Orchestrator', to: 'WebSurfer', status: 'critical' }] };
+  const rec = { verdicts: { graph: [{ source: 'gpt-judge', value: judged }, { source: 'bad', value: 'x' }] } };
+  const found = graph.judgmentsFor(rec, { judgments_key: 'verdicts' }, 'graph');
+  assert.deepEqual(found.map((j) => j.source), ['gpt-judge']);
+  assert.deepEqual(graph.judgmentsFor(rec, {}, 'graph'), []);
+  assert.equal(graph.judgmentText(found[0], g),
+    'Critical path: Orchestrator -> WebSurfer. Flagged edges: Orchestrator to WebSurfer (critical).');
+  assert.equal(graph.judgmentsVisible({ show_judgments: 'never' }, judged), false);
+  assert.equal(graph.judgmentsVisible({ show_judgments: 'always' }, null), true);
+  assert.equal(graph.judgmentsVisible({ show_judgments: 'after_answer' }, null), false);
+  assert.equal(graph.judgmentsVisible({ show_judgments: 'after_answer' }, { critical_nodes: ['C'] }), true);
+  const accepted = plain(graph.acceptedValue(found[0], g));
+  assert.equal(accepted.from_judgment, 'gpt-judge');
+  assert.deepEqual(accepted.critical_nodes, judged.critical_nodes);
+  assert.deepEqual(accepted.edge_marks, judged.edge_marks);
+  assert.equal(graph.marksOf(accepted, g).fromJudgment, 'gpt-judge');
+});
+
+test('describe lists stale marks with the value their Remove stores', () => {
+  const value = { critical_nodes: ['Orchestrator', 'Ghost'], edges: {}, edge_marks: [] };
+  const said = graph.describe(value, { derivation, unreadable: null });
+  assert.deepEqual(said.stale.map((s) => s.text), ["critical_nodes[1]: 'Ghost' is not in this trace"]);
+  assert.deepEqual(plain(said.stale[0].remove), { critical_nodes: ['Orchestrator'], edges: {}, edge_marks: [] });
+  assert.equal(said.incomplete, null);
 });

@@ -23,7 +23,7 @@ RECORD = {"id": "r1", "steps": [
     {"agent": "A->B"}, {"agent": "C"}, {"agent": "A"}, {"agent": "B->C"},
 ]}
 NODE = shutil.which("node")
-WIDGET_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "types" / "agent_interaction_graph" / "widget.js"
+NODE_SHIM = Path(__file__).parents[2] / "src" / "potato_multiagent" / "web" / "node_shim.js"   # loads marks.js
 
 
 def value(critical=(), marks=(), edges=None):
@@ -146,7 +146,7 @@ def test_render_follows_potatos_form_contract():
     hidden = re.search(r'<input type="hidden"[^>]*>', html).group(0)
     assert 'name="graph:::graph"' in hidden and 'validation="required"' in hidden
     assert html.count("annotation-input") == 1
-    for part in ("canvas", "details-title", "details-text", "stale", "stale-list", "help"):
+    for part in ("canvas", "details-title", "details-text", "help"):   # the stale list is the runtime's
         assert f'data-ma-aig="{part}"' in html
 
 
@@ -167,7 +167,7 @@ def test_render_sends_the_value_schema_of_the_model():
     attribute = unescape(re.search(r'data-ma-config="([^"]*)"', render()).group(1))
     schema = json.loads(attribute)["value_schema"]
     assert schema == SCHEMES[TYPE].Value.model_json_schema()
-    assert set(schema["properties"]) == {"critical_nodes", "edges", "edge_marks"}
+    assert set(schema["properties"]) == {"critical_nodes", "edges", "edge_marks", "from_judgment"}
 
 
 def test_a_bad_config_renders_an_error_card_naming_the_key():
@@ -178,7 +178,7 @@ def test_a_bad_config_renders_an_error_card_naming_the_key():
 # -- the widget's rules, under node, against Python ---------------------------------------------------
 
 JS_PROBLEMS = """
-const widget = require(process.argv[1]);
+const widget = require(process.argv[1]).load('agent_interaction_graph');
 const {derive} = require(process.argv[2]);
 const {record, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const graph = widget.graphOf(derive(record, {}));
@@ -202,8 +202,8 @@ AGREEMENT_VALUES = [
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_widget_reports_the_same_problems_and_writes_valid_values():
-    derive_js = WIDGET_JS.parents[2] / "web" / "derive.js"
-    out = subprocess.run([NODE, "-e", JS_PROBLEMS, str(WIDGET_JS), str(derive_js)],
+    derive_js = NODE_SHIM.parent / "derive.js"
+    out = subprocess.run([NODE, "-e", JS_PROBLEMS, str(NODE_SHIM), str(derive_js)],
                          input=json.dumps({"record": RECORD, "values": AGREEMENT_VALUES}),
                          capture_output=True, text=True, check=True, timeout=60)
     results = json.loads(out.stdout)

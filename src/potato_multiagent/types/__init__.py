@@ -101,11 +101,13 @@ def adapter_for(widget: str):
 
 
 WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "trace_view.js", "base.js", "sync.js",
-               "widget.js", "runtime.js")
+               "widget.js", "runtime.js",
+               "graph_labels.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
 check (uses the words), the windowed list/pager, the trace view (derivation, windowing), the
 runtime's pure base (words, value check, windowing), its two-tab merge and flush on leave (base),
-its core (all of them), then ``define`` on top of it. ``node_shim.js`` is for node tests only and
+its core (all of them), then ``define`` on top of it; the graph's labels and layered layout (pure,
+no DOM, used by the interaction graph). ``node_shim.js`` is for node tests only and
 is never loaded in the page."""
 
 TYPE_SCRIPTS = ("marks.js", "timeline.js", "view.js", "widget.js")

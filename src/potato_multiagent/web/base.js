@@ -360,7 +360,8 @@
     if (!windowing) { throw new Error('windowing.js did not load (window.PotatoMultiagentWindow is missing)'); }
     return {say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
       sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
-      stepAgentWords: windowing.stepAgentWords, checkValue: checkValue};
+      stepAgentWords: windowing.stepAgentWords, checkValue: checkValue, pageBounds: windowing.pageBounds,
+      formatCount: windowing.formatCount};
   }
 
   /** marks(typeName, factory): a type's marks.js registers its pure rules (factory(lib) -> api). */

@@ -13,7 +13,7 @@ written for every marked edge whose key names exactly one edge of the record. A 
 
 from __future__ import annotations
 
-from typing import Dict, List, Literal, Tuple
+from typing import Dict, List, Literal, Optional, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
@@ -58,6 +58,9 @@ class AgentInteractionGraphValue(BaseModel):
         default_factory=dict, description="Seed map 'A->B' -> status, for marked edges whose key is unique in the record.")
     edge_marks: List[EdgeMark] = Field(
         default_factory=list, description="The flagged edges, authoritative; absent in a value written for the seed.")
+    from_judgment: Optional[StrictStr] = Field(
+        None, description="The source of the judgment the annotator accepted as this value (docs/judgments.md); "
+        "dropped at the annotator's next edit. Ignored by agreement.")
 
     @property
     def written_for_the_seed(self) -> bool:
