@@ -2,7 +2,7 @@
 
 On the team-evaluation example an annotator answers the outcome radio and the orchestration radio
 (a label and its "Other" text), tags one step for MAST with
-Potato's trajectory_eval (incorrect, a severity, a failure mode, a rationale) in Chromium; then
+Potato's trajectory_eval (added to the example's config for this test) (incorrect, a severity, a failure mode, a rationale) in Chromium; then
 `potato-multiagent export` and `load_task(...).annotations(...)` must read what Potato wrote to
 `user_state.json`, with the step's `#N` and the agent our derivation names.
 """
@@ -21,8 +21,22 @@ from potato_multiagent import derive, load_task
 
 from .harness import EXAMPLES_DIR, current_instance_id, login, wait_saved
 
-MAST = "mast_steps"
+MAST = "mast_traj"
 SUBTYPE = "FM-2.3 Task derailment"
+MAST_TRAJECTORY_EVAL = {
+    # The MAST tagging team-evaluation had before the trace view's inline tags: Potato's
+    # trajectory_eval, still a supported way and exported beside ours.
+    "annotation_type": "trajectory_eval", "name": MAST, "description": "MAST step tagging",
+    "steps_key": "steps", "step_text_key": "content",
+    "error_types": [{"name": "Inter-Agent Misalignment", "subtypes": ["FM-2.2 Fail to ask for clarification", SUBTYPE]}]}
+
+
+def with_trajectory_eval(name: str) -> str:
+    """team-evaluation's config with MAST tagging through Potato's trajectory_eval as well."""
+    config = yaml.safe_load((EXAMPLES_DIR / "team-evaluation" / "config.yaml").read_text(encoding="utf-8"))
+    config["annotation_task_name"] = name
+    config["annotation_schemes"].append(MAST_TRAJECTORY_EVAL)
+    return yaml.safe_dump(config, sort_keys=False)
 
 
 def mast_card(page, index: int):
@@ -38,7 +52,7 @@ def wait_free_response_saved(task, user: str, instance: str, schema: str, timeou
 
 
 def test_outcome_and_mast_step_tags_saved_by_potato_are_exported_beside_ours(potato_task, page, tmp_path):
-    task = potato_task("team-evaluation")
+    task = potato_task("team-evaluation", files={"config.yaml": with_trajectory_eval(f"mast export {uuid.uuid4().hex[:6]}")})
     user = f"mast-{uuid.uuid4().hex[:8]}"
     login(page, task.base_url, user)
     instance = current_instance_id(page)
@@ -118,6 +132,7 @@ def test_multiselect_and_turn_level_answers_saved_by_potato_are_exported(potato_
 
     loaded = load_task(task.task_dir / "config.yaml")
     assert loaded.annotations("modes")[["user", "labels"]].values.tolist() == [[user, ["derailment", "reset"]]]
-    turns = loaded.annotations("turn_errors")
-    assert [(row["user"], row["turn"], row["values"]) for row in turns.to_dict("records")] == [(user, "t2", ["wrong_tool"])]
+    turns = loaded.annotations("turn_errors")  # bound to the trace view: one row per (step, mode)
+    assert [(row["user"], row["turn"], row["step"], row["mode"]) for row in turns.to_dict("records")] == [
+        (user, "t2", 2, "wrong_tool")]
     assert loaded.invalid().empty
