@@ -20,7 +20,6 @@ const NOT_YET_PORTED = [
   'agent_interaction_graph',
   'agent_scorecard',
   'emergent_behavior',
-  'handoff_review',
   'tool_call_review',
   'tool_contention',
 ];
