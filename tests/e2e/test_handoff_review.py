@@ -287,6 +287,18 @@ def test_mouse_review_is_saved_exactly_and_restored(task, page, user):
 
     def expect_restored():
         expect(form(page)).to_have_attribute("data-ma-ready", "true")
+        # reviewed cards are drawn as one line: the status, and "Show review" opens the card
+        for reviewed in (second, explicit, first):
+            expect(card(page, reviewed).locator(".ma-hr-body")).to_be_hidden()
+            expect(card(page, reviewed).locator(".ma-hr-status")).to_be_visible()
+        expect(card(page, second).locator(".ma-hr-status")).to_have_text(
+            "Reviewed: quality 2 of 5, flagged: info loss, goal drift.")
+        for reviewed in (second, explicit, first):
+            toggle = card(page, reviewed).get_by_role("button", name="Show review")
+            expect(toggle).to_have_attribute("aria-expanded", "false")
+            toggle.click()
+            expect(card(page, reviewed).get_by_role("button", name="Hide review")).to_have_attribute(
+                "aria-expanded", "true")
         expect(flag_button(page, second, "info loss")).to_have_attribute("aria-pressed", "true")
         expect(flag_button(page, second, "garbling")).to_have_attribute("aria-pressed", "false")
         expect(quality_radio(page, second, 2)).to_be_checked()
@@ -448,6 +460,9 @@ def test_saved_reviews_missing_from_the_trace_are_shown_and_kept(task, page):
     # The seed restored by position and put Alice -> Bob's "garbling" on handoff 1; here it stays apart.
     expect(flag_button(page, handoffs[0], "garbling")).to_have_attribute("aria-pressed", "false")
     expect(card(page, handoffs[0]).locator(".ma-hr-status")).to_have_text("Not reviewed yet.")
+    # handoff 4 was reviewed before this page was drawn: one line, opened by "Show review"
+    expect(card(page, handoffs[3]).locator(".ma-hr-status")).to_have_text("Reviewed: quality 4 of 5, no flags.")
+    card(page, handoffs[3]).get_by_role("button", name="Show review").click()
     expect(quality_radio(page, handoffs[3], 4)).to_be_checked()
     orphans = form(page).locator(".ma-hr-orphans")
     expect(orphans).to_be_visible()

@@ -385,6 +385,15 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     return Array.isArray(value) ? traceProblems(value, derivation, config) : [];
   }
 
+  /** The handoff received at step `index` (its `step`; the trace view's 'open-handoff'), or null. */
+  function handoffReceivedAt(derivation, index) {
+    if (typeof index !== 'number') { return null; }
+    for (var i = 0; i < derivation.handoffs.length; i++) {
+      if (derivation.handoffs[i].step === index) { return derivation.handoffs[i]; }
+    }
+    return null;
+  }
+
   /** The filter a run opens on: "unreviewed" when it has more than 30 handoffs, else "all". */
   function openingFilter(derivation) {
     return derivation.handoffs.length > UNREVIEWED_FIRST_ABOVE ? 'unreviewed' : 'all';
@@ -427,6 +436,7 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     composeValue: composeValue,
     filterIndices: filterIndices,
     openingFilter: openingFilter,
+    handoffReceivedAt: handoffReceivedAt,
     pageCount: pageCount,
     pageSlice: pageSlice,
     pageText: pageText,

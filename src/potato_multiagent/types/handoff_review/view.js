@@ -60,15 +60,12 @@
   // -- one card -------------------------------------------------------------------------------------
 
   function buildCard(view, handoff) {
-    var h = view.ui.h;
-    var config = view.config;
+    var h = view.ui.h, config = view.config;
     var idBase = 'ma-hr-' + view.serial + '-' + handoff.index;
     var refs = {handoff: handoff, key: marks.identityKey(handoff), flagButtons: new Map(), radios: [], note: null,
       extraFlags: h('span', {class: 'ma-hr-extra-flags'}), extraSignature: '[]', excerpts: {}};
     refs.status = h('p', {class: 'ma-hr-status'});
-    refs.root = h('div', {class: 'ma-hr-card', role: 'group', 'aria-label': marks.handoffName(handoff),
-      'data-ma-handoff': handoff.index, tabindex: '-1'}, [
-      cardTitle(h, handoff),
+    refs.body = h('div', {class: 'ma-hr-body', id: idBase + '-body'}, [
       kindLine(view, handoff),
       h('div', {class: 'ma-hr-excerpts'}, marks.excerptSteps(handoff, view.derivation.steps).map(function (part) {
         return excerptBlock(view, refs, part, idBase);
@@ -77,11 +74,25 @@
       qualityGroup(h, refs, config, idBase),
       config.allow_note ? noteField(h, refs, idBase) : null,
       h('div', {class: 'ma-hr-actions'}, [h('button', {type: 'button', class: 'ma-hr-clear',
-        'data-ma-action': 'clear', 'data-ma-focus': 'clear', text: 'Clear review'})]),
-      refs.status
-    ]);
+        'data-ma-action': 'clear', 'data-ma-focus': 'clear', text: 'Clear review'})])]);
+    // A card already reviewed when drawn is one line (title, status, "Show review"); issue 15.
+    var collapsed = marks.isReviewed(view.book.byKey.get(refs.key));
+    refs.toggle = collapsed ? h('button', {type: 'button', class: 'ma-hr-toggle', 'data-ma-action': 'toggle-card',
+      'data-ma-focus': 'toggle-card', 'aria-controls': idBase + '-body'}) : null;
+    refs.root = h('div', {class: 'ma-hr-card', role: 'group', 'aria-label': marks.handoffName(handoff),
+      'data-ma-handoff': handoff.index, tabindex: '-1'}, [
+      h('div', {class: 'ma-hr-head'}, [cardTitle(h, handoff), refs.toggle]), refs.body, refs.status]);
+    if (collapsed) { setOpen(refs, false); }
     paintCard(view, refs);
     return refs;
+  }
+
+  /** Open or fold a card drawn reviewed (its body hidden, one line left). */
+  function setOpen(refs, open) {
+    refs.body.hidden = !open;
+    refs.root.classList.toggle('ma-hr-collapsed', !open);
+    refs.toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+    refs.toggle.textContent = open ? 'Hide review' : 'Show review';
   }
 
   function cardTitle(h, handoff) {
@@ -119,8 +130,7 @@
   }
 
   function excerptBlock(view, refs, part, idBase) {
-    var h = view.ui.h;
-    var step = part.step;
+    var h = view.ui.h, step = part.step;
     if (!step) {
       return h('div', {class: 'ma-hr-excerpt'}, [
         h('p', {class: 'ma-hr-excerpt-head', text: part.heading}),
@@ -180,8 +190,7 @@
 
   /** Update one card's controls and words from the book (in place: focus and caret stay). */
   function paintCard(view, refs) {
-    var config = view.config;
-    var entry = view.book.byKey.get(refs.key) || null;
+    var config = view.config, entry = view.book.byKey.get(refs.key) || null;
     var flags = entry ? entry.flags : [];
     refs.flagButtons.forEach(function (button, flag) { paintToggle(button, flags.indexOf(flag) >= 0); });
     paintExtraFlags(view, refs, flags.filter(function (flag) { return config.flags.indexOf(flag) < 0; }));
@@ -198,9 +207,9 @@
     refs.root.classList.toggle('ma-hr-flagged', marks.isFlagged(entry));
   }
 
-  function paintToggle(button, pressed) {
-    button.setAttribute('aria-pressed', pressed ? 'true' : 'false');
-    button.firstChild.textContent = pressed ? '\u2713' : '';
+  function paintToggle(button, on) {
+    button.setAttribute('aria-pressed', on ? 'true' : 'false');
+    button.firstChild.textContent = on ? '\u2713' : '';
   }
 
   /** Stored flags the config lacks get a pressed toggle of their own, so they can be removed. */
@@ -251,9 +260,7 @@
   }
 
   function paintOrphans(view) {
-    var h = view.ui.h;
-    var orphans = view.book.orphans;
-    var scale = view.config.quality_scale;
+    var h = view.ui.h, orphans = view.book.orphans, scale = view.config.quality_scale;
     view.orphans.hidden = orphans.length === 0;
     view.ui.clear(view.orphanList);
     orphans.slice(0, marks.MAX_LISTED).forEach(function (entry, position) {
@@ -287,8 +294,7 @@
     if (target < 0 || target >= marks.pageCount(view.visible.length)) { return; }
     view.pageNumber = target;
     drawPage(view);
-    var first = view.cards.firstChild;
-    if (first) { first.focus(); }
+    if (view.cards.firstChild) { view.cards.firstChild.focus(); }
     view.ui.announce(view.page.textContent + '.');
   }
 
@@ -301,7 +307,9 @@
     }
     view.pageNumber = Math.floor(position / marks.PAGE_SIZE);
     drawPage(view);
-    var card = view.cardsByIndex.get(index).root;
+    var refs = view.cardsByIndex.get(index);
+    if (refs.toggle) { setOpen(refs, true); }
+    var card = refs.root;
     if (typeof card.scrollIntoView === 'function') { card.scrollIntoView({block: 'nearest'}); }
     card.focus();
     view.ui.announce('Showing ' + marks.handoffName(view.derivation.handoffs[index]) + '.');
@@ -321,7 +329,7 @@
 
   // -- actions ---------------------------------------------------------------------------------------
 
-  function refsOf(view, node) {
+  function refsOf(view, node) {   // the card refs of a node inside a card
     var card = node.closest('[data-ma-handoff]');
     return card ? view.cardsByIndex.get(Number(card.getAttribute('data-ma-handoff'))) || null : null;
   }
@@ -332,7 +340,9 @@
     if (!refs) { return; }
     var name = marks.handoffName(refs.handoff);
     var action = button.getAttribute('data-ma-action');
-    if (action === 'expand') {
+    if (action === 'toggle-card') {
+      setOpen(refs, refs.body.hidden);
+    } else if (action === 'expand') {
       toggleExcerpt(refs.excerpts[button.getAttribute('data-ma-part')]);
     } else if (action === 'flag') {
       var flag = button.getAttribute('data-ma-flag');
@@ -479,20 +489,11 @@
     // The trace view's "Open handoff" (action 'open-handoff', detail.index = a step): the card of
     // the handoff received at that step, shown and focused.
     ui.onStepAction('open-handoff', function (detail, event) {
-      var handoff = receivedAt(view.derivation, detail.index);
+      var handoff = marks.handoffReceivedAt(view.derivation, detail.index);
       if (!handoff) { return; }
       showHandoff(view, handoff.index);
       event.preventDefault();
     });
-  }
-
-  /** The handoff received at step `index` (its `step`), or null. */
-  function receivedAt(derivation, index) {
-    if (typeof index !== 'number') { return null; }
-    for (var i = 0; i < derivation.handoffs.length; i++) {
-      if (derivation.handoffs[i].step === index) { return derivation.handoffs[i]; }
-    }
-    return null;
   }
 
   runtime.define('handoff_review', {describe: marks.describe, render: render});
