@@ -334,7 +334,9 @@ class Journey:
         assert report["focusVisible"], f"no :focus-visible {where}"
         assert report["indicator"], f"focus draws no indicator {where}"
         if says is not None:
-            expect(form(self.page, self.schema).locator(region)).to_have_text(re.compile(says))
+            # the live region asked for, or the status line a ported widget announces its action in (ui.announce)
+            live = form(self.page, self.schema).locator(f"{region}, [data-ma-sync-notice]")
+            expect(live.filter(has_text=re.compile(says))).not_to_have_count(0)
         assert not navigation_started(self.page), f"Potato started moving to another instance {where}"
         assert current_instance_id(self.page) == self.instance, f"the instance changed {where}"
 
@@ -422,8 +424,9 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
-    steps = card.get_by_role("button", name=re.compile(r"^#\d+$"))   # "from #M to #N": links into the trace view
-    for position in range(2):
+    # "from #M to #N" and each quoted message's "#N": links into the trace view (ui.stepLink)
+    steps = card.get_by_role("button", name=re.compile(r"^Show #\d+ in the trace$"))
+    for position in range(4):
         journey.press("Tab", steps.nth(position))
     # Researcher -> Writer (the tool call before it is no handoff): the Writer's long draft has a toggle
     journey.press("Tab", card.get_by_role("button", name="Show full message"))

@@ -160,6 +160,11 @@ def summary(page):
     return form(page).locator(".ma-summary")
 
 
+def announced(page):
+    """The form's status line (the runtime's ui.announce): what an action did, then the progress."""
+    return form(page).locator("[data-ma-sync-notice]")
+
+
 def card_names_on_page(page) -> list[str]:
     return cards(page).evaluate_all("nodes => nodes.map(n => n.getAttribute('aria-label'))")
 
@@ -268,6 +273,18 @@ def test_mouse_review_is_saved_exactly_and_restored(task, page, user):
 
     def expect_restored():
         expect(form(page)).to_have_attribute("data-ma-ready", "true")
+        # reviewed cards are drawn as one line: the status, and "Show review" opens the card
+        for reviewed in (second, explicit, first):
+            expect(card(page, reviewed).locator(".ma-hr-body")).to_be_hidden()
+            expect(card(page, reviewed).locator(".ma-hr-status")).to_be_visible()
+        expect(card(page, second).locator(".ma-hr-status")).to_have_text(
+            "Reviewed: quality 2 of 5, flagged: info loss, goal drift.")
+        for reviewed in (second, explicit, first):
+            toggle = card(page, reviewed).get_by_role("button", name="Show review")
+            expect(toggle).to_have_attribute("aria-expanded", "false")
+            toggle.click()
+            expect(card(page, reviewed).get_by_role("button", name="Hide review")).to_have_attribute(
+                "aria-expanded", "true")
         expect(flag_button(page, second, "info loss")).to_have_attribute("aria-pressed", "true")
         expect(flag_button(page, second, "garbling")).to_have_attribute("aria-pressed", "false")
         expect(quality_radio(page, second, 2)).to_be_checked()
@@ -315,11 +332,11 @@ def test_jump_pager_and_filter_work_from_the_keyboard(task, page, user):
     jump.fill("3")
     jump.press("Enter")
     assert focused(page)["card"] == 2 and focused(page)["tag"] == "DIV"
-    expect(summary(page)).to_have_text(f"Showing {card_name(handoffs_of(FIRST)[2])}.")
+    expect(announced(page)).to_have_text(f"Showing {card_name(handoffs_of(FIRST)[2])}.")
     jump.fill("99")
     jump.press("Enter")
     expect(jump).to_have_attribute("aria-invalid", "true")
-    expect(summary(page)).to_have_text("There is no handoff 99: this run has handoffs 1 to 4.")
+    expect(announced(page)).to_have_text("There is no handoff 99: this run has handoffs 1 to 4.")
 
     flag_button(page, handoffs_of(FIRST)[3], "garbling").click()
     form(page).get_by_label("Show").select_option("flagged")
@@ -372,7 +389,7 @@ def test_required_review_blocks_next_until_every_handoff_is_reviewed(task, page,
 
     form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
     expect_complete(page)
-    expect(summary(page)).to_have_text(
+    expect(announced(page)).to_have_text(
         "Marked 3 unreviewed handoffs as fine: quality 5 of 5, no flags. 4 of 4 handoffs reviewed, 0 flagged.")
     handoffs = handoffs_of(FIRST)
     expected = [entry_of(handoffs[0], quality=3)] + [entry_of(h, quality=5, bulk=True) for h in handoffs[1:]]
@@ -407,7 +424,7 @@ def test_a_required_run_without_handoffs_is_answered_in_one_action(task, page, u
     assert current_instance_id(page) == RECORDS[1]["id"]
 
     form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
-    expect(summary(page)).to_have_text("This run has no handoffs; recorded that there was nothing to review. "
+    expect(announced(page)).to_have_text("This run has no handoffs; recorded that there was nothing to review. "
                                        "0 of 0 handoffs reviewed, 0 flagged.")
     assert wait_saved_json(task, user, RECORDS[1]["id"], SCHEMA, []) == []
     assert go_next(page) == RECORDS[2]["id"]
@@ -424,6 +441,9 @@ def test_saved_reviews_missing_from_the_trace_are_shown_and_kept(task, page):
     # The seed restored by position and put Alice -> Bob's "garbling" on handoff 1; here it stays apart.
     expect(flag_button(page, handoffs[0], "garbling")).to_have_attribute("aria-pressed", "false")
     expect(card(page, handoffs[0]).locator(".ma-hr-status")).to_have_text("Not reviewed yet.")
+    # handoff 4 was reviewed before this page was drawn: one line, opened by "Show review"
+    expect(card(page, handoffs[3]).locator(".ma-hr-status")).to_have_text("Reviewed: quality 4 of 5, no flags.")
+    card(page, handoffs[3]).get_by_role("button", name="Show review").click()
     expect(quality_radio(page, handoffs[3], 4)).to_be_checked()
     orphans = form(page).locator(".ma-hr-orphans")
     expect(orphans).to_be_visible()
@@ -508,12 +528,14 @@ def test_5000_steps_render_one_page_and_a_click_stores_the_flag(scale_task, page
     assert page.evaluate(DERIVED_HANDOFFS) == len(handoffs)
     assert cards(page).count() == 50
     assert form(page).locator("*").count() < 3_000, "one page of cards, not every handoff"
+    # more than 30 handoffs: the run opens on "unreviewed only" (all of them, nothing reviewed yet)
+    expect(form(page).get_by_label("Show")).to_have_value("unreviewed")
     expect(form(page).locator(".ma-hr-page")).to_have_text(f"Page 1 of {-(-len(handoffs) // 50)}: "
-                                                           f"1\u201350 of {len(handoffs)} handoffs")
+                                                           f"1\u201350 of {len(handoffs)} unreviewed handoffs")
 
     assert page.evaluate(CLICK, 'button.ma-hr-flag[data-ma-flag="garbling"]')
     assert hidden_value(page) == [entry_of(handoffs[0], flags=["garbling"])]
-    assert page.evaluate(CLICK, 'button[data-ma-hr="bulk"]')
+    assert page.evaluate(CLICK, 'button[data-ma="bulk"]')
     assert len(hidden_value(page)) == len(handoffs)
     expect_complete(page)
 

@@ -136,7 +136,7 @@ def test_every_wired_link_lands_on_its_step(trace_task, page):
     login(page, task.base_url, fresh_user())
     wait_view(page)
     # Who&When Hand-Crafted: every #N in every handoff card
-    clicked = click_links(page, who, 'form[data-schema-name="handoffs"]')
+    clicked = click_links(page, who, 'form[data-schema-name="handoffs"] .ma-hr-kind')
     assert clicked == 2 * len(derive(who).handoffs)
     # failure attribution: the chosen step's link
     choose_decisive_step(page.locator('form[data-schema-name="attribution"]'), 8)
@@ -351,7 +351,7 @@ def test_screenshots_of_the_three_layouts(trace_task, browser):
         page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
                                polling=100)
         if layout == "lanes":
-            page.locator('form[data-schema-name="handoffs"] [data-ma-step-link]').nth(2).click()
+            page.locator('form[data-schema-name="handoffs"] [data-ma="step-link"]').nth(2).click()
         page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
     for _ in range(3):   # the OpenAI Agents run with delegated threads opens in the tree
         go_next(page)
@@ -359,3 +359,61 @@ def test_screenshots_of_the_three_layouts(trace_task, browser):
     page.locator('section.ma-trace li.ma-trace-row[data-step="4"] .ma-trace-step').scroll_into_view_if_needed()
     page.screenshot(path=str(SCREENSHOTS / "trace-view-tree.png"))
     page.close()
+
+
+# -- handoff review: the evidence in the card, and "Open handoff" from the trace (issue 15 item 3) --
+
+
+def handoff_form(page):
+    form = page.locator('form[data-schema-name="handoffs"]')
+    page.wait_for_function("document.querySelector('form[data-schema-name=\"handoffs\"]')"
+                           ".getAttribute('data-ma-ready') === 'true'", polling=100, timeout=15_000)
+    return form
+
+
+def addressed_handoff(record: dict):
+    """The first Orchestrator -> WebSurfer handoff whose giver's last message is not the instruction."""
+    derivation = derive(record)
+    for handoff in derivation.handoffs:
+        instruction = derivation.steps[handoff["from_step"] - 1]
+        if (handoff["from"], handoff["to"]) == ("Orchestrator", "WebSurfer") and instruction.to == "WebSurfer":
+            return derivation, handoff, instruction
+    raise AssertionError("the Hand-Crafted run has no Orchestrator -> WebSurfer handoff after a thought")
+
+
+def test_a_magentic_one_handoff_card_quotes_the_instruction_addressed_to_the_receiver(trace_task, page):
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    derivation, handoff, instruction = addressed_handoff(records[0])
+    thought = derivation.steps[handoff["from_step"]]
+    assert thought.text.startswith("Next speaker WebSurfer")   # what the card used to quote alone
+    card = handoff_form(page).locator(f'[data-ma-handoff="{handoff["index"]}"]')
+    part = card.locator('.ma-hr-excerpt[data-ma-part="instruction"]')
+    assert part.locator(".ma-hr-excerpt-head").text_content() == \
+        f"Instruction to WebSurfer, #{instruction.index + 1} \u00B7 Orchestrator"
+    shown = part.locator(".ma-hr-excerpt-text").text_content()
+    assert shown.rstrip("\u2026") and instruction.text.startswith(shown.rstrip("\u2026"))
+    assert "Please" in shown
+    part.locator('button[data-ma-action="expand"]').click()
+    assert part.locator(".ma-hr-excerpt-full").text_content() == instruction.text
+    # the giver's last message and the receiver's first follow, each with its #N link
+    heads = card.locator(".ma-hr-excerpt-head").all_text_contents()
+    assert heads[1:] == [f"Last message before, #{handoff['from_step'] + 1} \u00B7 Orchestrator",
+                         f"First message after, #{handoff['step'] + 1} \u00B7 WebSurfer"]
+    part.locator('[data-ma="step-link"]').click()
+    assert_lands_on(page, records[0], instruction.index)
+
+
+def test_open_handoff_in_the_trace_focuses_the_card_of_the_handoff_received_there(trace_task, page):
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    handoff_form(page)
+    _, handoff, _ = addressed_handoff(records[0])
+    step = page.locator(f'section.ma-trace .ma-trace-step[data-step="{handoff["step"]}"]')
+    step.locator('.ma-trace-action[data-action="open-handoff"]').click()
+    page.wait_for_function(f"document.activeElement.getAttribute('data-ma-handoff') === '{handoff['index']}'",
+                           polling=100, timeout=5_000)
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        f"Handoff {handoff['index'] + 1}: Orchestrator to WebSurfer"

@@ -1,5 +1,5 @@
 'use strict';
-// Pure helpers of the handoff_review widget (types/handoff_review/widget.js), run by `node --test tests/js/`
+// Pure rules of the handoff_review widget (types/handoff_review/marks.js), run by `node --test tests/js/`
 // with no DOM library. The DOM, keyboard and Potato behaviour is proven by
 // tests/e2e/test_handoff_review.py in Chromium.
 const test = require('node:test');
@@ -9,8 +9,9 @@ const path = require('node:path');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'widget.js'));
-const hr = require(path.join(TYPES, 'handoff_review', 'widget.js'));
+const shim = require(path.join(WEB, 'node_shim.js'));
+const runtime = shim.core;
+const hr = shim.load('handoff_review');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const FLAGS = ['info_loss', 'dropped_constraint', 'garbling', 'goal_drift'];
@@ -92,6 +93,35 @@ test('excerpts: the last message before and the first after; an explicit event, 
   assert.equal(hr.excerptSteps(last.handoffs[0], last.steps)[1].step, null);
 });
 
+test('excerpts: a Magentic-One handoff quotes the instruction addressed to the receiver, not the "Next speaker" thought', () => {
+  const run = derive({ steps: [
+    { name: 'Orchestrator (thought)', content: 'Updated Ledger: ...' },
+    { name: 'Orchestrator (-> WebSurfer)', content: 'Search DHL rates for a 2 kg parcel to Oslo.' },
+    { name: 'Orchestrator (thought)', content: 'Next speaker WebSurfer' },
+    { name: 'WebSurfer', content: 'I typed "FedEx rates" into the search bar.' },
+  ] }, {});
+  const handoff = run.handoffs.find((one) => one.to === 'WebSurfer');
+  assert.equal(hr.handingOverStep(handoff, run.steps).index, 1);
+  assert.deepEqual(hr.excerptSteps(handoff, run.steps).map((part) => [part.heading, part.step.index]),
+    [['Instruction to WebSurfer', 1], ['Last message before', handoff.from_step], ['First message after', 3]]);
+  // An instruction older than the receiver's previous turn was for that turn, not this one.
+  const again = derive({ steps: [
+    { name: 'Orchestrator (-> WebSurfer)', content: 'first task' },
+    { name: 'WebSurfer', content: 'done' },
+    { name: 'Orchestrator (thought)', content: 'Next speaker WebSurfer' },
+    { name: 'WebSurfer', content: 'again' },
+  ] }, {});
+  const second = again.handoffs.filter((one) => one.to === 'WebSurfer').pop();
+  assert.equal(hr.handingOverStep(second, again.steps), null);
+});
+
+test('long runs open on "unreviewed only": more than 30 handoffs', () => {
+  const pingPong = (count) => derive({ steps: Array.from({ length: count + 1 }, (_, i) => ({ agent: i % 2 ? 'B' : 'A' })) }, {});
+  assert.equal(pingPong(30).handoffs.length, 30);
+  assert.equal(hr.openingFilter(pingPong(30)), 'all');
+  assert.equal(hr.openingFilter(pingPong(31)), 'unreviewed');
+});
+
 // ---------------------------------------------------------------------------------------------
 // Reading the stored value
 // ---------------------------------------------------------------------------------------------
@@ -117,13 +147,13 @@ const SCHEMA_CONFIG = Object.assign({}, CONFIG, {
   },
 });
 
-test('readValue accepts the stored list and nothing stored', () => {
+test('the runtime\'s readChecked accepts the stored list and nothing stored', () => {
   const list = [entryOf(h0, { quality: 3 })];
-  assert.deepEqual(hr.readValue(stored(JSON.stringify(list)), SCHEMA_CONFIG), { entries: list, unreadable: null });
-  assert.deepEqual(hr.readValue(stored(''), SCHEMA_CONFIG), { entries: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(list)), SCHEMA_CONFIG), { value: list, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), SCHEMA_CONFIG), { value: null, unreadable: null });
 });
 
-test('readValue says in words why a value cannot be read', () => {
+test('the runtime\'s readChecked says in words why a value cannot be read', () => {
   const cases = {
     '[{"index":0': /not valid JSON/,
     '{"index":0}': /value: should be a list, got an object/,
@@ -132,8 +162,8 @@ test('readValue says in words why a value cannot be read', () => {
     [JSON.stringify([entryOf(h0, { flags: ['garbling', 'garbling'] })])]: /\[0\]\.flags\[1\]: repeats an earlier item/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = hr.readValue(stored(raw), SCHEMA_CONFIG);
-    assert.equal(result.entries, null, raw);
+    const result = runtime.readChecked(stored(raw), SCHEMA_CONFIG);
+    assert.equal(result.value, null, raw);
     assert.match(result.unreadable, /^The saved value could not be read: /, raw);
     assert.match(result.unreadable, pattern, raw);
   }

@@ -24,7 +24,7 @@ NODE = shutil.which("node")
 # For each record: the JS derivation's handoffs, the card names page by page, and the value stored
 # after marking every handoff fine.
 WIDGET_PASS = """
-const hr = require(process.argv[1]);
+const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\.js$/, 'web/node_shim.js')).load('handoff_review');
 const {derive} = require(process.argv[2]);
 const config = {flags: ['info_loss', 'dropped_constraint', 'garbling', 'goal_drift'], quality_scale: 5, allow_note: true};
 const records = JSON.parse(require('fs').readFileSync(0, 'utf8'));
@@ -37,7 +37,11 @@ process.stdout.write(JSON.stringify(records.map((record) => {
     hr.pageSlice(shown, page).forEach((index) => cards.push(hr.handoffName(derivation.handoffs[index])));
   }
   hr.markAllFine(book, derivation, config);
-  return {handoffs: derivation.handoffs, cards: cards, value: hr.composeValue(book, derivation),
+  const instructions = derivation.handoffs.map((handoff) => {
+    const part = hr.excerptSteps(handoff, derivation.steps).find((one) => one.part === 'instruction');
+    return part ? part.step.index : null;
+  });
+  return {handoffs: derivation.handoffs, cards: cards, instructions: instructions, value: hr.composeValue(book, derivation),
           incomplete: hr.incompleteReason(book, derivation.handoffs.length)};
 })));
 """
@@ -52,7 +56,7 @@ def runs(corpus, subset):
 def widget_pass(records):
     if NODE is None:
         pytest.skip("node is not installed")
-    result = subprocess.run([NODE, "-e", WIDGET_PASS, str(PACKAGE / "types" / "handoff_review" / "widget.js"), str(PACKAGE / "web" / "derive.js")],
+    result = subprocess.run([NODE, "-e", WIDGET_PASS, str(PACKAGE / "types" / "handoff_review" / "marks.js"), str(PACKAGE / "web" / "derive.js")],
                             input=json.dumps(records), capture_output=True, text=True, check=True, timeout=120)
     return json.loads(result.stdout)
 
@@ -108,3 +112,22 @@ def test_algorithm_generated_runs_validate_too(corpus):
     for (name, run), seen in zip(named, widget_pass([run for _, run in named])):
         assert seen["handoffs"] == derive(run, steps_key="history").handoffs, name
         assert validate_value(TYPE, CONFIG, json.dumps(seen["value"]), run) == [], name
+
+
+def test_magentic_one_cards_quote_the_instruction_addressed_to_the_receiver(hand_crafted):
+    """Issue 15: the card of an Orchestrator -> WebSurfer handoff after a "Next speaker" thought
+    quotes the `Orchestrator (-> WebSurfer)` instruction, the latest step addressed to WebSurfer."""
+    quoted = 0
+    for name, run, seen in hand_crafted:
+        derivation = derive(run, steps_key="history")
+        for handoff, instruction in zip(derivation.handoffs, seen["instructions"]):
+            giver_last = derivation.steps[handoff["from_step"]]
+            before = [step for step in derivation.steps[:handoff["step"]] if step.to == handoff["to"]]
+            if handoff["to"] == "WebSurfer" and giver_last.to != "WebSurfer" and before and \
+                    all(step.agent != "WebSurfer" for step in derivation.steps[before[-1].index + 1:handoff["step"]]):
+                assert instruction == before[-1].index, (name, handoff)
+                assert derivation.steps[instruction].qualifier == "-> WebSurfer", (name, handoff)
+                quoted += 1
+            if instruction is not None:
+                assert derivation.steps[instruction].to == handoff["to"], (name, handoff)
+    assert quoted > 0, "no Magentic-One handoff after a thought in the Hand-Crafted runs"
