@@ -10,8 +10,8 @@ const { execFileSync } = require('node:child_process');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'widget.js'));
-const eb = require(path.join(TYPES, 'emergent_behavior', 'widget.js'));
+const runtime = require(path.join(WEB, 'node_shim.js')).core;
+const eb = require(path.join(WEB, 'node_shim.js')).load('emergent_behavior');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const BEHAVIORS = ['collusion', 'groupthink', 'cascading_error', 'role_drift'];
@@ -113,11 +113,11 @@ test('toggleTurn keeps the turns sorted and says whether the turn is now marked'
   assert.deepEqual(eb.unionOf([{ turns: [5, 7] }, { turns: [1, 5] }]), [1, 5, 7]);
 });
 
-test('readValue accepts written values and reports unreadable ones in words', () => {
+test('the runtime reads written values and reports unreadable ones in words written values and reports unreadable ones in words', () => {
   const good = { groupthink: entry([{ turns: [0], note: '' }]) };
-  assert.deepEqual(eb.readValue(stored(JSON.stringify(good)), CONFIG), { value: good, unreadable: null });
-  assert.deepEqual(eb.readValue(stored('{}'), CONFIG), { value: {}, unreadable: null });
-  assert.deepEqual(eb.readValue(stored(''), CONFIG), { value: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(good)), CONFIG), { value: good, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored('{}'), CONFIG), { value: {}, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), CONFIG), { value: null, unreadable: null });
   const cases = {
     '{"groupthink": {"turns": [1], "note"': /not valid JSON/,
     '[]': /value: should be an object, got a list/,
@@ -133,7 +133,7 @@ test('readValue accepts written values and reports unreadable ones in words', ()
     '{"groupthink": true}': /groupthink: should be an object/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = eb.readValue(stored(raw), CONFIG);
+    const result = runtime.readChecked(stored(raw), CONFIG);
     assert.equal(result.value, null, raw);
     assert.match(result.unreadable, pattern, raw);
   }

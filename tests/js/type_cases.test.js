@@ -19,7 +19,6 @@ const { deriveOptionNames } = require(path.join(PACKAGE, 'web', 'words.js'));
 const NOT_YET_PORTED = [
   'agent_interaction_graph',
   'agent_scorecard',
-  'emergent_behavior',
   'handoff_review',
   'tool_call_review',
   'tool_contention',

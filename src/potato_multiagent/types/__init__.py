@@ -116,8 +116,16 @@ not-yet-ported type on the old ``PotatoMultiagent.register`` API."""
 def scripts() -> List[str]:
     """The scripts every page loads, in order: ``WEB_SCRIPTS``, then each type's ``TYPE_SCRIPTS``."""
     shared = [(WEB / name).relative_to(PACKAGE).as_posix() for name in WEB_SCRIPTS]
-    return shared + [script for folder in TYPES.values() for name in TYPE_SCRIPTS
+    return shared + [script for folder in TYPES.values() for name in _script_names(folder)
                      if (script := folder.asset(name))]
+
+
+def _script_names(folder) -> List[str]:
+    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``:
+    a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``."""
+    parts = sorted(path.name for path in folder.folder.glob("view_*.js"))
+    names = list(TYPE_SCRIPTS)
+    return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
 
 
 def styles() -> List[str]:
