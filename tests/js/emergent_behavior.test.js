@@ -246,3 +246,53 @@ test('lanes of a 5,000-step run are built in one pass', () => {
   assert.equal(shown.length, 5000 - view.lanes[3].steps.length);
   assert.ok(ms < 50, `took ${ms} ms`);
 });
+
+// ---------------------------------------------------------------------------------------------
+// judgments (issue 17): read from the record, worded, shown per mode, accepted as from_judgment
+// ---------------------------------------------------------------------------------------------
+
+test('judgmentsFor reads the scheme\'s judgments under judgments_key and leaves out unreadable ones', () => {
+  const good = { groupthink: entry([{ turns: [1, 4], note: 'judge' }]) };
+  const record = {
+    verdicts: {
+      emergent: [
+        { source: 'llm-judge', value: good },
+        { source: 'as text', value: JSON.stringify(good) },
+        { source: 'bad shape', value: { groupthink: { turns: ['1'], note: '' } } },
+        { source: 'not json', value: '{"groupthink"' },
+        { value: good },
+      ],
+      other: [{ source: 'elsewhere', value: good }],
+    },
+  };
+  const readable = (value) => runtime.checkValue(value, CONFIG).length === 0;
+  const found = eb.judgmentsFor(record, { judgments_key: 'verdicts' }, 'emergent', readable);
+  assert.deepEqual(found.map((j) => j.source), ['llm-judge', 'as text']);
+  assert.deepEqual(eb.judgmentsFor(record, {}, 'emergent', readable), []);   // default key "judgments"
+  assert.equal(eb.judgmentWords(found[0], 'groupthink', derivation.steps),
+    'llm-judge: episode 1, 2 turns: #2 (Agent "Smith"), #5 (Agent "Smith"); note written.');
+  assert.equal(eb.judgmentWords(found[0], 'collusion', derivation.steps), 'llm-judge: not marked.');
+});
+
+test('judgmentsShown: always, never, after_answer once the behaviour is answered or the widget complete', () => {
+  const steps = derivation.steps.length;
+  const marked = { groupthink: entry([{ turns: [1], note: '' }]) };
+  const noteOnly = { collusion: entry([{ turns: [], note: 'a note' }]) };
+  assert.equal(eb.judgmentsShown('always', null, 'groupthink', steps, BEHAVIORS), true);
+  assert.equal(eb.judgmentsShown('never', marked, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', null, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', noteOnly, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', noteOnly, 'collusion', steps, BEHAVIORS), true);
+  assert.equal(eb.judgmentsShown('after_answer', marked, 'collusion', steps, BEHAVIORS), true);   // complete
+  assert.equal(eb.judgmentsShown('after_answer', {}, 'collusion', steps, BEHAVIORS), true);       // none observed
+});
+
+test('from_judgment is read into the draft and written back per behaviour', () => {
+  const value = { groupthink: Object.assign(entry([{ turns: [1], note: '' }]), { from_judgment: 'llm-judge' }) };
+  const draft = eb.toDraft(value, BEHAVIORS);
+  assert.equal(draft.behaviors[1].fromJudgment, 'llm-judge');
+  assert.equal(draft.behaviors[0].fromJudgment, null);
+  assert.deepEqual(JSON.parse(JSON.stringify(eb.composeValue(draft))), value);
+  draft.behaviors[1].fromJudgment = null;
+  assert.equal('from_judgment' in eb.composeValue(draft).groupthink, false);
+});

@@ -45,12 +45,21 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     var stored = value || {};
     var entries = behaviors.map(function (name) {
       var episodes = hasOwn(stored, name) ? episodesOf(stored[name]) : [];
-      return {name: name, configured: true, episodes: episodes.length ? episodes : [emptyEpisode()]};
+      return {name: name, configured: true, episodes: episodes.length ? episodes : [emptyEpisode()],
+        fromJudgment: hasOwn(stored, name) ? fromJudgmentOf(stored[name]) : null};
     });
     Object.keys(stored).forEach(function (name) {
-      if (behaviors.indexOf(name) < 0) { entries.push({name: name, configured: false, episodes: episodesOf(stored[name])}); }
+      if (behaviors.indexOf(name) < 0) {
+        entries.push({name: name, configured: false, episodes: episodesOf(stored[name]),
+          fromJudgment: fromJudgmentOf(stored[name])});
+      }
     });
     return {none: value !== null && Object.keys(stored).length === 0, behaviors: entries};
+  }
+
+  /** The source of the judgment a behaviour entry was accepted from, or null. */
+  function fromJudgmentOf(entry) {
+    return entry && typeof entry.from_judgment === 'string' ? entry.from_judgment : null;
   }
 
   /** The sorted union of the episodes' turns (the seed's `turns`). */
@@ -78,6 +87,7 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
         note: kept.map(function (episode) { return episode.note; }).filter(Boolean).join('\n'),
         instances: kept.map(function (episode) { return {turns: episode.turns.slice(), note: episode.note}; })
       };
+      if (typeof behavior.fromJudgment === 'string') { value[behavior.name].from_judgment = behavior.fromJudgment; }
     });
     if (marked) { return value; }
     return draft.none ? {} : null;
@@ -348,6 +358,57 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Judgments (pure): a judge's answer per behaviour, beside the behaviour
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * The judgments the record carries for this scheme (record[judgments_key][schemaName]) as
+   * [{source, value}], value a stored value ({behaviour: entry}); `readable(value)` (the shape
+   * check) leaves out what is not. A value given as the JSON text Potato would store is read too.
+   */
+  function judgmentsFor(record, config, schemaName, readable) {
+    var key = (config && config.judgments_key) || 'judgments';
+    var all = record && typeof record === 'object' ? record[key] : null;
+    var list = all && typeof all === 'object' && !Array.isArray(all) ? all[schemaName] : null;
+    if (!Array.isArray(list)) { return []; }
+    var found = [];
+    list.forEach(function (judgment) {
+      if (!judgment || typeof judgment !== 'object' || typeof judgment.source !== 'string') { return; }
+      var value = judgment.value;
+      if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return; } }
+      if (!value || typeof value !== 'object' || Array.isArray(value) || !readable(value)) { return; }
+      found.push({source: judgment.source, value: value});
+    });
+    return found;
+  }
+
+  /** The judge's episodes of one behaviour, or null when the judge did not mark it. */
+  function judgedEpisodes(judgment, name) {
+    return hasOwn(judgment.value, name) ? episodesOf(judgment.value[name]).filter(hasContent) : null;
+  }
+
+  /** "llm-judge: episode 1, 2 turns: #1 (Planner), #2 (Coder)." or "llm-judge: not marked." */
+  function judgmentWords(judgment, name, steps) {
+    var episodes = judgedEpisodes(judgment, name);
+    if (!episodes || !episodes.length) { return judgment.source + ': not marked.'; }
+    return judgment.source + ': ' + episodes.map(function (episode, position) {
+      return 'episode ' + (position + 1) + ', ' + episodeText(episode, steps);
+    }).join('. ') + '.';
+  }
+
+  /**
+   * Whether judgments show beside behaviour `name`: 'always'; 'never'; 'after_answer' once the
+   * annotator has answered that behaviour (an episode with a turn or a note is stored for it) or
+   * the widget is complete (a turn marked, or "no emergent behaviour observed" ticked).
+   */
+  function judgmentsShown(mode, value, name, stepCount, behaviors) {
+    if (mode === 'never') { return false; }
+    if (mode !== 'after_answer') { return true; }
+    if (value && hasOwn(value, name)) { return true; }
+    return value !== null && incompleteReason(value, null, stepCount, behaviors) === null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // The referee and the runtime's description (pure)
   // ---------------------------------------------------------------------------------------------
 
@@ -385,6 +446,11 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     inTrace: inTrace,
     turnLabel: turnLabel,
     episodePieces: episodePieces,
+    fromJudgmentOf: fromJudgmentOf,
+    judgmentsFor: judgmentsFor,
+    judgedEpisodes: judgedEpisodes,
+    judgmentWords: judgmentWords,
+    judgmentsShown: judgmentsShown,
     episodeText: episodeText,
     summaryText: summaryText,
     incompleteReason: incompleteReason,

@@ -40,7 +40,7 @@
 
   function createUi(el, rt) {
     function part(name) {
-      var node = el.querySelector('[data-ma-part="' + name + '"]');
+      var node = el.querySelector('[data-ma="' + name + '"]');
       if (!node) { throw new Error('the page lacks part "' + name + '" of this question'); }
       return node;
     }
@@ -52,7 +52,7 @@
       statusEl: part('status'), lanesEl: part('lanes'), detailTitle: part('detail-title'),
       detailMembership: part('detail-membership'), detailText: part('detail-text'),
       derivation: null, view: null, hidden: new Set(), shown: [], pageStart: 0,
-      draft: null, value: null, lastRaw: null, unreadable: null, active: {b: 0, e: 0},
+      draft: null, value: null, editing: null, judgments: [], lastRaw: null, unreadable: null, active: {b: 0, e: 0},
       membership: new Map(), turnButtons: new Map(), rovingStep: null, detailStep: null
     };
     ui.typing = rt.debounce(function () { commit(ui); }, TYPING_DELAY_MS);
@@ -70,13 +70,14 @@
       if (button && ui.behaviorsEl.contains(button)) { runAction(ui, button); }
     });
     ui.behaviorsEl.addEventListener('input', function (event) {
-      if (!event.target.matches('textarea[data-ma-note]')) { return; }
+      if (!event.target.matches('textarea[data-ma="note"]')) { return; }
       activeEpisode(ui).note = event.target.value;
+      ui.editing = ui.draft.behaviors[ui.active.b];
       paintEpisodeText(ui, ui.active.b, ui.active.e);
       ui.typing();
     });
     ui.behaviorsEl.addEventListener('focusout', function (event) {
-      if (event.target.matches('textarea[data-ma-note]')) { ui.typing.flush(); }
+      if (event.target.matches('textarea[data-ma="note"]')) { ui.typing.flush(); }
     });
     ui.noneBox.addEventListener('change', function () {
       ui.draft.none = ui.noneBox.checked && !draftHasContent(ui.draft);
@@ -102,6 +103,7 @@
     if (action === 'remove') { removeEpisode(ui, b, e); }
     if (action === 'goto') { lanes.goToTurn(ui, step, true); }
     if (action === 'drop') { dropTurn(ui, step); }
+    if (action === 'accept') { acceptJudgment(ui, b, Number(button.getAttribute('data-ma-judgment'))); }
   }
 
   function activate(ui, b, e) {
@@ -128,6 +130,7 @@
     ui.typing.flush();
     var behavior = ui.draft.behaviors[b];
     behavior.episodes.splice(e, 1);
+    ui.editing = behavior;
     if (!behavior.configured && !behavior.episodes.length) {
       ui.draft.behaviors.splice(b, 1);
     } else if (!behavior.episodes.length) {
@@ -168,6 +171,7 @@
   function dropTurn(ui, step) {
     var episode = activeEpisode(ui);
     if (includesTurn(episode.turns, step)) { toggleTurn(episode, step); }
+    ui.editing = ui.draft.behaviors[ui.active.b];
     commit(ui, 'Removed turn #' + (step + 1) + ' from ' + activeName(ui) + '.');
     paintBehaviors(ui);
     if (!lanes.focusPart(ui, 'note')) { lanes.focusPart(ui, 'activate:' + ui.active.b + ':' + ui.active.e); }
@@ -176,6 +180,7 @@
   function toggleFromButton(ui, button) {
     var step = Number(button.getAttribute('data-ma-step'));
     var marked = toggleTurn(activeEpisode(ui), step);
+    ui.editing = ui.draft.behaviors[ui.active.b];
     var words = 'Turn #' + (step + 1) + (marked ? ' marked in ' : ' unmarked in ') + activeName(ui) + '.';
     if (ui.draft.none) { words += ' ' + NONE_LABEL + ' is no longer ticked.'; }
     ui.draft.none = false;
@@ -192,6 +197,8 @@
    */
   function commit(ui, action) {
     ui.typing.cancel();
+    if (ui.editing) { ui.editing.fromJudgment = null; }
+    ui.editing = null;
     ui.unreadable = null;
     ui.value = composeValue(ui.draft);
     pendingAction = action || null;
@@ -245,8 +252,48 @@
           'data-ma-behavior': b, 'data-ma-focus': 'add:' + b, 'aria-label': 'Add another ' + behavior.name + ' episode',
           text: '+ Add episode'}) : null
       ]),
+      behavior.configured ? judgmentLines(ui, behavior, b) : null,
       h('ol', {class: 'ma-eb-episodes'}, episodes)
     ]);
+  }
+
+  /**
+   * The record's judgments of this behaviour (inert text), each with "Accept <source>'s answer"
+   * when the judge marked it; shown per config.show_judgments (marks.judgmentsShown).
+   */
+  function judgmentLines(ui, behavior, b) {
+    var judgments = ui.judgments || [];
+    var steps = ui.derivation.steps;
+    if (!judgments.length || !marks.judgmentsShown(ui.config.show_judgments, ui.value, behavior.name, steps.length,
+      ui.config.behaviors)) { return null; }
+    return h('div', {class: 'ma-eb-judgments', 'data-ma': 'judgments', role: 'group',
+      'aria-label': 'Judgments of ' + behavior.name}, judgments.map(function (judgment, j) {
+      var episodes = marks.judgedEpisodes(judgment, behavior.name);
+      var accepted = behavior.fromJudgment === judgment.source;
+      var accept = episodes && episodes.length ? h('button', {type: 'button', class: 'ma-eb-button ma-eb-accept',
+        'data-ma-action': 'accept', 'data-ma-behavior': b, 'data-ma-judgment': j,
+        'data-ma-focus': 'accept:' + b + ':' + j, disabled: accepted ? 'disabled' : null,
+        'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + behavior.name,
+        text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer'}) : null;
+      return h('p', {class: 'ma-eb-judgment', 'data-source': judgment.source}, [
+        h('span', {class: 'ma-eb-judgment-words', text: marks.judgmentWords(judgment, behavior.name, steps)}),
+        accept ? ' ' : null, accept]);
+    }));
+  }
+
+  /** Copy a judge's episodes of behaviour b into the draft, recording its source (from_judgment). */
+  function acceptJudgment(ui, b, j) {
+    ui.typing.flush();
+    var behavior = ui.draft.behaviors[b];
+    var judgment = ui.judgments[j];
+    behavior.episodes = marks.judgedEpisodes(judgment, behavior.name);
+    behavior.fromJudgment = judgment.source;
+    ui.draft.none = false;
+    ui.active = {b: b, e: 0};
+    commit(ui, 'Accepted ' + judgment.source + '\u2019s answer for ' + behavior.name + '.');
+    paintBehaviors(ui);
+    lanes.paintTurnStates(ui);
+    lanes.focusPart(ui, 'activate:' + b + ':0');
   }
 
   function episodeItem(ui, behavior, b, e, active, steps) {
@@ -302,7 +349,7 @@
   }
 
   function noteBox(episode, id) {
-    var box = h('textarea', {id: id, rows: '2', 'data-ma-note': '', 'data-ma-focus': 'note'});
+    var box = h('textarea', {id: id, rows: '2', 'data-ma': 'note', 'data-ma-focus': 'note'});
     box.value = episode.note;
     return box;
   }
@@ -342,6 +389,9 @@
     ui.rt = args.ui;
     ui.model = args.model;
     ui.config = args.config;
+    ui.judgments = marks.judgmentsFor(args.record, args.config, args.schemaName, function (value) {
+      return runtime.checkValue(value, args.config).length === 0;
+    });
     if (ui.derivation !== args.derivation) { lanes.useDerivation(ui, args.derivation); }
     var got = args.model.get();
     if (ui.draft === null || got.raw !== ui.lastRaw) {
@@ -372,7 +422,7 @@
     var episode = activeEpisode(ui);
     var words = 'Turn #' + (step + 1) + (includesTurn(episode.turns, step) ? ' was already in ' : ' added to ') +
       activeName(ui) + '.';
-    if (!includesTurn(episode.turns, step)) { toggleTurn(episode, step); }
+    if (!includesTurn(episode.turns, step)) { toggleTurn(episode, step); ui.editing = ui.draft.behaviors[ui.active.b]; }
     if (ui.draft.none) { words += ' ' + NONE_LABEL + ' is no longer ticked.'; }
     ui.draft.none = false;
     commit(ui, words);
