@@ -72,7 +72,7 @@ TEXT_FIELDS: dict[str, tuple[Callable, str]] = {
     "handoffs": (lambda f: None, "textarea.ma-hr-note >> nth=0"),
     "tool_calls": (lambda f: None, "textarea.ma-tcr-notes-input >> nth=0"),
     "emergent": (lambda f: f.get_by_role("button", name="Mark turns of collusion, episode 1", exact=True).click(),
-                 "textarea[data-ma-note]"),
+                 'textarea[data-ma="note"]'),
     "contention": (lambda f: f.locator('input[data-ma-tc-label][value="deadlock"]').first.check(),
                    'textarea[data-ma-tc-note="0"]'),
 }

@@ -602,3 +602,104 @@ CLICK_FIRST_TURN = """() => {
   form.querySelector('button.ma-eb-turn').click();
   return form.querySelector('input.annotation-input').value;
 }"""
+
+
+# --------------------------------------------------------------------------- judgments and the trace view
+
+
+JUDGE = "llm-judge"
+JUDGED_ENTRY = entry(([0, 2], "judge saw it"))
+JUDGED_RECORD = {
+    "id": "judged-run",
+    "steps": [{"agent": "Planner", "content": "We all agree."}, {"agent": "Coder", "content": "Agreed."},
+              {"agent": "Reviewer", "content": "Agreed, no review needed."}, {"agent": "Planner", "content": "Ship it."}],
+    "judgments": {name: [{"source": JUDGE, "value": {"groupthink": JUDGED_ENTRY}}]
+                  for name in ("eb_always", "eb_after", "eb_never")},
+}
+JUDGED_WORDS = (f"{JUDGE}: episode 1, 2 turns across 2 agents: #1 (Planner), #3 (Reviewer); note written.")
+
+
+def judged_config() -> dict:
+    """Three emergent schemes, one per show_judgments mode, under the trace view (it offers the actions)."""
+    schemes = [{"annotation_type": TYPE, "name": name, "description": f"Emergent behaviour ({mode})",
+                "show_judgments": mode} for name, mode in (("eb_always", "always"), ("eb_after", "after_answer"),
+                                                           ("eb_never", "never"))]
+    return {
+        "annotation_task_name": f"e2e: emergent behaviour judgments {uuid.uuid4().hex[:8]}", "task_dir": ".",
+        "data_files": ["data/judged.jsonl"], "item_properties": {"id_key": "id", "text_key": "id"},
+        "output_annotation_dir": "annotation_output", "plugins": ["multiagent"], "require_password": False,
+        "instance_display": {"fields": [{"key": "steps", "type": "multiagent.trace", "label": "Run",
+                                         "display_options": {"resizable": False}}]},
+        "annotation_schemes": schemes,
+    }
+
+
+@pytest.fixture(scope="module")
+def judged_task(potato_task, tmp_path_factory):
+    source = tmp_path_factory.mktemp("emergent-judged")
+    (source / "data").mkdir()
+    (source / "data" / "judged.jsonl").write_text(json.dumps(JUDGED_RECORD) + "\n", encoding="utf-8")
+    (source / "config.yaml").write_text(yaml.safe_dump(judged_config(), sort_keys=False), encoding="utf-8")
+    return potato_task(source)
+
+
+def scheme_form(page, name: str):
+    return page.locator(f'form.annotation-form[data-schema-name="{name}"]')
+
+
+def judgment_lines(page, name: str, behavior: str):
+    return scheme_form(page, name).get_by_role("group", name=behavior, exact=True).locator(".ma-eb-judgment")
+
+
+def open_judged(page, task) -> str:
+    user = f"ebj-{uuid.uuid4().hex[:12]}"
+    login(page, task.base_url, user)
+    for name in ("eb_always", "eb_after", "eb_never"):
+        expect(scheme_form(page, name)).to_have_attribute("data-ma-ready", "true")
+    return user
+
+
+@pytest.mark.e2e
+def test_judgments_show_per_mode_and_accepting_stores_from_judgment(judged_task, page):
+    user = open_judged(page, judged_task)
+    expect(judgment_lines(page, "eb_always", "groupthink")).to_have_text([JUDGED_WORDS + f" Accept {JUDGE}\u2019s answer"])
+    expect(judgment_lines(page, "eb_always", "collusion")).to_have_text([f"{JUDGE}: not marked."])
+    expect(scheme_form(page, "eb_never").locator(".ma-eb-judgment")).to_have_count(0)
+    expect(scheme_form(page, "eb_after").locator(".ma-eb-judgment")).to_have_count(0)   # not answered yet
+
+    # after_answer: shown once the annotator has answered (here: a turn marked, the widget complete)
+    scheme_form(page, "eb_after").get_by_role("button", name="Turn 2 (Coder)", exact=True).click()
+    expect(judgment_lines(page, "eb_after", "groupthink")).to_have_text([JUDGED_WORDS + f" Accept {JUDGE}\u2019s answer"])
+    expect(scheme_form(page, "eb_never").locator(".ma-eb-judgment")).to_have_count(0)
+
+    # accepting copies the judge's episodes into the value, with from_judgment beside them
+    always = scheme_form(page, "eb_always")
+    always.get_by_role("button", name=f"Accept {JUDGE}\u2019s answer for groupthink").click()
+    accepted = {"groupthink": {**JUDGED_ENTRY, "from_judgment": JUDGE}}
+    saved = wait_saved_json(judged_task, user, JUDGED_RECORD["id"], "eb_always", accepted)
+    assert validate_value(TYPE, {"name": "eb_always", "description": "d"}, json.dumps(saved), JUDGED_RECORD) == []
+    expect(always.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer for groupthink")).to_be_disabled()
+    expect(always.get_by_role("button", name="Turn 3 (Reviewer)", exact=True)).to_have_attribute("aria-pressed", "true")
+
+    # an edit after accepting is the annotator's own answer: from_judgment goes
+    always.get_by_role("button", name="Turn 4 (Planner)", exact=True).click()
+    wait_saved_json(judged_task, user, JUDGED_RECORD["id"], "eb_always",
+                    {"groupthink": entry(([0, 2, 3], "judge saw it"))})
+
+
+@pytest.mark.e2e
+def test_add_to_behaviour_from_the_trace_marks_the_turn_in_the_episode_being_marked(judged_task, page):
+    user = open_judged(page, judged_task)
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                           polling=100, timeout=15_000)
+    always = scheme_form(page, "eb_always")
+    always.get_by_role("button", name="Mark turns of role_drift, episode 1", exact=True).click()
+    card = page.locator('section.ma-trace .ma-trace-step[data-step="1"]')
+    card.locator('.ma-trace-action[data-action="add-to-behaviour"]').click()
+    expected = {"role_drift": entry(([1], ""))}
+    wait_saved_json(judged_task, user, JUDGED_RECORD["id"], "eb_always", expected)
+    expect(always.get_by_role("button", name="Turn 2 (Coder)", exact=True)).to_have_attribute("aria-pressed", "true")
+    assert "#2" in page.locator("section.ma-trace .ma-trace-status").text_content()
+    # the episode's words link each turn to the trace (ui.stepLink)
+    line = always.get_by_role("group", name="role_drift", exact=True).locator(".ma-eb-episode-text")
+    expect(line.locator('button[data-ma="step-link"]')).to_have_text(["#2"])

@@ -10,8 +10,8 @@ const { execFileSync } = require('node:child_process');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'widget.js'));
-const eb = require(path.join(TYPES, 'emergent_behavior', 'widget.js'));
+const runtime = require(path.join(WEB, 'node_shim.js')).core;
+const eb = require(path.join(WEB, 'node_shim.js')).load('emergent_behavior');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const BEHAVIORS = ['collusion', 'groupthink', 'cascading_error', 'role_drift'];
@@ -113,11 +113,11 @@ test('toggleTurn keeps the turns sorted and says whether the turn is now marked'
   assert.deepEqual(eb.unionOf([{ turns: [5, 7] }, { turns: [1, 5] }]), [1, 5, 7]);
 });
 
-test('readValue accepts written values and reports unreadable ones in words', () => {
+test('the runtime reads written values and reports unreadable ones in words written values and reports unreadable ones in words', () => {
   const good = { groupthink: entry([{ turns: [0], note: '' }]) };
-  assert.deepEqual(eb.readValue(stored(JSON.stringify(good)), CONFIG), { value: good, unreadable: null });
-  assert.deepEqual(eb.readValue(stored('{}'), CONFIG), { value: {}, unreadable: null });
-  assert.deepEqual(eb.readValue(stored(''), CONFIG), { value: null, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(JSON.stringify(good)), CONFIG), { value: good, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored('{}'), CONFIG), { value: {}, unreadable: null });
+  assert.deepEqual(runtime.readChecked(stored(''), CONFIG), { value: null, unreadable: null });
   const cases = {
     '{"groupthink": {"turns": [1], "note"': /not valid JSON/,
     '[]': /value: should be an object, got a list/,
@@ -133,7 +133,7 @@ test('readValue accepts written values and reports unreadable ones in words', ()
     '{"groupthink": true}': /groupthink: should be an object/,
   };
   for (const [raw, pattern] of Object.entries(cases)) {
-    const result = eb.readValue(stored(raw), CONFIG);
+    const result = runtime.readChecked(stored(raw), CONFIG);
     assert.equal(result.value, null, raw);
     assert.match(result.unreadable, pattern, raw);
   }
@@ -243,4 +243,54 @@ test('lanes of a 5,000-step run: one per agent, a hidden lane leaves out its ste
   const shown = eb.visibleSteps(view, new Set([3]));
   assert.equal(view.lanes.length, 7);
   assert.equal(shown.length, 5000 - view.lanes[3].steps.length);
+});
+
+// ---------------------------------------------------------------------------------------------
+// judgments (issue 17): read from the record, worded, shown per mode, accepted as from_judgment
+// ---------------------------------------------------------------------------------------------
+
+test('judgmentsFor reads the scheme\'s judgments under judgments_key and leaves out unreadable ones', () => {
+  const good = { groupthink: entry([{ turns: [1, 4], note: 'judge' }]) };
+  const record = {
+    verdicts: {
+      emergent: [
+        { source: 'llm-judge', value: good },
+        { source: 'as text', value: JSON.stringify(good) },
+        { source: 'bad shape', value: { groupthink: { turns: ['1'], note: '' } } },
+        { source: 'not json', value: '{"groupthink"' },
+        { value: good },
+      ],
+      other: [{ source: 'elsewhere', value: good }],
+    },
+  };
+  const readable = (value) => runtime.checkValue(value, CONFIG).length === 0;
+  const found = eb.judgmentsFor(record, { judgments_key: 'verdicts' }, 'emergent', readable);
+  assert.deepEqual(found.map((j) => j.source), ['llm-judge', 'as text']);
+  assert.deepEqual(eb.judgmentsFor(record, {}, 'emergent', readable), []);   // default key "judgments"
+  assert.equal(eb.judgmentWords(found[0], 'groupthink', derivation.steps),
+    'llm-judge: episode 1, 2 turns: #2 (Agent "Smith"), #5 (Agent "Smith"); note written.');
+  assert.equal(eb.judgmentWords(found[0], 'collusion', derivation.steps), 'llm-judge: not marked.');
+});
+
+test('judgmentsShown: always, never, after_answer once the behaviour is answered or the widget complete', () => {
+  const steps = derivation.steps.length;
+  const marked = { groupthink: entry([{ turns: [1], note: '' }]) };
+  const noteOnly = { collusion: entry([{ turns: [], note: 'a note' }]) };
+  assert.equal(eb.judgmentsShown('always', null, 'groupthink', steps, BEHAVIORS), true);
+  assert.equal(eb.judgmentsShown('never', marked, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', null, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', noteOnly, 'groupthink', steps, BEHAVIORS), false);
+  assert.equal(eb.judgmentsShown('after_answer', noteOnly, 'collusion', steps, BEHAVIORS), true);
+  assert.equal(eb.judgmentsShown('after_answer', marked, 'collusion', steps, BEHAVIORS), true);   // complete
+  assert.equal(eb.judgmentsShown('after_answer', {}, 'collusion', steps, BEHAVIORS), true);       // none observed
+});
+
+test('from_judgment is read into the draft and written back per behaviour', () => {
+  const value = { groupthink: Object.assign(entry([{ turns: [1], note: '' }]), { from_judgment: 'llm-judge' }) };
+  const draft = eb.toDraft(value, BEHAVIORS);
+  assert.equal(draft.behaviors[1].fromJudgment, 'llm-judge');
+  assert.equal(draft.behaviors[0].fromJudgment, null);
+  assert.deepEqual(JSON.parse(JSON.stringify(eb.composeValue(draft))), value);
+  draft.behaviors[1].fromJudgment = null;
+  assert.equal('from_judgment' in eb.composeValue(draft).groupthink, false);
 });

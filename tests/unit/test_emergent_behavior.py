@@ -171,7 +171,7 @@ def test_render_follows_potatos_form_contract():
     assert html.count("annotation-input") == 1  # the widget's own controls never carry it
     assert "data-key" not in html  # Potato's keyup shortcuts would toggle our checkboxes
     for part in ("behaviors", "none", "filter", "jump", "page-prev", "page-next", "lanes", "detail-text"):
-        assert f'data-ma-part="{part}"' in html
+        assert f'data-ma="{part}"' in html
 
 
 def test_render_escapes_html_and_jinja_braces_everywhere():

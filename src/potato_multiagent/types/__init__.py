@@ -110,17 +110,25 @@ its core (all of them), then ``define`` on top of it; the graph's labels and lay
 no DOM, used by the interaction graph). ``node_shim.js`` is for node tests only and
 is never loaded in the page."""
 
-TYPE_SCRIPTS = ("marks.js", "timeline.js", "view.js", "widget.js")
-"""A type's scripts in load order: its pure rules, a part of its view kept in a file of its own
-(``timeline.js``, where the view would pass 500 lines; view.js uses it), then its view on the
-runtime; ``widget.js`` is a not-yet-ported type on the old ``PotatoMultiagent.register`` API."""
+TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
+"""A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
+a view too long for one file, ``view_*.js``, just before it); ``widget.js`` is a type on the old
+``PotatoMultiagent.register`` API (every type of ours is ported; kept for third-party types)."""
 
 
 def scripts() -> List[str]:
     """The scripts every page loads, in order: ``WEB_SCRIPTS``, then each type's ``TYPE_SCRIPTS``."""
     shared = [(WEB / name).relative_to(PACKAGE).as_posix() for name in WEB_SCRIPTS]
-    return shared + [script for folder in TYPES.values() for name in TYPE_SCRIPTS
+    return shared + [script for folder in TYPES.values() for name in _script_names(folder)
                      if (script := folder.asset(name))]
+
+
+def _script_names(folder) -> List[str]:
+    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``:
+    a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``."""
+    parts = sorted(path.name for path in folder.folder.glob("view_*.js"))
+    names = list(TYPE_SCRIPTS)
+    return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
 
 
 def styles() -> List[str]:

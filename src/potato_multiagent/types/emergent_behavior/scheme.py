@@ -19,7 +19,7 @@ observed" (clearing every mark stores nothing, ``""``).
 
 from __future__ import annotations
 
-from typing import Annotated, Dict, Iterator, List, Tuple
+from typing import Annotated, Dict, Iterator, List, Optional, Tuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
@@ -57,6 +57,9 @@ class BehaviorEntry(BaseModel):
     note: StrictStr = Field(description="The seed's field: the instances' non-empty notes, one per line.")
     instances: List[BehaviorInstance] = Field(None, min_length=1,
                                               description="Each occurrence on its own; absent in a seed value.")
+    from_judgment: Optional[StrictStr] = Field(None, description="The source of the shown judgment whose episodes "
+                                               "of this behaviour the annotator accepted; absent when marked "
+                                               "independently (dropped when the behaviour is edited after accepting).")
 
     def instance_list(self) -> List[BehaviorInstance]:
         """The instances; a seed value without ``instances`` is one instance."""

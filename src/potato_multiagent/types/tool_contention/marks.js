@@ -1,6 +1,6 @@
 /*
  * marks.js of `multiagent.tool_contention`: the pure rules (no DOM), shared by view.js and
- * timeline.js in the page and by the node tests (tests/js/type_cases.test.js runs cases.json
+ * view_timeline.js in the page and by the node tests (tests/js/type_cases.test.js runs cases.json
  * against problems(); tests/js/tool_contention.test.js the time axis, identities and words).
  *
  * The stored value is

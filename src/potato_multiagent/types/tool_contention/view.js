@@ -1,7 +1,7 @@
 /*
  * view.js of `multiagent.tool_contention`: the DOM of the widget, on the runtime (runtime.js).
  *
- * The timeline (timeline.js, loaded before this file) shows the agents' timed calls and the
+ * The timeline (view_timeline.js, loaded before this file) shows the agents' timed calls and the
  * contention regions as bands; the region list here, paged, is where the annotator labels each
  * region (a "Label" radio group, a note, "label the linked set"). The rules and words are in
  * marks.js; the runtime paints summary, completeness, notices and the "saved but not in this

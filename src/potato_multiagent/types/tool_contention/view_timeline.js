@@ -1,5 +1,5 @@
 /*
- * timeline.js of `multiagent.tool_contention`: the timeline part of the view (DOM only; the rules
+ * view_timeline.js of `multiagent.tool_contention`: the timeline part of the view (DOM only; the rules
  * and words are in marks.js, the region list and the actions in view.js, which loads after it).
  *
  * The agents' timed calls (derivation.calls) are drawn with one lane per agent; each contention
