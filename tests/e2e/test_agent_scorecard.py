@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import uuid
 
 import pytest
@@ -442,6 +443,10 @@ def test_marks_missing_from_the_trace_are_shown_kept_and_removable(task, page):
 def test_focus_survives_a_re_render_even_when_rows_are_rebuilt(task, page, user):
     option(page, SMITH, "contribution", 4).focus()
     page.keyboard.press("Space")
+    deadline = time.monotonic() + 10   # an edit reaches the hidden input through the two-tab merge
+    while (hidden_value(page) or {}).get("agents", {}).get(SMITH, {}).get("contribution") != 4:
+        assert time.monotonic() < deadline, hidden_value(page)
+        time.sleep(0.05)
     restore_in_page(page, SCHEMA, hidden_value(page))   # same rows: the grid is updated in place
     assert focused_cell(page) == (f"{SMITH}: contribution", "4")
 
