@@ -141,10 +141,11 @@ def choose(found: Survey) -> List[Choice]:
         f"{found.with_timed_calls} {runs} have timed calls, but no two agents overlap on a resource"
         if found.with_timed_calls else "no run has timed calls on shared resources"))
     choices.append(_when(found.multi_agent, "mast_steps", {
-        "annotation_type": "trajectory_eval", "name": "mast_steps",
-        "description": "MAST step tagging: mark the steps that show a failure mode.",
-        "steps_key": "steps", "step_text_key": found.text_key, "error_types": MAST_ERROR_TYPES},
-        "MAST's 14 failure modes of multi-agent systems, tagged per step with Potato's trajectory_eval"
+        "annotation_type": "multiselect", "name": "mast_steps", "description": "MAST failure modes",
+        "turn_level": True, "turn_binding": {"field": "steps"},
+        "labels": [mode for category in MAST_ERROR_TYPES for mode in category["subtypes"]]},
+        "MAST's 14 failure modes of multi-agent systems, tagged right on each step of the trace view "
+        "(several per step; Potato's turn-level multiselect)"
         + (" (the source's own MAST labels are in gold)" if "failure_modes" in found.gold_keys else ""),
         "MAST describes failures between agents, and no run has two"))
     choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
@@ -162,8 +163,7 @@ def build_config(task_name: str, found: Survey, choices: Sequence[Choice]) -> di
     fields = []
     if found.task_key:
         fields.append({"key": found.task_key, "type": "text", "label": "Task"})
-    display = {"speaker_key": found.speaker_key, "text_key": found.text_key, "show_step_numbers": False}
-    fields.append({"key": "steps", "type": "agent_trace", "label": "Run", "display_options": display})
+    fields.append({"key": "steps", "type": "multiagent.trace", "label": "Run"})
     return {
         "annotation_task_name": task_name,
         "task_dir": ".",
@@ -193,8 +193,8 @@ class InitResult:
                          f"(not in the data: annotators never see it)")
         lines += [f"chose {c.name} ({c.scheme['annotation_type']}): {c.reason}" for c in self.choices if c.scheme]
         lines += [f"left out {c.name}: {c.reason}" for c in self.choices if not c.scheme]
-        lines.append(f"trace display: Potato's agent_trace (speaker_key {self.found.speaker_key}, text_key "
-                     f"{self.found.text_key}; its own step numbers are off: ours are #N = index + 1)")
+        lines.append("trace display: multiagent.trace (steps #N as every widget numbers them, linked both "
+                     "ways with the widgets; docs/trace-view.md)")
         lines += [f"wrote {self.config_path}", f"next: cd {folder} && potato start config.yaml"]
         return lines
 

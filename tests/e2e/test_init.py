@@ -57,7 +57,9 @@ def test_init_output_is_served_and_one_mark_reaches_what_potato_saved(task, page
     login(page, server.base_url, user)
     first = records[0]
     assert current_instance_id(page) == first["id"]
-    expect(page.locator(".agent-trace, [class*=agent-trace]").first).to_contain_text(first["steps"][0]["thought"][:40])
+    trace = page.locator("section.ma-trace")   # our trace view, as init writes it
+    expect(trace).to_contain_text(first["steps"][0]["thought"][:40])
+    expect(trace).to_contain_text("#1")
     attribution = page.locator('form.annotation-form[data-schema-name="attribution"]')
     expect(attribution).to_be_hidden()
     page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
