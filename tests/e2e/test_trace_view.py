@@ -12,6 +12,7 @@ steps through Potato's turn-level input and read them back from user_state.json.
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import uuid
@@ -417,3 +418,43 @@ def test_open_handoff_in_the_trace_focuses_the_card_of_the_handoff_received_ther
                            polling=100, timeout=5_000)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
         f"Handoff {handoff['index'] + 1}: Orchestrator to WebSurfer"
+
+
+def more_widgets_config() -> dict:
+    """The trace view beside the graph and emergent behaviour (their #N links; scorecard milestones
+    link through the same ui.stepLink and are tested in test_agent_scorecard.py)."""
+    config = task_config()
+    config["annotation_task_name"] = TASK_NAME + " (graph, emergent)"
+    config["annotation_schemes"] = [
+        {"annotation_type": "multiagent.agent_interaction_graph", "name": "graph", "description": "Mark the graph"},
+        {"annotation_type": "multiagent.emergent_behavior", "name": "emergent", "description": "Mark behaviours",
+         "behaviors": ["role_drift"]}]
+    return config
+
+
+@pytest.fixture(scope="module")
+def more_widgets_task(potato_task, tmp_path_factory):
+    record = corpus_records()[0]
+    source = tmp_path_factory.mktemp("trace-view-more")
+    (source / "data").mkdir()
+    (source / "data" / "records.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    (source / "config.yaml").write_text(yaml.safe_dump(more_widgets_config(), sort_keys=False), encoding="utf-8")
+    return potato_task(source), record
+
+
+def test_the_graph_and_emergent_links_land_on_their_steps(more_widgets_task, page):
+    task, who = more_widgets_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    steps = derive(who).steps
+    graph = page.locator('form[data-schema-name="graph"]')
+    surfer = next(step.agent for step in steps if step.agent and step.agent != "Orchestrator")
+    graph.get_by_role("button", name=re.compile("^" + re.escape(f"Agent {surfer}") + "(,|$)")).click()
+    acted = [step.index for step in steps if step.agent == surfer]
+    clicked = click_links(page, who, 'form[data-schema-name="graph"] .ma-aig-details')
+    assert clicked >= len(acted) > 0   # each of its steps, and the steps addressed to it
+    emergent = page.locator('form[data-schema-name="emergent"]')
+    emergent.get_by_role("button", name="Mark turns of role_drift, episode 1", exact=True).click()
+    first = steps[acted[0]]
+    emergent.get_by_role("button", name=f"Turn {first.index + 1} ({first.agent})", exact=True).click()
+    assert click_links(page, who, 'form[data-schema-name="emergent"] .ma-eb-episode-text') == 1
