@@ -109,10 +109,11 @@ def test_the_deadlock_shows_on_every_fork_its_holder_and_its_waiter(corpus):
 
 
 def linked_sets_in_the_browser(record):
-    """The widget's own linked sets (tool_contention.js) over derive.js's regions, run by node."""
+    """The widget's own linked sets (its marks.js, loaded as the page loads it) over derive.js's
+    regions, run by node."""
     script = f"""
       const {{ derive }} = require({json.dumps(str(PACKAGE / 'web' / 'derive.js'))});
-      const tc = require({json.dumps(str(PACKAGE / 'types' / 'tool_contention' / 'widget.js'))});
+      const tc = require({json.dumps(str(PACKAGE / 'web' / 'node_shim.js'))}).load('tool_contention');
       process.stdout.write(JSON.stringify(tc.linkedSets(derive(JSON.parse(process.argv[1]), {{}}).contentions)));
     """
     result = subprocess.run(["node", "-e", script, json.dumps(record)], capture_output=True, text=True, timeout=60)
