@@ -19,7 +19,7 @@
   /** The card's judgment box, made once, just after its Quality group. */
   function boxOf(refs) {
     if (!refs.judgmentBox) {
-      refs.judgmentBox = h('div', {class: 'ma-hr-judgments', 'data-ma': 'judgments', role: 'group',
+      refs.judgmentBox = h('div', {class: 'ma-judgments ma-hr-judgments', 'data-ma': 'judgments', role: 'group',
         'aria-label': 'Judgments', hidden: true});
       var quality = refs.body.querySelector('.ma-hr-quality');
       quality.parentNode.insertBefore(refs.judgmentBox, quality.nextSibling);
@@ -48,7 +48,7 @@
   /** "llm-judge: quality 2 of 5, flagged: info loss [Accept llm-judge's answer]" (inert text). */
   function judgmentLine(view, refs, judgment, k, accepted) {
     var name = marks.handoffName(refs.handoff);
-    return h('p', {class: 'ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
+    return h('p', {class: 'ma-judgment ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
       h('span', {class: 'ma-hr-judgment-words', text: marks.judgmentText(judgment, view.config.quality_scale)}), ' ',
       h('button', {type: 'button', class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': 'accept-judgment-' + k,
         'aria-pressed': accepted ? 'true' : 'false',
