@@ -50,17 +50,22 @@
     var name = marks.handoffName(refs.handoff);
     return h('p', {class: 'ma-judgment ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
       h('span', {class: 'ma-hr-judgment-words', text: marks.judgmentText(judgment, view.config.quality_scale)}), ' ',
-      h('button', {type: 'button', class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': 'accept-judgment-' + k,
+      h('button', {type: 'button', class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': focusKey(refs.handoff.index, k),
         'aria-pressed': accepted ? 'true' : 'false',
         'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + name,
         text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
-        on: {click: function () { accept(view, refs, judgment); }}})]);
+        on: {click: function () { accept(view, refs, judgment, k); }}})]);
   }
 
-  function accept(view, refs, judgment) {
+  function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
+
+  /** Store the judge's review; focus stays on the (redrawn) button, now "Accepted". */
+  function accept(view, refs, judgment, k) {
     marks.acceptJudgment(view.book, refs.handoff, view.config, judgment);
     view.afterJudgmentEdit(view, refs, marks.handoffName(refs.handoff) + ': accepted ' + judgment.source +
       '\u2019s answer (' + marks.judgmentText(judgment, view.config.quality_scale) + ').');
+    var button = refs.judgmentBox.querySelector('[data-ma-focus="' + focusKey(refs.handoff.index, k) + '"]');
+    if (button) { button.focus(); }
   }
 
   var parts = runtime.viewParts || (runtime.viewParts = {});

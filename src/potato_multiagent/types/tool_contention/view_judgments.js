@@ -46,11 +46,21 @@
     var region = 'region ' + (index + 1);
     return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
       h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
-      h('button', {type: 'button', class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': 'accept-judgment-' + k,
+      h('button', {type: 'button', class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k),
         'aria-pressed': accepted ? 'true' : 'false',
         'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + region,
         text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
-        on: {click: function () { ui.acceptJudgment(ui, [index], judgment.label, judgment.source); }}})]);
+        on: {click: function () { accept(ui, index, judgment, k); }}})]);
+  }
+
+  function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
+
+  /** Give the region the judge's label; focus stays on the (redrawn) button, now "Accepted". */
+  function accept(ui, index, judgment, k) {
+    ui.acceptJudgment(ui, [index], judgment.label, judgment.source);
+    var item = ui.items.get(index);
+    var button = item && item.judgmentBox.querySelector('[data-ma-focus="' + focusKey(index, k) + '"]');
+    if (button) { button.focus(); }
   }
 
   var parts = runtime.viewParts || (runtime.viewParts = {});
