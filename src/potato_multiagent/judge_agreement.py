@@ -130,11 +130,15 @@ def _raw_values(task: Task) -> Dict[str, List[tuple]]:
 
 
 def accepted_sources(value: Any) -> set:
-    """Every ``from_judgment`` in a stored value, at any depth (a whole value, or one entry of a list)."""
+    """Every ``from_judgment`` in a stored value, at any depth (a whole value, or one entry of a list); the
+    scorecard's is a map from cell or milestone to the source."""
     found = set()
     if isinstance(value, dict):
-        if isinstance(value.get("from_judgment"), str):
-            found.add(value["from_judgment"])
+        accepted = value.get("from_judgment")
+        if isinstance(accepted, str):
+            found.add(accepted)
+        elif isinstance(accepted, dict):
+            found |= {source for source in accepted.values() if isinstance(source, str)}
         for item in value.values():
             found |= accepted_sources(item)
     elif isinstance(value, list):

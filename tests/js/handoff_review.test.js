@@ -365,3 +365,44 @@ test('at 5,000 steps one click flags one handoff and one bulk action reviews the
   assert.equal(value.length, long.handoffs.length);
   assert.equal(book.reviewed, long.handoffs.length);
 });
+
+test('judgments: flags and quality per handoff by identity, configured flags only, unknown handoffs left out', () => {
+  const judged = entryOf(h0, { flags: ['goal_drift', 'info_loss', 'made_up'], quality: 2 });
+  const elsewhere = Object.assign({}, judged, { from: 'Nobody' });
+  const record2 = Object.assign({}, record, { verdicts: { hr: [
+    { source: 'judge "A"', value: [judged, elsewhere, entryOf(h2, { flags: [], quality: 9 })] },
+    { source: 'baseline', value: JSON.stringify([entryOf(h0, { flags: [], quality: 5 })]) },
+    { source: 'broken', value: { not: 'a list' } }] } });
+  const byKey = hr.judgmentsByHandoff(record2, Object.assign({ judgments_key: 'verdicts' }, CONFIG), 'hr', derivation);
+  assert.deepEqual(byKey.get(hr.identityKey(h0)), [
+    { source: 'judge "A"', flags: ['info_loss', 'goal_drift'], quality: 2 },
+    { source: 'baseline', flags: [], quality: 5 }]);
+  assert.equal(byKey.has(hr.identityKey(h2)), false);   // quality off the scale and no flag: says nothing
+  assert.equal(byKey.size, 1);
+  assert.equal(hr.judgmentText(byKey.get(hr.identityKey(h0))[0], 5),
+    'judge "A": quality 2 of 5, flagged: info loss, goal drift');
+});
+
+test('judgments: after_answer shows a card\'s judgments once it is reviewed; never hides them', () => {
+  const reviewed = entryOf(h0, { flags: [], quality: 3 });
+  assert.equal(hr.judgmentsShown({ show_judgments: 'always' }, null), true);
+  assert.equal(hr.judgmentsShown({}, null), true);
+  assert.equal(hr.judgmentsShown({ show_judgments: 'after_answer' }, null), false);
+  assert.equal(hr.judgmentsShown({ show_judgments: 'after_answer' }, entryOf(h0, { flags: [], quality: null, note: 'n' })), false);
+  assert.equal(hr.judgmentsShown({ show_judgments: 'after_answer' }, reviewed), true);
+  assert.equal(hr.judgmentsShown({ show_judgments: 'never' }, reviewed), false);
+});
+
+test('judgments: accepting copies flags and quality with from_judgment; the note stays; a hand edit drops it', () => {
+  const book = hr.makeBook([entryOf(h0, { flags: [], quality: null, note: 'mine' })], derivation);
+  hr.acceptJudgment(book, h0, CONFIG, { source: 'llm-judge', flags: ['garbling'], quality: 2 });
+  assert.deepEqual(hr.composeValue(book, derivation), [
+    entryOf(h0, { flags: ['garbling'], quality: 2, note: 'mine', from_judgment: 'llm-judge' })]);
+  hr.setNote(book, h0, CONFIG, 'mine, edited');
+  assert.equal(hr.composeValue(book, derivation)[0].from_judgment, 'llm-judge');
+  hr.setQuality(book, h0, CONFIG, 3);
+  assert.equal('from_judgment' in hr.composeValue(book, derivation)[0], false);
+  hr.acceptJudgment(book, h0, CONFIG, { source: 'llm-judge', flags: ['garbling'], quality: 2 });
+  hr.toggleFlag(book, h0, CONFIG, 'info_loss');
+  assert.equal('from_judgment' in hr.composeValue(book, derivation)[0], false);
+});

@@ -81,3 +81,21 @@ test('trace view: markers on the steps judgments point at, only for schemes show
   assert.deepEqual(trace.judgmentMarks({verdicts: record.judgments}, [
     {name: 'attribution', widget: 'failure_attribution', config: {judgments_key: 'verdicts'}}]), {2: ['judge gpt: decisive step']});
 });
+
+test('web/judgments.js, the one reading of a record\'s judgments: key, shape test, JSON text, hostile entries', () => {
+  const shared = require(path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'web', 'judgments.js'));
+  const record = {verdicts: {s: [{source: 'a', value: [1]}, {source: 'b', value: '[2]'}, {source: 'c', value: '{bad'},
+    {source: 4, value: [3]}, null, 'text', {source: 'd', value: {x: 1}}, {source: 'e', value: null}]}};
+  assert.deepEqual(shared.judgmentsOf(record, {judgments_key: 'verdicts'}, 's', Array.isArray),
+    [{source: 'a', value: [1]}, {source: 'b', value: [2]}]);
+  assert.deepEqual(shared.judgmentsOf(record, {judgments_key: 'verdicts'}, 's').map((j) => j.source), ['a', 'b', 'd']);
+  assert.deepEqual(shared.judgmentsOf(record, {}, 's'), []);                    // default key "judgments"
+  assert.deepEqual(shared.judgmentsOf({judgments: {s: {source: 'a'}}}, {}, 's'), []);
+  assert.deepEqual(shared.judgmentsOf(null, {}, 's'), []);
+  assert.deepEqual(shared.judgmentsOf({judgments: Object.create({s: [{source: 'a', value: [1]}]})}, {}, 's'), []);
+  assert.equal(shared.judgmentsShown({}, false), true);
+  assert.equal(shared.judgmentsShown({show_judgments: 'sometimes'}, false), true);
+  assert.equal(shared.judgmentsShown({show_judgments: 'never'}, true), false);
+  assert.equal(shared.judgmentsShown({show_judgments: 'after_answer'}, false), false);
+  assert.equal(shared.judgmentsShown({show_judgments: 'after_answer'}, 1), true);
+});

@@ -233,3 +233,29 @@ test('notices name stale marks as Python does and count the calls left out', () 
     '1 of 3 contention regions labelled. Chosen: Region 1: x. 1 saved label(s) not in this trace. ' +
     '1 call(s) left out of the timeline.');
 });
+
+// -- judgments -----------------------------------------------------------------------------------
+
+test('judgments: each judge\'s configured label per region it names by identity; from_judgment round-trips', () => {
+  const calls = [
+    { agent: 'P0', resource: 'fork_0', start: 0, end: 5 }, { agent: 'P1', resource: 'fork_0', start: 4, end: 6 },
+    { agent: 'P1', resource: 'fork_1', start: 10, end: 12 }, { agent: 'P2', resource: 'fork_1', start: 11, end: 13 }];
+  const derivation = derive({ calls }, {});
+  const regions = derivation.contentions;
+  const callsByIndex = new Map(derivation.calls.map((call) => [call.index, call]));
+  const judged = (index, label) => Object.assign(tc.composeValue(new Map([[index, { label, note: '' }]]), [],
+    regions, callsByIndex, false).regions[0], {});
+  const moved = Object.assign(judged(1, 'deadlock'), { start: 99 });
+  const record = { judgments: { tc: [
+    { source: 'judge <b>', value: { contentions: {}, regions: [judged(0, 'deadlock'), judged(1, 'made_up'), moved] } },
+    { source: 'baseline', value: JSON.stringify({ contentions: {}, regions: [judged(1, 'benign')] }) },
+    { source: 'broken', value: [judged(0, 'benign')] }] } };
+  const config = { contention_labels: ['deadlock', 'benign'] };
+  const byRegion = tc.judgmentsByRegion(record, config, 'tc', regions);
+  assert.deepEqual([...byRegion], [[0, [{ source: 'judge <b>', label: 'deadlock' }]], [1, [{ source: 'baseline', label: 'benign' }]]]);
+  const accepted = new Map([[0, { label: 'deadlock', note: 'n', fromJudgment: 'judge <b>' }], [1, { label: 'benign', note: '' }]]);
+  const value = tc.composeValue(accepted, [], regions, callsByIndex, false);
+  assert.equal(value.regions[0].from_judgment, 'judge <b>');
+  assert.equal('from_judgment' in value.regions[1], false);
+  assert.deepEqual(tc.matchMarks(value, regions).marks.get(0), { label: 'deadlock', note: 'n', fromJudgment: 'judge <b>' });
+});

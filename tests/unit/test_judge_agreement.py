@@ -94,3 +94,17 @@ def test_unit_accuracy_against_a_gold_value_of_any_type(tmp_path, capsys):
     assert rows[("gpt", "unit accuracy vs gold (scheme value)", None)][:2] == (0.0, 1)
     # judge vs alice on that one region: alpha over a single item is n/a (docs/data.md), not 0.
     assert rows[("gpt", "label alpha (nominal)", "alice")][:3] == (None, 1, 2)
+
+
+def test_accepted_sources_are_found_in_every_type_s_stored_shape():
+    """Where each widget writes from_judgment: on the value, on a list entry, on a region entry, or
+    (the scorecard) as a map from cell or milestone to the source."""
+    from potato_multiagent.judge_agreement import accepted_sources
+
+    assert accepted_sources({"responsible_agent": "A", "decisive_step": 1, "from_judgment": "gpt"}) == {"gpt"}
+    assert accepted_sources([{"index": 0, "flags": [], "quality": 2, "from_judgment": "gpt"}, {"index": 1}]) == {"gpt"}
+    assert accepted_sources({"contentions": {"0": "deadlock"},
+                             "regions": [{"index": 0, "label": "deadlock", "from_judgment": "judge b"}]}) == {"judge b"}
+    assert accepted_sources({"agents": {"A": {"dim": 4}}, "team": {}, "milestones": {"m": True},
+                             "from_judgment": {"agents/A/dim": "gpt", "milestones/m": "baseline"}}) == {"gpt", "baseline"}
+    assert accepted_sources({"agents": {"A": {"dim": 4}}, "team": {}, "milestones": {}}) == set()

@@ -353,15 +353,19 @@
 
   var marksByType = Object.create(null);
 
-  /** What a marks.js receives: the pure helpers and the problem words (no DOM). */
+  /** What a marks.js receives: the pure helpers, the problem words and the judgments' reading (no DOM). */
   function marksLib() {
     var windowing = typeof module === 'object' && module !== null && module.exports
       ? require('./windowing.js') : root.PotatoMultiagentWindow;
     if (!windowing) { throw new Error('windowing.js did not load (window.PotatoMultiagentWindow is missing)'); }
+    var judgments = typeof module === 'object' && module !== null && module.exports
+      ? require('./judgments.js') : root.PotatoMultiagentJudgments;
+    if (!judgments) { throw new Error('judgments.js did not load (window.PotatoMultiagentJudgments is missing)'); }
     return {say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
       sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
       stepAgentWords: windowing.stepAgentWords, checkValue: checkValue, pageBounds: windowing.pageBounds,
-      formatCount: windowing.formatCount};
+      formatCount: windowing.formatCount, judgmentsOf: judgments.judgmentsOf,
+      judgmentsShown: judgments.judgmentsShown};
   }
 
   /** marks(typeName, factory): a type's marks.js registers its pure rules (factory(lib) -> api). */

@@ -22,14 +22,16 @@
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
   if (!isCommonJS && root && root.PotatoMultiagentTrace) { return; }
-  var api = factory(root);
+  var judgments = isCommonJS ? require('./judgments.js') : root && root.PotatoMultiagentJudgments;
+  if (!judgments) { throw new Error('trace_view.js: judgments.js did not load before it'); }
+  var api = factory(root, judgments);
   if (isCommonJS) {
     module.exports = api;
   } else if (root) {
     root.PotatoMultiagentTrace = api;
     api.start();
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (root) {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (root, judgmentsLib) {
   'use strict';
 
   var WINDOW = 40;          // steps in the DOM at most (per view)
@@ -130,7 +132,6 @@
 
   /** What one judgment's value points at, per type: [[stepIndex, words], ...] (hostile input: checked). */
   function judgedSteps(widget, value) {
-    if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return []; } }
     var found = [];
     function add(step, words) {
       if (typeof step === 'number' && step >= 0 && Math.floor(step) === step) { found.push([step, words]); }
@@ -166,11 +167,8 @@
     var marks = {};
     (schemes || []).forEach(function (scheme) {
       var config = scheme.config || {};
-      if ((config.show_judgments || 'always') !== 'always') { return; }
-      var all = own(record, config.judgments_key || 'judgments') ? record[config.judgments_key || 'judgments'] : null;
-      var judgments = own(all, scheme.name) && Array.isArray(all[scheme.name]) ? all[scheme.name] : [];
-      judgments.forEach(function (judgment) {
-        if (!judgment || typeof judgment.source !== 'string') { return; }
+      if (judgmentsLib.showMode(config) !== 'always') { return; }
+      judgmentsLib.judgmentsOf(record, config, scheme.name).forEach(function (judgment) {
         judgedSteps(scheme.widget, judgment.value).forEach(function (pair) {
           var words = 'judge ' + judgment.source + ': ' + pair[1];
           var at = marks[pair[0]] || (marks[pair[0]] = []);

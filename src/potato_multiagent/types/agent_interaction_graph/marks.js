@@ -428,22 +428,15 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
 
   /** The judgments a record carries for this scheme that are graph values: [{source, value}]. */
   function judgmentsFor(record, config, schemeName) {
-    var key = (config && config.judgments_key) || 'judgments';
-    var all = record && typeof record === 'object' ? record[key] : null;
-    var list = all && typeof all === 'object' && Array.isArray(all[schemeName]) ? all[schemeName] : [];
-    return list.filter(function (judgment) {
-      var value = judgment && judgment.value;
-      return judgment && typeof judgment.source === 'string' && value && typeof value === 'object' &&
-        Array.isArray(value.critical_nodes || []) && Array.isArray(value.edge_marks || []);
+    return lib.judgmentsOf(record, config, schemeName, function (value) {
+      return typeof value === 'object' && Array.isArray(value.critical_nodes || []) &&
+        Array.isArray(value.edge_marks || []);
     });
   }
 
   /** Whether judgments show now: 'always', 'never', or 'after_answer' once the path has an agent. */
   function judgmentsVisible(config, value) {
-    var when = (config && config.show_judgments) || 'always';
-    if (when === 'never') { return false; }
-    if (when === 'always') { return true; }
-    return !!(value && (value.critical_nodes || []).length);
+    return lib.judgmentsShown(config, value && (value.critical_nodes || []).length > 0);
   }
 
   /** What a judgment says, in the summary's words: "Critical path: A -> B. Flagged edges: ..." */

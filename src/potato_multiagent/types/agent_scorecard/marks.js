@@ -412,27 +412,16 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   function milestoneKey(name) { return 'milestones/' + name; }
   function isMap(thing) { return thing !== null && typeof thing === 'object' && !Array.isArray(thing); }
 
-  /** A judgment's value in the stored shape (an object, or its JSON text), or null. */
-  function readJudgmentValue(value) {
-    if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return null; } }
-    return isMap(value) && isMap(value.agents) && isMap(value.team) && isMap(value.milestones) ? value : null;
-  }
-
   /** The readable judgments the record carries for this scheme: [{source, value}], in the record's order. */
   function judgmentsOf(record, config, schemaName) {
-    var all = isMap(record) ? own(record, config.judgments_key || 'judgments') : null;
-    var list = isMap(all) ? own(all, schemaName) : null;
-    return (Array.isArray(list) ? list : []).map(function (judgment) {
-      var value = isMap(judgment) && typeof judgment.source === 'string' ? readJudgmentValue(judgment.value) : null;
-      return value && {source: judgment.source, value: value};
-    }).filter(Boolean);
+    return lib.judgmentsOf(record, config, schemaName, function (value) {
+      return isMap(value) && isMap(value.agents) && isMap(value.team) && isMap(value.milestones);
+    });
   }
 
   /** Whether judgments show now: 'always'; 'never'; 'after_answer' once answered or the grid is complete. */
   function judgmentsShown(config, answered, complete) {
-    var when = config.show_judgments || 'always';
-    if (when === 'never') { return false; }
-    return when === 'always' || answered || complete;
+    return lib.judgmentsShown(config, answered || complete);
   }
 
   /** A judge's choice for one cell when the grid offers it (a score on the scale, or N/A with allow_na). */

@@ -367,19 +367,9 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
    * check) leaves out what is not. A value given as the JSON text Potato would store is read too.
    */
   function judgmentsFor(record, config, schemaName, readable) {
-    var key = (config && config.judgments_key) || 'judgments';
-    var all = record && typeof record === 'object' ? record[key] : null;
-    var list = all && typeof all === 'object' && !Array.isArray(all) ? all[schemaName] : null;
-    if (!Array.isArray(list)) { return []; }
-    var found = [];
-    list.forEach(function (judgment) {
-      if (!judgment || typeof judgment !== 'object' || typeof judgment.source !== 'string') { return; }
-      var value = judgment.value;
-      if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return; } }
-      if (!value || typeof value !== 'object' || Array.isArray(value) || !readable(value)) { return; }
-      found.push({source: judgment.source, value: value});
+    return lib.judgmentsOf(record, config, schemaName, function (value) {
+      return typeof value === 'object' && !Array.isArray(value) && readable(value);
     });
-    return found;
   }
 
   /** The judge's episodes of one behaviour, or null when the judge did not mark it. */
@@ -402,10 +392,8 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
    * the widget is complete (a turn marked, or "no emergent behaviour observed" ticked).
    */
   function judgmentsShown(mode, value, name, stepCount, behaviors) {
-    if (mode === 'never') { return false; }
-    if (mode !== 'after_answer') { return true; }
-    if (value && hasOwn(value, name)) { return true; }
-    return value !== null && incompleteReason(value, null, stepCount, behaviors) === null;
+    var answered = Boolean(value) && (hasOwn(value, name) || incompleteReason(value, null, stepCount, behaviors) === null);
+    return lib.judgmentsShown({show_judgments: mode}, answered);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -34,23 +34,17 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
    * A value given as the JSON text Potato would store is read too.
    */
   function judgmentsFor(record, config, schemaName) {
-    var key = (config && config.judgments_key) || 'judgments';
-    var all = record && typeof record === 'object' ? record[key] : null;
-    var list = all && typeof all === 'object' && !Array.isArray(all) ? all[schemaName] : null;
-    if (!Array.isArray(list)) { return []; }
-    var found = [];
-    list.forEach(function (entry) {
-      if (!entry || typeof entry !== 'object' || typeof entry.source !== 'string') { return; }
-      var value = entry.value;
-      if (typeof value === 'string') { try { value = JSON.parse(value); } catch (error) { return; } }
-      if (!value || typeof value !== 'object' || Array.isArray(value)) { return; }
+    var objects = lib.judgmentsOf(record, config, schemaName, function (value) {
+      return typeof value === 'object' && !Array.isArray(value);
+    });
+    return objects.map(function (judgment) {
+      var value = judgment.value;
       var agent = typeof value.responsible_agent === 'string' ? value.responsible_agent : null;
       var step = typeof value.decisive_step === 'number' && value.decisive_step >= 0 &&
         Math.floor(value.decisive_step) === value.decisive_step ? value.decisive_step : null;
-      found.push({source: entry.source, agent: agent, step: step,
-        reason: typeof value.reason === 'string' ? value.reason : ''});
+      return {source: judgment.source, agent: agent, step: step,
+        reason: typeof value.reason === 'string' ? value.reason : ''};
     });
-    return found;
   }
 
   /** "gpt-4o judge: WebSurfer, #13 — 'reason…'" (the reason shortened; no agent/step said so). */
@@ -67,9 +61,7 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
    * annotator has chosen both the agent and the step (the answer judgments could anchor).
    */
   function judgmentsShown(mode, value) {
-    if (mode === 'never') { return false; }
-    if (mode === 'after_answer') { return chosenAgent(value) !== null && chosenStep(value) !== null; }
-    return true;
+    return lib.judgmentsShown({show_judgments: mode}, chosenAgent(value) !== null && chosenStep(value) !== null);
   }
 
   function chosenAgent(value) { return value ? value.responsible_agent : null; }

@@ -3,7 +3,8 @@
  * and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
  *
  * The stored value is the list [{index, step, from_step, from, to, explicit, flags, quality,
- * note?, bulk?}] with one entry per handoff the annotator touched, or "" when nothing is stored.
+ * note?, bulk?, from_judgment?}] with one entry per handoff the annotator touched, or "" when
+ * nothing is stored (from_judgment: the source of the judgment whose flags and quality were accepted).
  * Entries are matched to handoffs by identity (from_step, step, from, to), never by position; an
  * entry that matches no handoff (or repeats one) is kept and listed as having no card. The value
  * lives in a "book" (Map identity -> entry with running counts) so a click repaints one card.
@@ -182,14 +183,14 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
       var flags = entry.flags.indexOf(flag) < 0 ? entry.flags.concat([flag])
         : entry.flags.filter(function (other) { return other !== flag; });
       entry.flags = orderFlags(flags, config.flags);
-      delete entry.bulk;
+      ownReview(entry);
     });
   }
 
   function setQuality(book, handoff, config, quality) {
     return editEntry(book, handoff, config, function (entry) {
       entry.quality = quality;
-      delete entry.bulk;
+      ownReview(entry);
     });
   }
 
@@ -202,6 +203,48 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     return editEntry(book, handoff, config, function (entry) {
       entry.flags = [];
       entry.quality = null;
+      ownReview(entry);
+    });
+  }
+
+  /** A hand edit of flags or quality: neither bulk nor a judgment's any more (a note edit keeps both). */
+  function ownReview(entry) {
+    delete entry.bulk;
+    delete entry.from_judgment;
+  }
+
+  // -- judgments (docs/judgments.md): a judge's flags and quality per handoff, accepted in one click --
+
+  /**
+   * Handoff identity -> [{source, flags, quality}] from the record's judgments of scheme `name`,
+   * keeping configured flags and a quality on the scale; an entry naming no handoff, or saying nothing, is left out.
+   */
+  function judgmentsByHandoff(record, config, name, derivation) {
+    var handoffs = handoffIndex(derivation).byKey, byKey = new Map();
+    lib.judgmentsOf(record, config, name, Array.isArray).forEach(function (judgment) {
+      judgment.value.forEach(function (entry) {
+        var key = entry && typeof entry === 'object' ? identityKey(entry) : null;
+        if (!handoffs.has(key)) { return; }
+        var flags = config.flags.filter(function (flag) { return Array.isArray(entry.flags) && entry.flags.indexOf(flag) >= 0; });
+        var quality = Number.isInteger(entry.quality) && entry.quality >= 1 && entry.quality <= config.quality_scale
+          ? entry.quality : null;
+        if (!flags.length && quality === null) { return; }
+        byKey.set(key, (byKey.get(key) || []).concat([{source: judgment.source, flags: flags, quality: quality}]));
+      });
+    });
+    return byKey;
+  }
+
+  /** "llm-judge: quality 2 of 5, flagged: info loss". */
+  function judgmentText(judged, scale) { return judged.source + ': ' + marksText(judged, scale); }
+
+  /** Whether a card's judgments show now: 'always'; 'never'; 'after_answer' once the card is reviewed. */
+  function judgmentsShown(config, entry) { return lib.judgmentsShown(config, isReviewed(entry)); }
+
+  /** Copy a judge's flags and quality into the handoff's entry (the note stays), naming its source. */
+  function acceptJudgment(book, handoff, config, judged) {
+    return editEntry(book, handoff, config, function (entry) {
+      Object.assign(entry, {flags: judged.flags.slice(), quality: judged.quality, from_judgment: judged.source});
       delete entry.bulk;
     });
   }
@@ -434,6 +477,8 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     markAllFine: markAllFine,
     undoBulk: undoBulk,
     composeValue: composeValue,
+    judgmentsByHandoff: judgmentsByHandoff, judgmentText: judgmentText,
+    judgmentsShown: judgmentsShown, acceptJudgment: acceptJudgment,
     filterIndices: filterIndices,
     openingFilter: openingFilter,
     handoffReceivedAt: handoffReceivedAt,

@@ -71,6 +71,9 @@ class HandoffReviewEntry(BaseModel):
     quality: Optional[Quality] = Field(description="1..quality_scale, or null when not rated.")
     note: StrictStr = Field("", description="Free-text evidence (written when allow_note is on).")
     bulk: StrictBool = Field(False, description="True when 'Mark all unreviewed handoffs as fine' set this entry.")
+    from_judgment: Optional[StrictStr] = Field(
+        None, description="The source of the judgment whose flags and quality the annotator accepted for this "
+        "handoff (docs/judgments.md); absent when the review is the annotator's own.")
 
     def identity(self) -> Tuple[int, int, str, str]:
         return (self.from_step, self.step, self.from_, self.to)

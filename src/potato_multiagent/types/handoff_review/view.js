@@ -10,7 +10,7 @@
  */
 (function (runtime) {
   'use strict';
-  var marks = runtime.marksOf('handoff_review');
+  var marks = runtime.marksOf('handoff_review'), judgments = runtime.viewParts.handoff_review_judgments;
   var TYPING_DELAY_MS = 300;
   var ARROW_STEP = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1};
   var formSerial = 0;   // makes element ids unique when a page has several of these widgets
@@ -205,6 +205,7 @@
     refs.status.textContent = marks.entryStatus(entry, config.quality_scale);
     refs.root.classList.toggle('ma-hr-reviewed', marks.isReviewed(entry));
     refs.root.classList.toggle('ma-hr-flagged', marks.isFlagged(entry));
+    judgments.paint(view, refs, entry);   // the judges' flags and quality (view_judgments.js)
   }
 
   function paintToggle(button, on) {
@@ -471,9 +472,8 @@
   function render(args) {
     var ui = args.ui;
     var view = ui.state.view || (ui.state.view = createView(args.el, ui));
-    view.model = args.model;
-    view.config = args.config;
-    view.ui = ui;
+    Object.assign(view, {model: args.model, config: args.config, ui: ui});
+    judgments.read(view, args, afterEdit);
     view.book = marks.makeBook(args.model.get().value || [], args.derivation);
     if (view.derivation !== args.derivation) {
       view.derivation = args.derivation;

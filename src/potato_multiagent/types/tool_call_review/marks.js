@@ -406,13 +406,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
 
   /** The record's judgments for this scheme: [{source, value}] with a text source and a list value. */
   function judgmentsOf(record, config, schemeName) {
-    var key = typeof config.judgments_key === 'string' ? config.judgments_key : 'judgments';
-    var all = record && typeof record === 'object' ? record[key] : null;
-    var mine = all && typeof all === 'object' && !Array.isArray(all) ? all[schemeName] : null;
-    if (!Array.isArray(mine)) { return []; }
-    return mine.filter(function (judgment) {
-      return judgment && typeof judgment.source === 'string' && Array.isArray(judgment.value);
-    });
+    return lib.judgmentsOf(record, config, schemeName, Array.isArray);
   }
 
   /**
@@ -441,10 +435,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
    * given that call a verdict or every call is judged (the widget is complete).
    */
   function judgmentsShown(config, callJudged, complete) {
-    var when = config.show_judgments || 'always';
-    if (when === 'never') { return false; }
-    if (when === 'after_answer') { return callJudged || complete; }
-    return true;
+    return lib.judgmentsShown(config, callJudged || complete);
   }
 
   /** "llm-judge's verdict: wrong_args" beside the verdicts. */

@@ -132,7 +132,7 @@
       card.notes.value = entry && typeof entry.notes === 'string' ? entry.notes : '';
     }
     var title = marks.cardTitle(call);
-    card.judgmentBox = h('div', {class: 'ma-tcr-judgments', 'data-ma': 'judgments'});
+    card.judgmentBox = h('div', {class: 'ma-judgments ma-tcr-judgments', 'data-ma': 'judgments'});
     card.li = h('li', {class: 'ma-tcr-card', 'data-ma-call': String(call.index),
       'data-judged': chosen.length ? 'true' : 'false'}, [
       h('section', {role: 'group', 'aria-label': title}, [
@@ -225,7 +225,7 @@
     if (!shown) { return; }
     var h = view.ui.h;
     judgments.forEach(function (judgment, k) {
-      box.appendChild(h('p', {class: 'ma-tcr-judgment', 'data-ma': 'judgment'}, [
+      box.appendChild(h('p', {class: 'ma-judgment ma-tcr-judgment', 'data-ma': 'judgment'}, [
         h('span', {text: marks.judgmentText(judgment)}),
         h('button', {type: 'button', class: 'ma-button', 'data-ma-part': 'accept', 'data-ma-judgment': String(k),
           'data-ma-focus': 'call-' + card.call.index + '-accept-' + k,

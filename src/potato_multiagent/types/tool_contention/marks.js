@@ -210,7 +210,9 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       } else if (marks.has(index)) {
         stale.push({mark: mark, reason: 'repeat', position: position});
       } else {
-        marks.set(index, {label: mark.label, note: mark.note});
+        var kept = {label: mark.label, note: mark.note};
+        if (typeof mark.from_judgment === 'string') { kept.fromJudgment = mark.from_judgment; }
+        marks.set(index, kept);
       }
     });
     return {marks: marks, stale: stale};
@@ -218,7 +220,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
 
   /** One stored entry for a labelled region, described from the derivation. */
   function markEntry(region, mark, callsByIndex) {
-    return {
+    var entry = {
       index: region.index, resource: region.resource, start: region.start, end: region.end,
       agents: region.agents.slice(),
       calls: region.calls.map(function (index) {
@@ -227,6 +229,22 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       }),
       label: mark.label, note: mark.note
     };
+    if (typeof mark.fromJudgment === 'string') { entry.from_judgment = mark.fromJudgment; }
+    return entry;
+  }
+
+  /** Region index -> [{source, label}]: each judgment's configured label per region it names (by regionKey). */
+  function judgmentsByRegion(record, config, name, regions) {
+    var byKey = new Map(), byRegion = new Map();
+    regions.forEach(function (region) { byKey.set(regionKey(region), region.index); });
+    lib.judgmentsOf(record, config, name, function (value) { return Array.isArray(value.regions); }).forEach(function (judgment) {
+      judgment.value.regions.forEach(function (mark) {
+        var index = mark && Array.isArray(mark.agents) ? byKey.get(regionKey(mark)) : undefined;
+        if (index === undefined || config.contention_labels.indexOf(mark.label) < 0) { return; }
+        byRegion.set(index, (byRegion.get(index) || []).concat([{source: judgment.source, label: mark.label}]));
+      });
+    });
+    return byRegion;
   }
 
   /**
@@ -462,8 +480,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
     timeScale: timeScale,
     formatTime: formatTime,
     niceStep: niceStep,
-    ticks: ticks,
-    maxTicksFor: maxTicksFor,
+    ticks: ticks, maxTicksFor: maxTicksFor,
     axisCaption: axisCaption,
     clip: clip,
     callName: callName,
@@ -471,8 +488,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
     regionKey: regionKey,
     describeRegion: describeRegion,
     linkedSets: linkedSets,
-    matchMarks: matchMarks,
-    composeValue: composeValue,
+    matchMarks: matchMarks, composeValue: composeValue, judgmentsByRegion: judgmentsByRegion,
     leftOutText: leftOutText,
     incompleteReason: incompleteReason,
     summaryText: summaryText,

@@ -62,6 +62,9 @@ class RegionMark(BaseModel):
     calls: List[CallIdentity] = Field(min_length=2, description="The calls that make up the region.")
     label: StrictStr = Field(description="One of the configured contention_labels.")
     note: StrictStr = Field(description="Free text; may be empty.")
+    from_judgment: Optional[StrictStr] = Field(
+        None, description="The source of the judgment whose label the annotator accepted for this region "
+        "(docs/judgments.md); absent when the label is the annotator's own.")
 
 
 class ToolContentionValue(BaseModel):

@@ -11,6 +11,7 @@
   'use strict';
   var marks = runtime.marksOf('tool_contention');
   var tl = runtime.toolContentionTimeline;
+  var judgmentsPart = runtime.viewParts.tool_contention_judgments;   // judged labels beside each region
   var windowing = window.PotatoMultiagentWindow;
   var PAGE_SIZE = 20;
   var TYPING_DELAY_MS = 300;
@@ -149,7 +150,8 @@
         runtime.h('span', {class: 'ma-tc-region-text', text: marks.clip(region.resource) + ' \u00B7 ' + marks.formatTime(scale, region.start) +
           ' to ' + marks.formatTime(scale, region.end) + ' \u00B7 ' + region.agents.map(marks.clip).join(', ') + ' \u00B7 ' +
           region.calls.length + ' calls'}), item.status, item.zoom]),
-      runtime.h('div', {role: 'radiogroup', 'aria-label': 'Label', class: 'ma-tc-labels'}, [radios, item.clearButton])
+      runtime.h('div', {role: 'radiogroup', 'aria-label': 'Label', class: 'ma-tc-labels'}, [radios, item.clearButton]),
+      judgmentsPart.box(ui, item)
     ];
     if (ui.config.allow_note !== false) {
       item.note = runtime.h('textarea', {rows: 2, class: 'ma-tc-note-input', 'data-ma-tc-note': region.index});
@@ -203,6 +205,7 @@
     var chosen = ui.chosen === index;
     item.choose.setAttribute('aria-pressed', chosen ? 'true' : 'false');
     item.node.classList.toggle('ma-tc-region-chosen', chosen);
+    judgmentsPart.paint(ui, index, item, mark);
   }
 
   function wireRegionList(ui) {
@@ -304,16 +307,16 @@
     }
   }
 
-  /** Give `indices` the label; notes already written stay. */
-  function setLabel(ui, indices, label) {
+  /** Give `indices` the label, by hand or accepted from judgment `source` (from_judgment); notes stay. */
+  function setLabel(ui, indices, label, source) {
     indices.forEach(function (index) {
-      var mark = ui.marks.get(index);
-      ui.marks.set(index, {label: label, note: mark ? mark.note : ''});
+      var mark = {label: label, note: ui.marks.has(index) ? ui.marks.get(index).note : ''};
+      ui.marks.set(index, source ? Object.assign(mark, {fromJudgment: source}) : mark);
     });
     ui.confirmedEmpty = false;
     afterMarks(ui, indices);
     var words = indices.length === 1 ? 'Region ' + (indices[0] + 1) : indices.length + ' linked regions';
-    ui.lastAction = words + ' labelled ' + label + '.';
+    ui.lastAction = words + ' labelled ' + label + (source ? ' (accepted ' + source + '’s answer).' : '.');
     commit(ui);
   }
 
@@ -397,6 +400,7 @@
     ui.config = args.config;
     var fresh = ui.derivation !== args.derivation;
     if (fresh) { adopt(ui, args.derivation); }
+    judgmentsPart.read(ui, args, setLabel);
     var stored = args.model.get();
     var matched = marks.matchMarks(stored.value, ui.data.regions);
     ui.unreadable = stored.unreadable;
