@@ -38,7 +38,7 @@ import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import yaml
 
@@ -95,7 +95,12 @@ window.__scrolled = 0;
 })();
 """
 """Sums how far the page and every pane scrolled (scroll events reach a capturing listener)."""
-NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+SETTLED_SCROLL = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  let last = -1;
+  for (let round = 0; round < 50 && window.__scrolled !== last; round += 1) { last = window.__scrolled; await frame(); }
+  return window.__scrolled;
+}"""
 
 
 @dataclass(frozen=True)
@@ -180,11 +185,15 @@ class Counter:
         self.scrolled = 0.0
 
     def reach(self, locator) -> None:
-        """Scroll the control into view as a reader would (only as far as needed); add the distance."""
-        before = self.page.evaluate("window.__scrolled || 0")
+        """Scroll the control into view as a reader would (only as far as needed); add the distance.
+        The page's own scrolling (a link bringing a step into view) settles first and is not counted."""
+        before = self.settled()
         locator.scroll_into_view_if_needed()
-        self.page.evaluate(NEXT_FRAME)   # scroll events are dispatched with the next frame
-        self.scrolled += self.page.evaluate("window.__scrolled || 0") - before
+        self.scrolled += self.settled() - before
+
+    def settled(self) -> float:
+        """The scroll sum once two frames in a row added nothing (scroll events come with frames)."""
+        return self.page.evaluate(SETTLED_SCROLL)
 
     def click(self, locator) -> None:
         self.reach(locator)
@@ -322,8 +331,10 @@ def measure_heights(page) -> Dict[str, Any]:
     return page.evaluate(PARTS_JS)
 
 
-def walk(page, task: harness.PotatoTask, user: str, runs: List[Run], driver) -> List[Figures]:
-    """The journey over the runs in order, as `user` (already on the first run's page)."""
+def walk(page, task: harness.PotatoTask, user: str, runs: List[Run], driver,
+         check: Optional[Callable[[Any, Run], None]] = None) -> List[Figures]:
+    """The journey over the runs in order, as `user` (already on the first run's page); `check(page,
+    run)` runs once a run is done, before Next (the e2e test asserts there what must hold)."""
     figures = []
     for position, run in enumerate(runs):
         driver.wait_ready(page, run)
@@ -332,6 +343,8 @@ def walk(page, task: harness.PotatoTask, user: str, runs: List[Run], driver) -> 
         heights = measure_heights(page)
         counter = Counter(page)
         review_run(counter, page, task, user, run, driver)
+        if check is not None:
+            check(page, run)
         if position + 1 < len(runs):
             counter.reach(page.locator("#next-btn"))
             harness.go_next(page)   # clicks Next and waits for the next run
