@@ -355,20 +355,21 @@ def walk(page, task: harness.PotatoTask, user: str, runs: List[Run], driver,
 
 
 def review_run(counter: Counter, page, task: harness.PotatoTask, user: str, run: Run, driver) -> None:
-    """Attribute, tag the gold step's mode, mark every handoff fine; wait until Potato saved each."""
+    """Top to bottom, as both pages order the questions: attribute, mark every handoff fine, tag the
+    gold step's mode; wait until Potato saved each."""
     instance = run.record["id"]
     driver.attribute(counter, page, run)
     harness.wait_saved(task, user, instance, "attribution", lambda value: (_parsed(value) or {}).get("decisive_step")
                        == run.step and (_parsed(value) or {}).get("responsible_agent") == run.agent)
-    driver.tag_mast(counter, page, run)
-    harness.wait_saved(task, user, instance, "mast_steps", lambda value: driver.mast_saved(value, run))
-    handoffs = page.locator('form[data-schema-name="handoffs"]')
-    bulk = handoffs.get_by_role("button", name="Mark all unreviewed handoffs as fine")
+    bulk = page.locator('form[data-schema-name="handoffs"]').get_by_role(
+        "button", name="Mark all unreviewed handoffs as fine")
     if bulk.is_visible():
         counter.click(bulk)
         page.wait_for_function("!document.querySelector('form[data-schema-name=\"handoffs\"]')"
                                ".hasAttribute('data-incomplete-reason')", polling=100, timeout=10_000)
         harness.wait_saved(task, user, instance, "handoffs", lambda value: bool(_parsed(value)))
+    driver.tag_mast(counter, page, run)
+    harness.wait_saved(task, user, instance, "mast_steps", lambda value: driver.mast_saved(value, run))
 
 
 def measure(checkout: Path, kind: str, workdir: Path, runs: List[Run]) -> List[Figures]:
