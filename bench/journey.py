@@ -240,18 +240,18 @@ def _parsed(value: Optional[str]) -> Any:
         return None
 
 
+def wait_widgets(page, also: str) -> None:
+    """Until our three widgets say they are ready and `also` (the page's own readiness) holds."""
+    page.wait_for_function(f"document.querySelectorAll('form.multiagent-form[data-ma-ready=\"true\"]').length === "
+                           f"{len(SCHEMES)} && ({also})", polling=100, timeout=30_000)
+
+
 class TraceViewPage:
     """The page of a checkout with our trace view: step search, the widget's link into the trace,
     MAST chips on the step."""
 
-    kind = "trace-view"
-    display = "section.ma-trace"
-
     def wait_ready(self, page, run: Run) -> None:
-        page.wait_for_function(
-            "document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0 && "
-            "document.querySelectorAll('form.multiagent-form[data-ma-ready=\"true\"]').length === 3",
-            polling=100, timeout=30_000)
+        wait_widgets(page, "document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0")
 
     def attribute(self, counter: Counter, page, run: Run) -> None:
         """Agent from the select; the step typed as "#N" in the search box, then Enter."""
@@ -281,14 +281,9 @@ class AgentTracePage:
     """The page of 70e5d8f: Potato's agent_trace display, a native <select> of every step, MAST
     with trajectory_eval (a card per step: "Incorrect", then the error type)."""
 
-    kind = "agent-trace"
-    display = ".display-field-resizable:has(.agent-trace-display), .instance-display-container"
-
     def wait_ready(self, page, run: Run) -> None:
-        page.wait_for_function(
-            "(steps) => document.querySelectorAll('form.multiagent-form[data-ma-ready=\"true\"]').length === 3 && "
-            "document.querySelectorAll('#mast_steps-steps .traj-step-card').length === steps",
-            arg=len(run.record["steps"]), polling=100, timeout=30_000)
+        wait_widgets(page, f"document.querySelectorAll('#mast_steps-steps .traj-step-card').length === "
+                           f"{len(run.record['steps'])}")
 
     def attribute(self, counter: Counter, page, run: Run) -> None:
         form = page.locator('form[data-schema-name="attribution"]')

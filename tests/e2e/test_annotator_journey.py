@@ -15,6 +15,8 @@ and no timing.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from playwright.sync_api import expect
 
@@ -52,7 +54,7 @@ def what_must_hold(page, run: journey.Run) -> None:
 
 def test_journey_counts_actions_and_page_height(journey_task, page):
     task, runs = journey_task
-    user = f"journey-{journey.uuid.uuid4().hex[:8]}"
+    user = f"journey-{uuid.uuid4().hex[:8]}"
     page.set_viewport_size({"width": journey.WIDTH, "height": journey.HEIGHT})
     page.add_init_script(journey.SCROLL_PROBE)
     login(page, task.base_url, user)
