@@ -23,7 +23,8 @@ from ._base import Scheme, SchemeConfig
 
 HERE = Path(__file__).parent
 PACKAGE = HERE.parent
-"""The plugin's package folder: Potato serves the assets from it (``/plugin-static/multiagent/...``)."""
+"""The plugin's package folder; the asset paths are relative to it (Potato serves them at
+``/plugin-static/multiagent/<path>``, from a folder of those files alone: ``served.py``)."""
 WEB = PACKAGE / "web"
 """The browser files every type shares: derivation, value check, widget runtime, base CSS."""
 
