@@ -26,6 +26,7 @@ PAGE = """<!doctype html>
 </head><body>
 <input type="hidden" id="instance_id" value="{instance_id}">
 <div id="instance-text" data-instance-json="{record}"></div>
+<div id="instance-display">{displays}</div>
 <div id="annotation-forms">
 {forms}
 </div>
@@ -34,22 +35,28 @@ PAGE = """<!doctype html>
 """
 
 
-def page_html(record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]]) -> str:
-    """The page for `record` with one form per scheme (each a Potato `annotation_schemes` entry)."""
+def page_html(record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]],
+              displays: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The page for `record` with one form per scheme (each a Potato `annotation_schemes` entry)
+    and the trace views `displays` (`instance_display.fields` entries, drawn by our display)."""
+    from potato_multiagent.trace_view.display import TraceDisplay
+
     package = types.PACKAGE
     styles = "\n".join(f'<link rel="stylesheet" href="{(package / s).as_uri()}">' for s in types.styles())
     scripts = "\n".join(f'<script src="{(package / s).as_uri()}"></script>' for s in types.scripts())
     forms = "\n".join(types.SCHEMES[scheme["annotation_type"]].render(dict(scheme))[0] for scheme in schemes)
-    return PAGE.format(styles=styles, scripts=scripts, forms=forms,
+    shells = "\n".join(TraceDisplay().render(dict(field), record.get(field["key"])) for field in displays)
+    return PAGE.format(styles=styles, scripts=scripts, forms=forms, displays=shells,
                        instance_id=html.escape(str(record.get("id", "")), quote=True),
                        record=html.escape(json.dumps(record), quote=True))
 
 
-def mount(page, folder: Path, record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]]) -> None:
+def mount(page, folder: Path, record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]],
+          displays: Sequence[Mapping[str, Any]] = ()) -> None:
     """Write the page into `folder`, open it in `page` and wait until every form is rendered."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "mounted.html"
-    path.write_text(page_html(record, schemes), encoding="utf-8")
+    path.write_text(page_html(record, schemes, displays), encoding="utf-8")
     page.add_init_script(READY_PROBE)
     page.goto(path.as_uri())
     page.wait_for_function(

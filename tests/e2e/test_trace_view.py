@@ -15,6 +15,8 @@ import json
 import re
 import os
 import shutil
+import urllib.error
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -22,7 +24,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from potato_multiagent import derive
+from potato_multiagent import derive, types
 from potato_multiagent.convert import convert_inputs
 
 from .harness import choose_decisive_step, current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
@@ -290,6 +292,29 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     assert_lands_on(page, records[2], 1502)
     page.wait_for_timeout(500)
     assert current_instance_id(page) == instance == "long-run"
+
+
+def plugin_static_status(base_url: str, path: str) -> int:
+    try:
+        with urllib.request.urlopen(f"{base_url}/plugin-static/multiagent/{path}", timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_potato_serves_the_page_scripts_and_none_of_the_python(trace_task, page):
+    task, _ = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    loaded = page.evaluate("""() => performance.getEntriesByType('resource').map((entry) => entry.name)
+      .filter((name) => name.includes('/plugin-static/multiagent/'))""")
+    for script in types.scripts():
+        assert any(f"/plugin-static/multiagent/{script}?" in name for name in loaded), script
+    assert page.locator('form[data-schema-name="attribution"][data-ma-ready="true"]').count() == 1
+    assert plugin_static_status(task.base_url, "web/widget.js") == 200
+    for python in ("plugin.py", "types/failure_attribution/scheme.py", "trace_view/display.py", "__init__.py",
+                   "types/failure_attribution/template.html", "web/../plugin.py"):
+        assert plugin_static_status(task.base_url, python) == 404, python
 
 
 AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"

@@ -16,6 +16,10 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     assert web.index("web/words.js") < web.index("web/value_shape.js")
     assert web.index("web/windowing.js") < web.index("web/base.js") < web.index("web/sync.js")
     assert web.index("web/sync.js") < web.index("web/widget.js") < web.index("web/runtime.js")
+    # the trace view takes the core's page derivation and h; its parts load before it
+    view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_rows.js", "web/trace_view.js"]
+    assert web.index("web/widget.js") < web.index(view[0])
+    assert [web.index(path) for path in view] == sorted(web.index(path) for path in view)
 
 
 def test_every_page_script_of_web_is_listed_and_the_node_shim_is_not():

@@ -193,7 +193,7 @@ def test_browser_shape_check_agrees_with_pydantic():
 # -- the widget's messages are Python's ------------------------------------------------------------
 
 JS_TRACE_PROBLEMS = """
-const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\.js$/, 'web/node_shim.js')).load('handoff_review');
+const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/node_shim.js')).load('handoff_review');
 const {derive} = require(process.argv[2]);
 const {record, options, config, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const derivation = derive(record, options);

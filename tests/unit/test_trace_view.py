@@ -13,6 +13,7 @@ from potato_multiagent.check import trace_view_findings
 from potato_multiagent.migrate import migrate_config_text
 from potato_multiagent.trace_view import parse_trace_view_config
 from potato_multiagent.trace_view.display import FIRST_WINDOW, TraceDisplay
+from potato_multiagent.types import SCHEMES
 
 REPO = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -90,6 +91,18 @@ def test_turn_level_schemes_reach_the_browser_config():
     assert config["turn_schemes"] == [{"name": "mast", "type": "multiselect", "label": "MAST modes",
                                        "labels": ["1.1", "2.3"], "binding": {}}]
     assert "rate" in html.split("ma-trace-notice", 1)[1]
+
+
+def test_the_browser_config_carries_the_derive_options_as_the_widgets_get_them():
+    html = TraceDisplay().render({**field(), "steps_key": "steps", "agent_key": "role", "agents": ["A", "B"]},
+                                 long_record(2))
+    config = json.loads(__import__("html").unescape(html.split('data-ma-trace="', 1)[1].split('"', 1)[0]))
+    expected = {"steps_key": "steps", "agent_key": "role", "calls_key": "calls", "resource_key": "resource",
+                "agents": ["A", "B"], "agent_qualifiers": True}
+    assert config["derive_options"] == expected
+    widget = SCHEMES["multiagent.failure_attribution"].widget_config(SCHEMES["multiagent.failure_attribution"]
+        .parse_config({"name": "a", "description": "d", "agent_key": "role", "agents": ["A", "B"]})[0])
+    assert widget["derive_options"] == expected
 
 
 def test_migrate_offers_then_makes_the_move_from_agent_trace():

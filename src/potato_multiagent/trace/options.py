@@ -8,7 +8,7 @@ checks), the CLI builds its ``derive`` flags from it, and check and export pass
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
@@ -50,6 +50,13 @@ class DeriveOptions(BaseModel):
     def derive_options(self) -> Dict[str, Any]:
         """The keyword arguments of :func:`potato_multiagent.derive` these options set."""
         return {name: getattr(self, name) for name in DeriveOptions.model_fields}
+
+    def browser_config(self, exclude: Set[str]) -> Dict[str, Any]:
+        """The JSON a browser half receives (a widget's form, the trace view's section): the keys
+        but ``exclude``, and ``derive_options`` by themselves, which ``derive.js`` is called with.
+        The browser keeps no list of option names, and every widget and trace view on a page whose
+        options are equal shares one derivation (widget.js ``pageDerivation``)."""
+        return {**self.model_dump(exclude=exclude), "derive_options": self.derive_options()}
 
 
 DEFAULTS: Dict[str, Any] = {name: field.default for name, field in DeriveOptions.model_fields.items()}

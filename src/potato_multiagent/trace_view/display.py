@@ -48,7 +48,7 @@ class TraceDisplay(BaseDisplay):
 
 
 def _browser_config(config: TraceViewConfig, turn_schemes: list) -> dict:
-    options = config.model_dump(exclude={"key", "label"})
+    options = config.browser_config(exclude={"key", "label"})
     options["field_key"] = config.key
     options["label"] = config.label or "Trace"
     options["turn_schemes"] = turn_schemes

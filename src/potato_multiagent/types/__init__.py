@@ -23,7 +23,8 @@ from ._base import Scheme, SchemeConfig
 
 HERE = Path(__file__).parent
 PACKAGE = HERE.parent
-"""The plugin's package folder: Potato serves the assets from it (``/plugin-static/multiagent/...``)."""
+"""The plugin's package folder; the asset paths are relative to it (Potato serves them at
+``/plugin-static/multiagent/<path>``, from a folder of those files alone: ``served.py``)."""
 WEB = PACKAGE / "web"
 """The browser files every type shares: derivation, value check, widget runtime, base CSS."""
 
@@ -100,16 +101,19 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "judgments.js", "trace_view.js", "base.js",
-               "sync.js", "widget.js", "runtime.js",
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "judgments.js", "base.js", "sync.js",
+               "widget.js", "runtime.js",
+               "trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js",
                "graph_labels.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
 check (uses the words), the windowed list/pager, the judgments' reading (which a record carries,
-whether they show), the trace view (derivation, windowing, judgments), the
-runtime's pure base (words, value check, windowing, judgments), its two-tab merge and flush on leave (base),
-its core (all of them), then ``define`` on top of it; the graph's labels and layered layout (pure,
-no DOM, used by the interaction graph). ``node_shim.js`` is for node tests only and
-is never loaded in the page."""
+whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
+merge and flush on leave (base), its core (all of them; it holds the page's record and
+derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment
+markers, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
+derivation with the widgets, and a page with no widget still loads the core); the graph's labels
+and layered layout (pure, no DOM, used by the interaction graph). ``node_shim.js`` is for node
+tests only and is never loaded in the page."""
 
 TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
 """A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of

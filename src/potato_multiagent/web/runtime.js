@@ -29,6 +29,7 @@
   var HOOK = 'data-ma';
   var SHOW_STEP = 'multiagent:show-step';
   var STEP_ACTION = 'multiagent:step-action';
+  var TRACE_VIEW = 'section.ma-trace';
   var mounts = new WeakMap();   // form -> its mount (see mountOf)
 
   /** define(name, {describe, render[, entryKey]}): a widget on this runtime. */
@@ -62,6 +63,7 @@
     mount.spec = spec;
     mount.listeners = [];
     mount.stepActions = [];
+    mount.traceOnPage = !!document.querySelector(TRACE_VIEW);   // once per pass, for every ui.stepLink
     var model = makeModel(mount);
     var ui = makeUi(mount, model);
     spec.render({model: model, el: ctx.el, derivation: ctx.derivation, config: ctx.config, record: ctx.record,
@@ -177,11 +179,12 @@
 
   /**
    * "#N" for step `index` (0-based): a button that asks the trace view to show that step when the
-   * page has one (section.ma-trace, rendered by the server), else plain text (no dead control).
+   * page has one (section.ma-trace, rendered by the server; looked up once per render pass),
+   * else plain text (no dead control).
    */
   function stepLink(mount, index, text) {
     var label = text || '#' + (index + 1);
-    if (!document.querySelector('section.ma-trace')) {
+    if (!mount.traceOnPage) {
       return core.h('span', {class: 'ma-step-number', 'data-ma': 'step-number', 'data-ma-step': index, text: label});
     }
     return core.h('button', {type: 'button', class: 'ma-step-link', 'data-ma': 'step-link',

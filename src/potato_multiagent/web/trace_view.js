@@ -1,11 +1,14 @@
 /*
- * trace_view.js: the `multiagent.trace` display (docs/trace-view.md).
+ * trace_view.js: the `multiagent.trace` display (docs/trace-view.md): one view per server shell
+ * (section.ma-trace[data-ma-trace] with the options), its window of steps, keyboard and clicks, and
+ * the page's links both ways between the view and the widgets.
  *
- * The server sends a shell (section.ma-trace[data-ma-trace] with the options); this script derives
- * the page's record with derive.js (the same derivation as every widget, so `#N` = index + 1 and
- * the agents are the widgets'), and renders only a window of steps: the DOM is bounded by WINDOW,
- * never by the trace's length. Three layouts share the window: lanes (a column per agent), tree
- * (threads nested by delegation) and board (messages with addressees as chips).
+ * The record and its derivation are the runtime's (PotatoMultiagent.pageDerivation, with the
+ * derive options the server put in the view's config): parsed and derived once per page with every
+ * widget on it, so `#N` = index + 1 and the agents are the widgets'. Only a window of steps is in
+ * the DOM (WINDOW, never the trace's length); the three layouts (lanes, tree, board) share it.
+ * The view's parts load before it: trace_view_model.js (what a row shows, the layout rules),
+ * trace_view_judgments.js (judgment markers), trace_view_rows.js (a row's DOM).
  *
  * The page-level event contract with the widgets:
  *   document 'multiagent:show-step'  {index, source}   bring step `index` into view, highlight it,
@@ -15,463 +18,41 @@
  *   form[data-ma-step-actions="decisive add-to-behaviour ..."]  the actions a widget on the page takes
  *   any element [data-ma-step-link=INDEX]              a click dispatches show-step for INDEX
  *
- * DOM is built with createElement / textContent / setAttribute only: trace data is hostile.
- * UMD: under CommonJS (node tests) it exports the pure functions and touches no DOM.
+ * UMD: under CommonJS (node tests) it exports the pure functions of its parts and touches no DOM.
  */
 (function (root, factory) {
   'use strict';
   var isCommonJS = typeof module === 'object' && module !== null && module.exports;
   if (!isCommonJS && root && root.PotatoMultiagentTrace) { return; }
-  var judgments = isCommonJS ? require('./judgments.js') : root && root.PotatoMultiagentJudgments;
-  if (!judgments) { throw new Error('trace_view.js: judgments.js did not load before it'); }
-  var api = factory(root, judgments);
+  var parts = isCommonJS
+    ? {model: require('./trace_view_model.js'), judgments: require('./trace_view_judgments.js')}
+    : {model: root.PotatoMultiagentTraceModel, judgments: root.PotatoMultiagentTraceJudgments,
+      rows: root.PotatoMultiagentTraceRows, core: root.PotatoMultiagent};
+  var api = factory(root, parts);
   if (isCommonJS) {
     module.exports = api;
   } else if (root) {
     root.PotatoMultiagentTrace = api;
     api.start();
   }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (root, judgmentsLib) {
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (root, parts) {
   'use strict';
 
   var WINDOW = 40;          // steps in the DOM at most (per view)
   var SHIFT = 20;           // steps the window moves when its edge comes into view
-  var LAYOUTS = ['lanes', 'tree', 'board'];
-  var ACTIONS = {
-    'decisive': 'Set as decisive step',
-    'add-to-behaviour': 'Add to behaviour',
-    'open-handoff': 'Open handoff',
-    'open-tool-call': 'Open tool call'
-  };
-  var TIME_FIELDS = ['timestamp', 'time', 'created_at', 'start_time', 'start', 'timestep'];
-  var DERIVE_OPTION_KEYS = ['steps_key', 'agent_key', 'calls_key', 'resource_key', 'agents', 'agent_qualifiers'];
-
-  // ---------------------------------------------------------------------------------------------
-  // Pure: the view model (what every row shows), the layout rule
-  // ---------------------------------------------------------------------------------------------
-
-  function own(object, key) {
-    return object !== null && typeof object === 'object' && Object.prototype.hasOwnProperty.call(object, key);
-  }
-
-  /** The raw step list at a (dotted) steps_key, or []. */
-  function rawSteps(record, stepsKey) {
-    var value = record;
-    if (own(record, stepsKey)) {
-      value = record[stepsKey];
-    } else {
-      String(stepsKey).split('.').forEach(function (part) { value = own(value, part) ? value[part] : undefined; });
-    }
-    return Array.isArray(value) ? value : [];
-  }
-
-  function agentLabel(step) {
-    if (step.agent === null || step.agent === undefined) { return '(no agent)'; }
-    return step.qualifier ? step.agent + ' (' + step.qualifier + ')' : step.agent;
-  }
-
-  function timeOf(raw) {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) { return null; }
-    for (var i = 0; i < TIME_FIELDS.length; i++) {
-      var value = own(raw, TIME_FIELDS[i]) ? raw[TIME_FIELDS[i]] : undefined;
-      if (typeof value === 'string' && value !== '') { return value; }
-      if (typeof value === 'number' && isFinite(value)) { return String(value); }
-    }
-    return null;
-  }
-
-  function errorText(error) {
-    if (typeof error === 'string') { return error; }
-    if (error && typeof error === 'object' && typeof error.message === 'string') { return error.message; }
-    return null;
-  }
-
-  function formatArguments(args) {
-    if (args === null || args === undefined) { return ''; }
-    if (typeof args === 'string') { return args; }
-    return JSON.stringify(args, null, 2);
-  }
-
-  function handoffText(handoff) {
-    var kind = handoff.kind || (handoff.explicit ? 'explicit' : 'implicit');
-    var words = {explicit: 'Explicit handoff', implicit: 'Handoff', delegation: 'Delegation', 'return': 'Return'};
-    return (words[kind] || 'Handoff') + ': ' + handoff.from + ' \u2192 ' + handoff.to;
-  }
-
-  /**
-   * What the view shows, from a derivation (derive.js output) and the record: one entry per step,
-   * in step order. Every string a row prints comes from here (the DOM builder adds no facts).
-   */
-  function viewModel(derivation, record, options) {
-    var raws = rawSteps(record, (options && options.steps_key) || 'steps');
-    var steps = derivation.steps.map(function (step) {
-      var raw = raws[step.index];
-      return {index: step.index, number: '#' + (step.index + 1), agent: step.agent, agentLabel: agentLabel(step),
-        to: step.to, kind: step.kind, text: step.text, thread: step.thread || null,
-        parentThread: step.parent_thread || null, error: errorText(step.error), time: timeOf(raw),
-        handoffs: [], toolCalls: [], results: []};
-    });
-    derivation.handoffs.forEach(function (handoff) {
-      var target = steps[handoff.step];
-      if (target) { target.handoffs.push({index: handoff.index, from: handoff.from, to: handoff.to,
-        fromStep: handoff.from_step, kind: handoff.kind || (handoff.explicit ? 'explicit' : 'implicit'),
-        text: handoffText(handoff)}); }
-    });
-    derivation.tool_calls.forEach(function (call) {
-      var target = steps[call.step];
-      if (!target) { return; }
-      var resultStep = typeof call.result_step === 'number' ? steps[call.result_step] : null;
-      var error = errorText(call.error) || (resultStep ? resultStep.error : null);
-      target.toolCalls.push({index: call.index, tool: call.tool === null ? '(no tool name)' : call.tool,
-        arguments: formatArguments(call.arguments), resultStep: resultStep ? resultStep.index : null,
-        result: resultStep ? resultStep.text : null, error: error});
-      if (resultStep) { resultStep.results.push(call.index); }
-    });
-    return steps;
-  }
-
-  /** What one judgment's value points at, per type: [[stepIndex, words], ...] (hostile input: checked). */
-  function judgedSteps(widget, value) {
-    var found = [];
-    function add(step, words) {
-      if (typeof step === 'number' && step >= 0 && Math.floor(step) === step) { found.push([step, words]); }
-    }
-    function list(items) { return Array.isArray(items) ? items.filter(function (item) { return item && typeof item === 'object'; }) : []; }
-    if (widget === 'failure_attribution' && value && typeof value === 'object') {
-      add(value.decisive_step, 'decisive step');
-    } else if (widget === 'handoff_review') {
-      list(value).forEach(function (entry) {
-        var flags = Array.isArray(entry.flags) ? entry.flags.filter(function (f) { return typeof f === 'string'; }) : [];
-        add(entry.step, 'handoff' + (flags.length ? ' ' + flags.join(', ') : '') +
-          (typeof entry.quality === 'number' ? ' quality ' + entry.quality : ''));
-      });
-    } else if (widget === 'tool_call_review') {
-      list(value).forEach(function (entry) {
-        add(entry.step, 'tool call' + (typeof entry.verdict === 'string' ? ' ' + entry.verdict : ''));
-      });
-    } else if (widget === 'emergent_behavior' && value && typeof value === 'object' && !Array.isArray(value)) {
-      Object.keys(value).forEach(function (behaviour) {
-        var turns = value[behaviour] && Array.isArray(value[behaviour].turns) ? value[behaviour].turns : [];
-        turns.forEach(function (turn) { add(turn, behaviour); });
-      });
-    }
-    return found;
-  }
-
-  /**
-   * The judgment markers per step: {stepIndex: ["judge SOURCE: WHAT", ...]}, from the record's
-   * judgments of the page's schemes ([{name, widget, config}]). The trace view knows no answer, so
-   * only schemes whose show_judgments is 'always' (the default) are marked.
-   */
-  function judgmentMarks(record, schemes) {
-    var marks = {};
-    (schemes || []).forEach(function (scheme) {
-      var config = scheme.config || {};
-      if (judgmentsLib.showMode(config) !== 'always') { return; }
-      judgmentsLib.judgmentsOf(record, config, scheme.name).forEach(function (judgment) {
-        judgedSteps(scheme.widget, judgment.value).forEach(function (pair) {
-          var words = 'judge ' + judgment.source + ': ' + pair[1];
-          var at = marks[pair[0]] || (marks[pair[0]] = []);
-          if (at.indexOf(words) < 0) { at.push(words); }
-        });
-      });
-    });
-    return marks;
-  }
-
-  /** The plain facts of one row (the numbers, agents, handoffs and calls it prints). */
-  function rowFacts(entry) {
-    return {number: entry.number, agent: entry.agentLabel,
-      handoffs: entry.handoffs.map(function (handoff) { return handoff.text; }),
-      toolCalls: entry.toolCalls.map(function (call) { return call.tool; })};
-  }
-
-  /**
-   * The layout `auto` picks: tree when the run has threads or delegations; board when it is one
-   * group chat (no threads, three or more agents, and at least half of its agent-bearing steps
-   * name an addressee); lanes otherwise.
-   */
-  function autoLayout(derivation) {
-    var threaded = derivation.steps.some(function (step) { return step.thread; }) ||
-      derivation.handoffs.some(function (handoff) { return handoff.kind === 'delegation' || handoff.kind === 'return'; });
-    if (threaded) { return 'tree'; }
-    var bearing = derivation.steps.filter(function (step) { return step.agent !== null && step.kind !== 'tool_result'; });
-    var addressed = bearing.filter(function (step) { return step.to; }).length;
-    if (derivation.agents.length >= 3 && bearing.length > 0 && addressed * 2 >= bearing.length) { return 'board'; }
-    return 'lanes';
-  }
-
-  /** Depth of each thread (root: 0), following parent_thread; cycles stop at the first repeat. */
-  function threadDepths(steps) {
-    var parents = Object.create(null);
-    steps.forEach(function (step) {
-      if (step.thread && step.parentThread && !(step.thread in parents)) { parents[step.thread] = step.parentThread; }
-    });
-    var depths = Object.create(null);
-    function depth(thread) {
-      if (!thread) { return 0; }
-      if (thread in depths) { return depths[thread]; }
-      var seen = Object.create(null);
-      var d = 1;
-      var at = parents[thread];
-      while (at && !(at in seen) && d < 32) { seen[at] = true; d += 1; at = parents[at]; }
-      depths[thread] = d;
-      return d;
-    }
-    return depth;
-  }
-
-  /**
-   * Lanes: one per agent that acts in a step (first appearance order), plus one first for steps
-   * with no agent when there are any. {of: agent -> lane, none: lane or -1, count}.
-   */
-  function laneMap(entries) {
-    var of = Object.create(null);
-    var hasNone = entries.some(function (entry) { return entry.agent === null; });
-    var count = hasNone ? 1 : 0;
-    entries.forEach(function (entry) {
-      if (entry.agent !== null && !(entry.agent in of)) { of[entry.agent] = count; count += 1; }
-    });
-    return {of: of, none: hasNone ? 0 : -1, count: Math.max(count, 1)};
-  }
-
-  /** The layout for a radio answer, given the view's map; null when the answer maps to none. */
-  function layoutForAnswer(answer, layoutMap) {
-    if (answer === null || answer === undefined) { return null; }
-    var layout = own(layoutMap, answer) ? layoutMap[answer] : null;
-    return LAYOUTS.indexOf(layout) >= 0 ? layout : null;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // DOM helpers
-  // ---------------------------------------------------------------------------------------------
-
-  function h(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      var value = attrs[name];
-      if (name === 'text') { node.textContent = value === null || value === undefined ? '' : String(value); return; }
-      if (value === null || value === undefined || value === false) { return; }
-      node.setAttribute(name, value === true ? '' : String(value));
-    });
-    (children || []).forEach(function (child) {
-      if (child === null || child === undefined || child === false) { return; }
-      node.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
-    });
-    return node;
-  }
-
-  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+  var model = parts.model;
+  var judgments = parts.judgments;
+  var rows = parts.rows;
+  var core = parts.core;
 
   function readConfig(section) {
     try { return JSON.parse(section.getAttribute('data-ma-trace') || '{}'); } catch (error) { return null; }
   }
 
-  function readRecord() {
-    var holder = document.querySelector('[data-instance-json]');
-    if (!holder) { return {error: 'This page has no trace data (no [data-instance-json] element).'}; }
-    try { return {record: JSON.parse(holder.getAttribute('data-instance-json'))}; } catch (error) {
-      return {error: 'The trace data on this page could not be read: ' + error.message};
-    }
-  }
-
-  function deriveOptions(config) {
-    var options = {};
-    DERIVE_OPTION_KEYS.forEach(function (key) {
-      if (own(config, key) && config[key] !== null) { options[key] = config[key]; }
-    });
-    return options;
-  }
-
-  /** The page's multiagent schemes, from their forms: [{name, widget, config}]. */
-  function pageSchemes() {
-    var schemes = [];
-    document.querySelectorAll('form[data-ma-widget][data-ma-config]').forEach(function (form) {
-      var config;
-      try { config = JSON.parse(form.getAttribute('data-ma-config')); } catch (error) { return; }
-      schemes.push({name: form.getAttribute('data-schema-name'), widget: form.getAttribute('data-ma-widget'),
-        config: config && typeof config === 'object' ? config : {}});
-    });
-    return schemes;
-  }
-
-  /** The actions some widget on the page takes (form[data-ma-step-actions]). */
-  function offeredActions() {
-    var offered = Object.create(null);
-    document.querySelectorAll('[data-ma-step-actions]').forEach(function (node) {
-      String(node.getAttribute('data-ma-step-actions')).split(/\s+/).forEach(function (action) {
-        if (own(ACTIONS, action)) { offered[action] = true; }
-      });
-    });
-    return Object.keys(ACTIONS).filter(function (action) { return offered[action]; });
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Turn-level slots (Potato's turn_annotations DOM contract; turn-annotations.js handles clicks)
-  // ---------------------------------------------------------------------------------------------
-
-  function bindingMatches(binding, entry) {
-    if (!binding) { return true; }
-    var agent = entry.agent === null ? '' : entry.agent;
-    if (Array.isArray(binding.agents) && binding.agents.indexOf(agent) < 0) { return false; }
-    if (Array.isArray(binding.speakers) && binding.speakers.indexOf(agent) < 0) { return false; }
-    if (Array.isArray(binding.step_types) && binding.step_types.indexOf(entry.kind) < 0) { return false; }
-    if (Array.isArray(binding.tools) && !entry.toolCalls.some(function (call) {
-      return binding.tools.indexOf(call.tool) >= 0; })) { return false; }
-    if (Array.isArray(binding.turn_range) && binding.turn_range.length === 2 &&
-        (entry.index < binding.turn_range[0] || entry.index > binding.turn_range[1])) { return false; }
-    return true;
-  }
-
-  function turnId(entry) { return 't' + entry.index; }
-
-  function storedTurn(schema, tid) {
-    var api = root.turnAnnotations;
-    var state = api && typeof api._state === 'function' ? api._state() : null;
-    if (state && state[schema]) { return state[schema].turns[tid] || null; }
-    var input = document.querySelector('input.turn-anno-hidden[data-schema-name="' + CSS.escape(schema) + '"]');
-    if (!input || !input.value) { return null; }
-    try { var parsed = JSON.parse(input.value); return parsed && parsed.turns ? parsed.turns[tid] || null : null; } catch (e) {
-      return null;
-    }
-  }
-
-  function paintChip(chip, entry) {
-    var value = chip.getAttribute('data-value');
-    var on = !!entry && (Array.isArray(entry.values) ? entry.values.indexOf(value) >= 0 : String(entry.value) === value);
-    chip.classList.toggle('ta-selected', on);
-    chip.setAttribute('aria-pressed', on ? 'true' : 'false');
-  }
-
-  function turnSlot(view, entry) {
-    var schemes = (view.config.turn_schemes || []).filter(function (scheme) { return bindingMatches(scheme.binding, entry); });
-    if (!schemes.length) { return null; }
-    var tid = turnId(entry);
-    var slot = h('div', {class: 'turn-anno-slot ma-trace-tags', 'data-turn-id': tid, 'data-turn-index': entry.index,
-      'data-field-key': view.config.field_key, 'data-speaker': entry.agent || '', 'data-step-type': entry.kind,
-      'data-agent-id': entry.agent || ''});
-    schemes.forEach(function (scheme) {
-      var stored = storedTurn(scheme.name, tid);
-      var chips = scheme.labels.map(function (label) {
-        var chip = h('button', {type: 'button', class: 'ta-chip', 'data-ta-schema': scheme.name, 'data-turn-id': tid,
-          'data-value': label, 'data-multi': scheme.type === 'multiselect' ? 'true' : 'false', text: label});
-        paintChip(chip, stored);
-        return chip;
-      });
-      slot.appendChild(h('span', {class: 'turn-anno-widget', 'data-ta-schema': scheme.name, 'data-ta-type': scheme.type,
-        role: 'group', 'aria-label': scheme.label + ', ' + entry.number}, [
-        h('span', {class: 'ta-widget-label', text: scheme.label}),
-        h('span', {class: 'ta-chips'}, chips)]));
-    });
-    return slot;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Rows
-  // ---------------------------------------------------------------------------------------------
-
-  function foldedText(view, text, label) {
-    var limit = view.config.fold_chars || 600;
-    var block = h('div', {class: 'ma-trace-text'});
-    if (text.length <= limit) {
-      block.appendChild(h('p', {class: 'ma-trace-body', text: text}));
-      return block;
-    }
-    var body = h('p', {class: 'ma-trace-body', text: text.slice(0, limit) + '\u2026'});
-    var toggle = h('button', {type: 'button', class: 'ma-trace-fold', 'aria-expanded': 'false',
-      text: 'Show all ' + text.length + ' characters of ' + label});
-    toggle.addEventListener('click', function () {
-      var open = toggle.getAttribute('aria-expanded') === 'true';
-      body.textContent = open ? text.slice(0, limit) + '\u2026' : text;
-      toggle.setAttribute('aria-expanded', open ? 'false' : 'true');
-      toggle.textContent = open ? 'Show all ' + text.length + ' characters of ' + label : 'Fold ' + label;
-    });
-    block.appendChild(body);
-    block.appendChild(toggle);
-    return block;
-  }
-
-  function toolCallBlock(view, call) {
-    var parts = [h('p', {class: 'ma-trace-tool-name'}, ['Tool call: ', h('code', {text: call.tool})])];
-    if (call.arguments) { parts.push(h('pre', {class: 'ma-trace-args', text: call.arguments})); }
-    if (call.error) {
-      parts.push(h('p', {class: 'ma-trace-error'}, [h('strong', {text: 'Error: '}), call.error]));
-    }
-    if (call.result !== null) {
-      var resultHead = h('p', {class: 'ma-trace-result-head'}, ['Result in ',
-        h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': call.resultStep,
-          text: '#' + (call.resultStep + 1)})]);
-      parts.push(resultHead);
-      parts.push(foldedText(view, call.result, 'the result'));
-    }
-    return h('div', {class: 'ma-trace-tool', 'data-call-index': call.index}, parts);
-  }
-
-  function actionButtons(view, entry) {
-    var actions = view.actions.filter(function (action) {
-      if (action === 'open-handoff') { return entry.handoffs.length > 0; }
-      if (action === 'open-tool-call') { return entry.toolCalls.length > 0; }
-      return true;
-    });
-    if (!actions.length) { return null; }
-    return h('div', {class: 'ma-trace-actions', role: 'group', 'aria-label': 'Actions on ' + entry.number},
-      actions.map(function (action) {
-        return h('button', {type: 'button', class: 'ma-trace-action', 'data-action': action,
-          'data-step': entry.index, text: ACTIONS[action]});
-      }));
-  }
-
-  function handoffMarks(entry) {
-    return entry.handoffs.map(function (handoff) {
-      return h('p', {class: 'ma-trace-handoff ma-trace-handoff-' + handoff.kind, 'data-handoff-index': handoff.index},
-        [h('span', {class: 'ma-trace-handoff-arrow', 'aria-hidden': 'true', text: '\u21C4 '}), handoff.text,
-          ' (from ', h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': handoff.fromStep,
-            text: '#' + (handoff.fromStep + 1)}), ')']);
-    });
-  }
-
-  function stepCard(view, entry) {
-    var head = h('div', {class: 'ma-trace-step-head'}, [
-      h('span', {class: 'ma-trace-num', text: entry.number}), ' ',
-      h('span', {class: 'ma-trace-agent', text: entry.agentLabel}),
-      entry.kind === 'tool_result' ? h('span', {class: 'ma-trace-kind', text: ' tool result'}) : null,
-      entry.kind === 'handoff' ? h('span', {class: 'ma-trace-kind', text: ' handoff event'}) : null,
-      entry.time !== null ? h('time', {class: 'ma-trace-time', text: entry.time}) : null]);
-    (view.judged[entry.index] || []).forEach(function (words) {
-      head.appendChild(h('span', {class: 'ma-trace-judgment', text: words}));
-    });
-    if (view.layout === 'board' && entry.to) {
-      head.appendChild(h('span', {class: 'ma-trace-chips'}, [h('span', {class: 'ma-trace-chip', text: 'to ' + entry.to})]));
-    }
-    var card = h('article', {class: 'ma-trace-step', 'data-step': entry.index, tabindex: '-1',
-      'aria-label': entry.number + ' ' + entry.agentLabel}, [head]);
-    if (entry.error) { card.appendChild(h('p', {class: 'ma-trace-error'}, [h('strong', {text: 'Error: '}), entry.error])); }
-    if (entry.text !== '') { card.appendChild(foldedText(view, entry.text, entry.number)); }
-    entry.toolCalls.forEach(function (call) { card.appendChild(toolCallBlock(view, call)); });
-    var slot = turnSlot(view, entry);
-    if (slot) { card.appendChild(slot); }
-    var actions = actionButtons(view, entry);
-    if (actions) { card.appendChild(actions); }
-    return card;
-  }
-
-  function row(view, entry, position) {
-    var wrapper = h('li', {class: 'ma-trace-row', 'data-step': entry.index});
-    handoffMarks(entry).forEach(function (mark) { wrapper.appendChild(mark); });
-    var card = stepCard(view, entry);
-    if (view.layout === 'lanes') {
-      var lane = view.laneOf(entry.agent);
-      wrapper.style.setProperty('--ma-lane', String(lane));
-      wrapper.style.setProperty('--ma-row', String(position + 1));
-      wrapper.setAttribute('data-lane', String(lane));
-    } else if (view.layout === 'tree') {
-      var depth = view.depth(entry.thread);
-      wrapper.style.setProperty('--ma-depth', String(depth));
-      if (entry.thread) { card.querySelector('.ma-trace-step-head').appendChild(
-        h('span', {class: 'ma-trace-thread', text: ' thread ' + entry.thread})); }
-    }
-    wrapper.appendChild(card);
-    return wrapper;
+  /** The page's record and derivation for this view's options (the runtime's, shared), or {error}. */
+  function pageDerivation(config) {
+    if (!core || typeof core.pageDerivation !== 'function') { return {error: 'widget.js did not load.'}; }
+    try { return core.pageDerivation(config); } catch (error) { return {error: String(error && error.message)}; }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -494,18 +75,16 @@
   }
 
   View.prototype.load = function () {
-    var got = readRecord();
-    if (got.error) { this.say(got.error); this.entries = []; return; }
-    var derive = root.PotatoMultiagentDerive && root.PotatoMultiagentDerive.derive;
-    if (typeof derive !== 'function') { this.say('derive.js did not load.'); this.entries = []; return; }
-    this.derivation = derive(got.record, deriveOptions(this.config));
-    this.entries = viewModel(this.derivation, got.record, this.config);
-    var lanes = laneMap(this.entries);
+    var page = pageDerivation(this.config);
+    if (page.error) { this.say(page.error); this.entries = []; return; }
+    this.derivation = page.derivation;
+    this.entries = model.viewModel(this.derivation, page.record, core.deriveOptions(this.config));
+    var lanes = model.laneMap(this.entries);
     this.laneCount = lanes.count;
     this.laneOf = function (agent) { return agent === null ? lanes.none : lanes.of[agent]; };
-    this.depth = threadDepths(this.entries);
-    this.actions = offeredActions();
-    this.judged = judgmentMarks(got.record, pageSchemes());
+    this.depth = model.threadDepths(this.entries);
+    this.actions = rows.offeredActions();
+    this.judged = judgments.judgmentMarks(page.record, judgments.pageSchemes());
     this.meta.textContent = this.entries.length + ' steps, ' + this.derivation.agents.length + ' agents, ' +
       this.derivation.handoffs.length + ' handoffs, ' + this.derivation.tool_calls.length + ' tool calls';
   };
@@ -518,10 +97,10 @@
 
   View.prototype.wantedLayout = function () {
     if (this.chosenByAnnotator) { return this.layout; }
-    var fromRadio = this.config.layout_from ? layoutForAnswer(radioAnswer(this.config.layout_from), this.config.layout_map) : null;
+    var fromRadio = this.config.layout_from ? model.layoutForAnswer(radioAnswer(this.config.layout_from), this.config.layout_map) : null;
     if (fromRadio) { return fromRadio; }
-    if (LAYOUTS.indexOf(this.config.layout) >= 0) { return this.config.layout; }
-    return autoLayout(this.derivation || {steps: [], handoffs: [], agents: []});
+    if (model.LAYOUTS.indexOf(this.config.layout) >= 0) { return this.config.layout; }
+    return model.autoLayout(this.derivation || {steps: [], handoffs: [], agents: []});
   };
 
   View.prototype.setLayout = function (layout, why) {
@@ -537,10 +116,10 @@
 
   View.prototype.ensureList = function () {
     if (this.list && this.list.parentNode === this.viewport) { return this.list; }
-    clear(this.viewport);
-    this.before = h('button', {type: 'button', class: 'ma-trace-more', 'data-more': 'before'});
-    this.list = h('ol', {class: 'ma-trace-steps', 'aria-label': 'Steps'});
-    this.after = h('button', {type: 'button', class: 'ma-trace-more', 'data-more': 'after'});
+    core.clear(this.viewport);
+    this.before = core.h('button', {type: 'button', class: 'ma-trace-more', 'data-more': 'before'});
+    this.list = core.h('ol', {class: 'ma-trace-steps', 'aria-label': 'Steps'});
+    this.after = core.h('button', {type: 'button', class: 'ma-trace-more', 'data-more': 'after'});
     this.viewport.appendChild(this.before);
     this.viewport.appendChild(this.list);
     this.viewport.appendChild(this.after);
@@ -549,9 +128,9 @@
 
   View.prototype.paint = function () {
     var list = this.ensureList();
-    clear(list);
+    core.clear(list);
     var end = Math.min(this.entries.length, this.start + WINDOW);
-    for (var i = this.start; i < end; i++) { list.appendChild(row(this, this.entries[i], i - this.start)); }
+    for (var i = this.start; i < end; i++) { list.appendChild(rows.row(this, this.entries[i], i - this.start)); }
     this.before.hidden = this.start === 0;
     this.before.textContent = 'Show earlier steps (#1\u2013#' + this.start + ')';
     this.after.hidden = end >= this.entries.length;
@@ -709,8 +288,8 @@
     var entry = this.entries[index];
     var event = new CustomEvent('multiagent:step-action', {cancelable: true, detail: {index: index, action: action}});
     var handled = !document.dispatchEvent(event);
-    this.say(handled ? ACTIONS[action] + ': done for ' + entry.number + ' (' + entry.agentLabel + ').'
-      : ACTIONS[action] + ': nothing on this page took ' + entry.number + '.');
+    this.say(handled ? rows.ACTIONS[action] + ': done for ' + entry.number + ' (' + entry.agentLabel + ').'
+      : rows.ACTIONS[action] + ': nothing on this page took ' + entry.number + '.');
   };
 
   // ---------------------------------------------------------------------------------------------
@@ -749,7 +328,7 @@
     var scheme = target.getAttribute('schema');
     views.forEach(function (view) {
       if (view.config.layout_from !== scheme || view.chosenByAnnotator) { return; }
-      var layout = layoutForAnswer(radioAnswer(scheme), view.config.layout_map);
+      var layout = model.layoutForAnswer(radioAnswer(scheme), view.config.layout_map);
       if (layout && layout !== view.layout) { view.setLayout(layout, 'from the answer to ' + scheme); }
     });
   }
@@ -774,6 +353,10 @@
   var started = false;
   function start() {
     if (started || typeof document === 'undefined') { return; }
+    if (!core || !rows) {
+      if (root.console) { root.console.error('trace_view.js: widget.js and the trace view\'s parts must load before it'); }
+      return;
+    }
     started = true;
     document.addEventListener('multiagent:show-step', onShowStep);
     document.addEventListener('click', onLinkClick);
@@ -791,11 +374,11 @@
     version: '1',
     start: start,
     showStep: showStep,
-    viewModel: viewModel,
-    rowFacts: rowFacts,
-    judgmentMarks: judgmentMarks,
-    autoLayout: autoLayout,
-    layoutForAnswer: layoutForAnswer,
+    viewModel: model.viewModel,
+    rowFacts: model.rowFacts,
+    judgmentMarks: judgments.judgmentMarks,
+    autoLayout: model.autoLayout,
+    layoutForAnswer: model.layoutForAnswer,
     views: function () { return views.slice(); },
     WINDOW: WINDOW
   };

@@ -73,6 +73,16 @@
     return entry;
   }
 
+  /**
+   * {record, derivation} for a config's derive options, or {error}: every widget and the trace view
+   * get theirs here, one parse per instance, one derivation per deriveOptions(config) key.
+   */
+  function pageDerivation(config) {
+    var entry = readPageRecord();
+    if (entry.error) { return {error: entry.error}; }
+    return {record: entry.record, derivation: derivationFor(entry, deriveOptions(config))};
+  }
+
   function derivationFor(entry, options) {
     var key = JSON.stringify(options);
     if (!(key in entry.derivations)) {
@@ -283,18 +293,17 @@
         return;
       }
       config = config.value;
-      var entry = readPageRecord();
-      if (entry.error) {
-        showRuntimeError(state, entry.error);
+      var page = pageDerivation(config);
+      if (page.error) {
+        showRuntimeError(state, page.error);
         return;
       }
-      var derivation = derivationFor(entry, deriveOptions(config));
       if (typeof state.cleanup === 'function') {
         var cleanup = state.cleanup;
         state.cleanup = null;
         cleanup();
       }
-      var result = render(makeContext(state, config, entry.record, derivation));
+      var result = render(makeContext(state, config, page.record, page.derivation));
       if (typeof result === 'function') { state.cleanup = result; }
       paintNotices(state);
     } catch (error) {
@@ -454,6 +463,7 @@
    *     model.announce(text); el = the form's .ma-body; state = a per-form object kept across
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
+   *   pageDerivation(config) -> {record, derivation} | {error}   (shared with the trace view)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
    *   aboveBound(field, value, bound),
    *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
@@ -465,6 +475,7 @@
     register: register,
     renderAll: renderAll,
     renderForm: renderForm,
+    pageDerivation: pageDerivation,
     formState: formStateFor,
     start: start,
     h: base.h,

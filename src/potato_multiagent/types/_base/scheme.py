@@ -84,8 +84,8 @@ class SchemeConfig(DeriveOptions):
         "`{scheme: [{source, value}]}` as `convert --judgments` writes it.")
 
     def widget_config(self) -> dict:
-        """The JSON the widget script receives: everything but name and description."""
-        return self.model_dump(exclude={"name", "description"})
+        """The JSON the widget script receives: everything but name and description, with ``derive_options``."""
+        return self.browser_config(exclude={"name", "description"})
 
 
 @lru_cache(maxsize=None)
@@ -177,11 +177,10 @@ class Scheme:
 
         The schema comes from the pydantic ``Value`` model, so the browser checks stored values
         against the same definition as :meth:`validate`, never a hand-written copy;
-        ``derive_options`` is what ``derive.js`` must be called with, so the browser need not
-        keep its own list of option names.
+        ``derive_options`` (:meth:`DeriveOptions.browser_config`, as for the trace view) is what
+        ``derive.js`` must be called with, so the browser need not keep its own list of option names.
         """
-        return {**config.widget_config(), "value_schema": json_schema(cls.Value),
-                "derive_options": config.derive_options()}
+        return {**config.widget_config(), "value_schema": json_schema(cls.Value)}
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:

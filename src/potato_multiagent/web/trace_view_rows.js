@@ -1,0 +1,206 @@
+/*
+ * trace_view_rows.js: one row of the trace view, built from its view-model entry
+ * (trace_view_model.js): the step card (#N, agent, time, judgment markers, text folded past
+ * fold_chars, tool calls with arguments and result links, errors), the handoffs received, the
+ * turn-level tag chips (Potato's turn_annotations DOM contract) and the actions some widget on the
+ * page takes; then placed for the layout (lanes: a column per agent, tree: indented by thread
+ * depth, board: addressee chips). Page only; loaded after widget.js (its h) and before
+ * trace_view.js, which calls row(view, entry, position). Trace data is hostile: DOM through h only.
+ */
+(function (root) {
+  'use strict';
+  var core = root.PotatoMultiagent;
+  if (!core || typeof core.h !== 'function') {
+    if (root.console) { root.console.error('trace_view_rows.js: widget.js must load before it'); }
+    return;
+  }
+  var h = core.h;
+  var own = root.PotatoMultiagentTraceModel.own;
+  var ACTIONS = {
+    'decisive': 'Set as decisive step',
+    'add-to-behaviour': 'Add to behaviour',
+    'open-handoff': 'Open handoff',
+    'open-tool-call': 'Open tool call'
+  };
+
+  /** The actions some widget on the page takes (form[data-ma-step-actions]). */
+  function offeredActions() {
+    var offered = Object.create(null);
+    document.querySelectorAll('[data-ma-step-actions]').forEach(function (node) {
+      String(node.getAttribute('data-ma-step-actions')).split(/\s+/).forEach(function (action) {
+        if (own(ACTIONS, action)) { offered[action] = true; }
+      });
+    });
+    return Object.keys(ACTIONS).filter(function (action) { return offered[action]; });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Turn-level slots (Potato's turn_annotations DOM contract; turn-annotations.js handles clicks)
+  // ---------------------------------------------------------------------------------------------
+
+  function bindingMatches(binding, entry) {
+    if (!binding) { return true; }
+    var agent = entry.agent === null ? '' : entry.agent;
+    if (Array.isArray(binding.agents) && binding.agents.indexOf(agent) < 0) { return false; }
+    if (Array.isArray(binding.speakers) && binding.speakers.indexOf(agent) < 0) { return false; }
+    if (Array.isArray(binding.step_types) && binding.step_types.indexOf(entry.kind) < 0) { return false; }
+    if (Array.isArray(binding.tools) && !entry.toolCalls.some(function (call) {
+      return binding.tools.indexOf(call.tool) >= 0; })) { return false; }
+    if (Array.isArray(binding.turn_range) && binding.turn_range.length === 2 &&
+        (entry.index < binding.turn_range[0] || entry.index > binding.turn_range[1])) { return false; }
+    return true;
+  }
+
+  function turnId(entry) { return 't' + entry.index; }
+
+  function storedTurn(schema, tid) {
+    var api = root.turnAnnotations;
+    var state = api && typeof api._state === 'function' ? api._state() : null;
+    if (state && state[schema]) { return state[schema].turns[tid] || null; }
+    var input = document.querySelector('input.turn-anno-hidden[data-schema-name="' + CSS.escape(schema) + '"]');
+    if (!input || !input.value) { return null; }
+    try { var parsed = JSON.parse(input.value); return parsed && parsed.turns ? parsed.turns[tid] || null : null; } catch (e) {
+      return null;
+    }
+  }
+
+  function paintChip(chip, entry) {
+    var value = chip.getAttribute('data-value');
+    var on = !!entry && (Array.isArray(entry.values) ? entry.values.indexOf(value) >= 0 : String(entry.value) === value);
+    chip.classList.toggle('ta-selected', on);
+    chip.setAttribute('aria-pressed', on ? 'true' : 'false');
+  }
+
+  function turnSlot(view, entry) {
+    var schemes = (view.config.turn_schemes || []).filter(function (scheme) { return bindingMatches(scheme.binding, entry); });
+    if (!schemes.length) { return null; }
+    var tid = turnId(entry);
+    var slot = h('div', {class: 'turn-anno-slot ma-trace-tags', 'data-turn-id': tid, 'data-turn-index': entry.index,
+      'data-field-key': view.config.field_key, 'data-speaker': entry.agent || '', 'data-step-type': entry.kind,
+      'data-agent-id': entry.agent || ''});
+    schemes.forEach(function (scheme) {
+      var stored = storedTurn(scheme.name, tid);
+      var chips = scheme.labels.map(function (label) {
+        var chip = h('button', {type: 'button', class: 'ta-chip', 'data-ta-schema': scheme.name, 'data-turn-id': tid,
+          'data-value': label, 'data-multi': scheme.type === 'multiselect' ? 'true' : 'false', text: label});
+        paintChip(chip, stored);
+        return chip;
+      });
+      slot.appendChild(h('span', {class: 'turn-anno-widget', 'data-ta-schema': scheme.name, 'data-ta-type': scheme.type,
+        role: 'group', 'aria-label': scheme.label + ', ' + entry.number}, [
+        h('span', {class: 'ta-widget-label', text: scheme.label}),
+        h('span', {class: 'ta-chips'}, chips)]));
+    });
+    return slot;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rows
+  // ---------------------------------------------------------------------------------------------
+
+  function foldedText(view, text, label) {
+    var limit = view.config.fold_chars || 600;
+    var block = h('div', {class: 'ma-trace-text'});
+    if (text.length <= limit) {
+      block.appendChild(h('p', {class: 'ma-trace-body', text: text}));
+      return block;
+    }
+    var body = h('p', {class: 'ma-trace-body', text: text.slice(0, limit) + '\u2026'});
+    var toggle = h('button', {type: 'button', class: 'ma-trace-fold', 'aria-expanded': 'false',
+      text: 'Show all ' + text.length + ' characters of ' + label});
+    toggle.addEventListener('click', function () {
+      var open = toggle.getAttribute('aria-expanded') === 'true';
+      body.textContent = open ? text.slice(0, limit) + '\u2026' : text;
+      toggle.setAttribute('aria-expanded', open ? 'false' : 'true');
+      toggle.textContent = open ? 'Show all ' + text.length + ' characters of ' + label : 'Fold ' + label;
+    });
+    block.appendChild(body);
+    block.appendChild(toggle);
+    return block;
+  }
+
+  function toolCallBlock(view, call) {
+    var parts = [h('p', {class: 'ma-trace-tool-name'}, ['Tool call: ', h('code', {text: call.tool})])];
+    if (call.arguments) { parts.push(h('pre', {class: 'ma-trace-args', text: call.arguments})); }
+    if (call.error) {
+      parts.push(h('p', {class: 'ma-trace-error'}, [h('strong', {text: 'Error: '}), call.error]));
+    }
+    if (call.result !== null) {
+      var resultHead = h('p', {class: 'ma-trace-result-head'}, ['Result in ',
+        h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': call.resultStep,
+          text: '#' + (call.resultStep + 1)})]);
+      parts.push(resultHead);
+      parts.push(foldedText(view, call.result, 'the result'));
+    }
+    return h('div', {class: 'ma-trace-tool', 'data-call-index': call.index}, parts);
+  }
+
+  function actionButtons(view, entry) {
+    var actions = view.actions.filter(function (action) {
+      if (action === 'open-handoff') { return entry.handoffs.length > 0; }
+      if (action === 'open-tool-call') { return entry.toolCalls.length > 0; }
+      return true;
+    });
+    if (!actions.length) { return null; }
+    return h('div', {class: 'ma-trace-actions', role: 'group', 'aria-label': 'Actions on ' + entry.number},
+      actions.map(function (action) {
+        return h('button', {type: 'button', class: 'ma-trace-action', 'data-action': action,
+          'data-step': entry.index, text: ACTIONS[action]});
+      }));
+  }
+
+  function handoffMarks(entry) {
+    return entry.handoffs.map(function (handoff) {
+      return h('p', {class: 'ma-trace-handoff ma-trace-handoff-' + handoff.kind, 'data-handoff-index': handoff.index},
+        [h('span', {class: 'ma-trace-handoff-arrow', 'aria-hidden': 'true', text: '\u21C4 '}), handoff.text,
+          ' (from ', h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': handoff.fromStep,
+            text: '#' + (handoff.fromStep + 1)}), ')']);
+    });
+  }
+
+  function stepCard(view, entry) {
+    var head = h('div', {class: 'ma-trace-step-head'}, [
+      h('span', {class: 'ma-trace-num', text: entry.number}), ' ',
+      h('span', {class: 'ma-trace-agent', text: entry.agentLabel}),
+      entry.kind === 'tool_result' ? h('span', {class: 'ma-trace-kind', text: ' tool result'}) : null,
+      entry.kind === 'handoff' ? h('span', {class: 'ma-trace-kind', text: ' handoff event'}) : null,
+      entry.time !== null ? h('time', {class: 'ma-trace-time', text: entry.time}) : null]);
+    (view.judged[entry.index] || []).forEach(function (words) {
+      head.appendChild(h('span', {class: 'ma-trace-judgment', text: words}));
+    });
+    if (view.layout === 'board' && entry.to) {
+      head.appendChild(h('span', {class: 'ma-trace-chips'}, [h('span', {class: 'ma-trace-chip', text: 'to ' + entry.to})]));
+    }
+    var card = h('article', {class: 'ma-trace-step', 'data-step': entry.index, tabindex: '-1',
+      'aria-label': entry.number + ' ' + entry.agentLabel}, [head]);
+    if (entry.error) { card.appendChild(h('p', {class: 'ma-trace-error'}, [h('strong', {text: 'Error: '}), entry.error])); }
+    if (entry.text !== '') { card.appendChild(foldedText(view, entry.text, entry.number)); }
+    entry.toolCalls.forEach(function (call) { card.appendChild(toolCallBlock(view, call)); });
+    var slot = turnSlot(view, entry);
+    if (slot) { card.appendChild(slot); }
+    var actions = actionButtons(view, entry);
+    if (actions) { card.appendChild(actions); }
+    return card;
+  }
+
+  function row(view, entry, position) {
+    var wrapper = h('li', {class: 'ma-trace-row', 'data-step': entry.index});
+    handoffMarks(entry).forEach(function (mark) { wrapper.appendChild(mark); });
+    var card = stepCard(view, entry);
+    if (view.layout === 'lanes') {
+      var lane = view.laneOf(entry.agent);
+      wrapper.style.setProperty('--ma-lane', String(lane));
+      wrapper.style.setProperty('--ma-row', String(position + 1));
+      wrapper.setAttribute('data-lane', String(lane));
+    } else if (view.layout === 'tree') {
+      var depth = view.depth(entry.thread);
+      wrapper.style.setProperty('--ma-depth', String(depth));
+      if (entry.thread) { card.querySelector('.ma-trace-step-head').appendChild(
+        h('span', {class: 'ma-trace-thread', text: ' thread ' + entry.thread})); }
+    }
+    wrapper.appendChild(card);
+    return wrapper;
+  }
+
+  root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row};
+}(typeof globalThis !== 'undefined' ? globalThis : this));
