@@ -219,7 +219,7 @@ def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trac
     login(page, task.base_url, user)
     wait_view(page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="4"]')
-    toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen")
+    toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
     assert visible_chips(card) == []
     toggle.focus()
@@ -237,7 +237,7 @@ def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trac
     for _ in range(3):
         page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
-    toggle = card.get_by_role("button", name="MAST failure modes: 1 chosen")
+    toggle = card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
     assert visible_chips(card) == [MAST_MODES[2]]
     expect(chip).to_have_attribute("aria-pressed", "true")
