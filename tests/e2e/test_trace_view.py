@@ -250,6 +250,12 @@ def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trac
     page.keyboard.press("ArrowDown")
     assert visible_chips(page.locator('section.ma-trace .ma-trace-step[data-step="1"]')) == []
     assert visible_chips(card) == [MAST_MODES[2]]
+    # the pressed chip, unpressed while folded, hides: focus goes to its toggle, Potato saves no mode
+    chip.focus()
+    page.keyboard.press("Space")
+    expect(card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)).to_be_focused()
+    assert visible_chips(card) == []
+    wait_saved(task, user, who["id"], "mast", lambda value: value is not None and "t4" not in json.loads(value)["turns"])
 
 
 def tag_steps(page, task, user, instance, tags) -> dict:
