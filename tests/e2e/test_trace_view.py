@@ -241,6 +241,13 @@ def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trac
     expect(toggle).to_have_attribute("aria-expanded", "false")
     assert visible_chips(card) == [MAST_MODES[2]]
     expect(chip).to_have_attribute("aria-pressed", "true")
+    # the page opened again draws the saved mode as the folded step's pressed chip
+    open_annotate(page, task.base_url)
+    wait_view(page)
+    expect(card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)).to_have_attribute(
+        "aria-expanded", "false")
+    assert visible_chips(card) == [MAST_MODES[2]]
+    expect(chip).to_have_attribute("aria-pressed", "true")
     # the current step (the keyboard on it in the trace) shows all its modes; the one it left folds
     first = page.locator('section.ma-trace .ma-trace-step[data-step="0"]')
     first.focus()
