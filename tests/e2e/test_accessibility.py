@@ -147,7 +147,7 @@ USERS: dict[str, str] = {}
 @pytest.fixture(scope="module")
 def task(potato_task):
     seeded = {}
-    for key, first in [*JOURNEY_STARTS.items(), ("axe", PIPELINE)]:
+    for key, first in [*JOURNEY_STARTS.items(), ("axe", PIPELINE), ("trace", PIPELINE)]:
         USERS[key], seeded[USERS[key]] = starting_on(first)
     for key in ("colours", "axe-marked"):
         USERS[key], seeded[USERS[key]] = starting_on(CONTENTION, marked_states())
@@ -230,6 +230,45 @@ def test_axe_finds_no_serious_violation_in_our_widgets(open_as, user):
 
     serious = [finding for finding in inside if finding["impact"] in ("serious", "critical")]
     assert serious == [], "\n".join(f"{f['id']} at {f['node']['target']}: {f['node']['summary']}" for f in serious)
+
+
+def test_axe_and_forced_colours_on_the_trace_views_folded_mast_tags(open_as):
+    """The trace view's MAST chips (the example's 14 modes) folded to a toggle and the chosen
+    chip, unfolded by hand, and unfolded on the current step: no serious axe finding inside the
+    view; in forced colours the pressed chip keeps its check mark and its system colours."""
+    assert AXE_SCRIPT.exists(), "node_modules/axe-core is missing: run `bash scripts/setup.sh`"
+    page = open_as("trace")
+    trace = page.locator("section.ma-trace")
+    chosen_step = trace.locator('.ma-trace-step[data-step="2"]')
+    toggle = chosen_step.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
+    toggle.click()
+    chosen_step.get_by_role("button", name="FM-2.4 Information withholding").click()
+    toggle = chosen_step.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    pressed = chosen_step.get_by_role("button", name="FM-2.4 Information withholding")
+    expect(pressed).to_have_attribute("aria-pressed", "true")
+    trace.locator('.ma-trace-step[data-step="0"] .ma-trace-tags-toggle').click()
+    page.evaluate("PotatoMultiagentTrace.showStep(4)")
+    expect(trace.locator('.ma-trace-step[data-step="4"] .ma-trace-tags-toggle')).to_have_attribute("aria-expanded", "true")
+
+    page.add_script_tag(path=str(AXE_SCRIPT))
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    violations = page.evaluate("""async () => (await axe.run(document.querySelector('section.ma-trace'))).violations
+        .map(v => ({id: v.id, impact: v.impact, targets: v.nodes.map(n => n.target.join(' '))}))""")
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
+
+    page.emulate_media(forced_colors="active")
+    colours = pressed.evaluate("""(chip) => {
+        const toggle = chip.closest('.ma-trace-tags').querySelector('.ma-trace-tags-toggle');
+        return {mark: getComputedStyle(chip, '::before').content, chip: getComputedStyle(chip).backgroundColor,
+                toggle: getComputedStyle(toggle).backgroundColor, border: getComputedStyle(toggle).borderStyle};
+    }""")
+    assert "\u2713" in colours["mark"] and colours["chip"] != colours["toggle"] and colours["border"] == "solid", colours
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    chosen_step.screenshot(path=str(RESULTS_DIR / "trace-folded-tags-forced-colours.png"), animations="disabled")
+    page.emulate_media(forced_colors="none")
 
 
 # --------------------------------------------------------------------------- keyboard journeys

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from playwright.sync_api import expect
 
 from potato_multiagent import derive, types
 from potato_multiagent.convert import convert_inputs
@@ -196,12 +197,81 @@ def test_the_layout_follows_the_orchestration_radio(trace_task, page):
                            polling=100, timeout=5_000)
 
 
+def unfold_tags(card) -> None:
+    """Open a step's folded MAST chips with its toggle (the current step's are open already)."""
+    toggle = card.locator(".ma-trace-tags-toggle")
+    if toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+
+
+def visible_chips(card) -> list[str]:
+    return card.locator(".ta-chip").evaluate_all(
+        "chips => chips.filter(chip => chip.getClientRects().length).map(chip => chip.dataset.value)")
+
+
+def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
+    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
+    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+    task, records = trace_task
+    who = records[0]
+    user = fresh_user()
+    login(page, task.base_url, user)
+    wait_view(page)
+    card = page.locator('section.ma-trace .ma-trace-step[data-step="4"]')
+    toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    assert visible_chips(card) == []
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    assert visible_chips(card) == MAST_MODES
+    for _ in range(3):   # Tab from the toggle through the chips to the third mode
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.value") == MAST_MODES[2]
+    page.keyboard.press("Space")
+    chip = card.locator(f'.ta-chip[data-value="{MAST_MODES[2]}"]')
+    expect(chip).to_have_attribute("aria-pressed", "true")
+    wait_saved(task, user, who["id"], "mast", lambda value: value is not None and
+               json.loads(value)["turns"].get("t4", {}).get("values") == [MAST_MODES[2]])
+    for _ in range(3):
+        page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    toggle = card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    assert visible_chips(card) == [MAST_MODES[2]]
+    expect(chip).to_have_attribute("aria-pressed", "true")
+    # the page opened again draws the saved mode as the folded step's pressed chip
+    open_annotate(page, task.base_url)
+    wait_view(page)
+    expect(card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)).to_have_attribute(
+        "aria-expanded", "false")
+    assert visible_chips(card) == [MAST_MODES[2]]
+    expect(chip).to_have_attribute("aria-pressed", "true")
+    # the current step (the keyboard on it in the trace) shows all its modes; the one it left folds
+    first = page.locator('section.ma-trace .ma-trace-step[data-step="0"]')
+    first.focus()
+    page.keyboard.press("ArrowDown")
+    assert_lands_on(page, who, 1)
+    assert visible_chips(page.locator("section.ma-trace .ma-trace-step.ma-trace-current")) == MAST_MODES
+    page.keyboard.press("ArrowDown")
+    assert visible_chips(page.locator('section.ma-trace .ma-trace-step[data-step="1"]')) == []
+    assert visible_chips(card) == [MAST_MODES[2]]
+    # the pressed chip, unpressed while folded, hides: focus goes to its toggle, Potato saves no mode
+    chip.focus()
+    page.keyboard.press("Space")
+    expect(card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)).to_be_focused()
+    assert visible_chips(card) == []
+    wait_saved(task, user, who["id"], "mast", lambda value: value is not None and "t4" not in json.loads(value)["turns"])
+
+
 def tag_steps(page, task, user, instance, tags) -> dict:
     """Tag MAST modes on steps in the trace view as an annotator does; wait until Potato saved them."""
     login(page, task.base_url, user)
     wait_view(page)
     for index, modes in tags.items():
         card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"]')
+        unfold_tags(card)
         for mode in modes:
             chip = card.locator(f'.ta-chip[data-value="{mode}"]')
             chip.click()
@@ -276,6 +346,7 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     assert first.locator(".ma-trace-body").text_content() == HOSTILE_TEXT
     assert page.locator("section.ma-trace img, section.ma-trace b").count() == 0
     assert page.evaluate("window.__pwned === undefined")
+    unfold_tags(page.locator('section.ma-trace .ma-trace-step[data-step="2"]'))
     # one step card is in the Tab order (roving tabindex): Tab from the last layout button reaches it
     page.locator('section.ma-trace .ma-trace-layout[data-layout="board"]').focus()
     page.keyboard.press("Tab")
@@ -292,6 +363,14 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
     assert_lands_on(page, records[2], 1502)
     page.wait_for_timeout(500)
     assert current_instance_id(page) == instance == "long-run"
+    # the step unfolded by hand is unfolded again when the window comes back to it; its neighbours folded
+    assert page.locator('section.ma-trace .ma-trace-step[data-step="2"]').count() == 0
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 4}}))")
+    assert_lands_on(page, records[2], 4)
+    toggles = {index: page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"] .ma-trace-tags-toggle')
+               for index in (1, 2, 3, 4)}
+    assert {index: toggle.get_attribute("aria-expanded") for index, toggle in toggles.items()} == {
+        1: "false", 2: "true", 3: "false", 4: "true"}
 
 
 def plugin_static_status(base_url: str, path: str) -> int:
@@ -326,7 +405,16 @@ def test_axe_finds_no_serious_violation_in_the_trace_view(trace_task, page):
         pytest.skip(f"{AXE_SCRIPT} is missing: run `bash scripts/setup.sh`")
     login(page, task.base_url, fresh_user())
     wait_view(page)
-    page.locator('section.ma-trace .ma-trace-step[data-step="3"] .ta-chip').first.click()
+    # folded tags everywhere, one step's unfolded, a chosen mode pressed on a folded step, and the
+    # current step's (after a link) unfolded
+    step3 = page.locator('section.ma-trace .ma-trace-step[data-step="3"]')
+    unfold_tags(step3)
+    step3.locator('.ta-chip').first.click()
+    step5 = page.locator('section.ma-trace .ma-trace-step[data-step="5"]')
+    unfold_tags(step5)
+    step5.locator('.ta-chip').first.click()
+    step5.locator(".ma-trace-tags-toggle").click()
+    expect(step5.locator(".ma-trace-tags-toggle")).to_have_attribute("aria-expanded", "false")
     page.locator("[data-ma-step-link]").first.click()
     page.add_script_tag(path=str(AXE_SCRIPT))
     violations = page.evaluate("""async () => {

@@ -71,6 +71,7 @@
     this.layout = 'lanes';
     this.chosenByAnnotator = false;
     this.judged = {};
+    this.tagFolds = {};       // step index -> tags unfolded (true) or folded (false) by the annotator
     section.classList.add('ma-trace-live');
   }
 
@@ -78,6 +79,7 @@
     var page = pageDerivation(this.config);
     if (page.error) { this.say(page.error); this.entries = []; return; }
     this.derivation = page.derivation;
+    this.tagFolds = {};
     this.entries = model.viewModel(this.derivation, page.record, core.deriveOptions(this.config));
     var lanes = model.laneMap(this.entries);
     this.laneCount = lanes.count;
@@ -210,6 +212,7 @@
       node.setAttribute('tabindex', '-1');
     });
     this.current = index;
+    rows.paintFolds(this);   // the current step's tags unfold, the previous one's fold back
     var rowNode = this.rowFor(index);
     if (!rowNode) { this.keepOneTabStop(); return; }
     var card = rowNode.querySelector('.ma-trace-step');
@@ -276,11 +279,12 @@
     }
     var action = event.target.closest('.ma-trace-action');
     if (action) { this.act(Number(action.getAttribute('data-step')), action.getAttribute('data-action')); return; }
-    if (event.target.closest('.ta-chip')) {
-      var chip = event.target.closest('.ta-chip');
-      setTimeout(function () {
-        chip.setAttribute('aria-pressed', chip.classList.contains('ta-selected') ? 'true' : 'false');
-      }, 0);
+    var tagsToggle = event.target.closest('.ma-trace-tags-toggle');
+    if (tagsToggle) { rows.toggleTags(this, Number(tagsToggle.getAttribute('data-step'))); return; }
+    var chip = event.target.closest('.ta-chip');
+    if (chip) {
+      var view = this;
+      setTimeout(function () { rows.afterChipClick(view, chip); }, 0);   // after Potato's handler
     }
   };
 

@@ -2,7 +2,7 @@
  * trace_view_rows.js: one row of the trace view, built from its view-model entry
  * (trace_view_model.js): the step card (#N, agent, time, judgment markers, text folded past
  * fold_chars, tool calls with arguments and result links, errors), the handoffs received, the
- * turn-level tag chips (Potato's turn_annotations DOM contract) and the actions some widget on the
+ * turn-level tag chips (Potato's turn_annotations DOM contract, folded but on the current step) and the actions some widget on the
  * page takes; then placed for the layout (lanes: a column per agent, tree: indented by thread
  * depth, board: addressee chips). Page only; loaded after widget.js (its h) and before
  * trace_view.js, which calls row(view, entry, position). Trace data is hostile: DOM through h only.
@@ -77,7 +77,9 @@
     var tid = turnId(entry);
     var slot = h('div', {class: 'turn-anno-slot ma-trace-tags', 'data-turn-id': tid, 'data-turn-index': entry.index,
       'data-field-key': view.config.field_key, 'data-speaker': entry.agent || '', 'data-step-type': entry.kind,
-      'data-agent-id': entry.agent || ''});
+      'data-agent-id': entry.agent || '', 'data-schemes': String(schemes.length)});
+    slot.appendChild(h('button', {type: 'button', class: 'ma-trace-tags-toggle', 'data-step': entry.index,
+      'data-name': schemes.length === 1 ? schemes[0].label : 'Tags'}));
     schemes.forEach(function (scheme) {
       var stored = storedTurn(scheme.name, tid);
       var chips = scheme.labels.map(function (label) {
@@ -91,7 +93,52 @@
         h('span', {class: 'ta-widget-label', text: scheme.label}),
         h('span', {class: 'ta-chips'}, chips)]));
     });
+    paintFold(view, slot);
     return slot;
+  }
+
+  // Folding: the 14 MAST chips on every step were half the trace's height (docs/performance.md §8).
+  // A folded slot shows only its chosen chips (pressed) and one toggle; the current step's slot is
+  // unfolded, so "Show #N in the trace" and a click on the mode stay two actions. The chips stay
+  // Potato's turn-level inputs (hidden by CSS, never replaced); what the annotator unfolded or folded
+  // lives on the view, so a row that leaves the window and comes back keeps it.
+
+  /** Unfolded: as the annotator last set it on this step, else when it is the current step. */
+  function tagsOpen(view, index) {
+    var chosen = view.tagFolds ? view.tagFolds[index] : undefined;
+    return chosen === undefined ? view.current === index : chosen;
+  }
+
+  function paintFold(view, slot) {
+    var open = tagsOpen(view, Number(slot.getAttribute('data-turn-index')));
+    var toggle = slot.querySelector('.ma-trace-tags-toggle');
+    var chosen = slot.querySelectorAll('.ta-chip.ta-selected').length;
+    slot.setAttribute('data-folded', open ? 'false' : 'true');
+    toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+    toggle.textContent = toggle.getAttribute('data-name') + ': ' + chosen + ' chosen';
+  }
+
+  /** Repaint every drawn slot's fold (after the current step moved, or a chip was clicked). */
+  function paintFolds(view) {
+    view.section.querySelectorAll('.ma-trace-tags').forEach(function (slot) { paintFold(view, slot); });
+  }
+
+  function toggleTags(view, index) {
+    view.tagFolds = view.tagFolds || {};
+    view.tagFolds[index] = !tagsOpen(view, index);
+    paintFolds(view);
+  }
+
+  /** After Potato handled a chip click: its pressed state, the count, and focus kept visible (a chip
+   * unpressed in a folded slot hides, so focus goes to the slot's toggle). */
+  function afterChipClick(view, chip) {
+    chip.setAttribute('aria-pressed', chip.classList.contains('ta-selected') ? 'true' : 'false');
+    var slot = chip.closest('.ma-trace-tags');
+    if (!slot) { return; }
+    paintFold(view, slot);
+    if (document.activeElement === chip && !chip.getClientRects().length) {
+      slot.querySelector('.ma-trace-tags-toggle').focus();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -202,5 +249,6 @@
     return wrapper;
   }
 
-  root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row};
+  root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row,
+    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick};
 }(typeof globalThis !== 'undefined' ? globalThis : this));
