@@ -16,6 +16,8 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     assert web.index("web/words.js") < web.index("web/value_shape.js")
     assert web.index("web/windowing.js") < web.index("web/base.js") < web.index("web/sync.js")
     assert web.index("web/sync.js") < web.index("web/widget.js") < web.index("web/runtime.js")
+    # the pager uses windowing's page arithmetic; the runtime offers it as ui.pager
+    assert web.index("web/windowing.js") < web.index("web/pager.js") < web.index("web/runtime.js")
 
 
 def test_every_page_script_of_web_is_listed_and_the_node_shim_is_not():

@@ -100,12 +100,12 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "trace_view.js", "base.js", "sync.js",
-               "widget.js", "runtime.js",
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "trace_view.js", "base.js",
+               "sync.js", "widget.js", "runtime.js",
                "graph_labels.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
-check (uses the words), the windowed list/pager, the trace view (derivation, windowing), the
-runtime's pure base (words, value check, windowing), its two-tab merge and flush on leave (base),
+check (uses the words), the windowed list, the pager (uses its page arithmetic), the trace view
+(derivation, windowing), the runtime's pure base (words, value check, windowing), its two-tab merge and flush on leave (base),
 its core (all of them), then ``define`` on top of it; the graph's labels and layered layout (pure,
 no DOM, used by the interaction graph). ``node_shim.js`` is for node tests only and
 is never loaded in the page."""
