@@ -386,7 +386,7 @@ def test_filter_lanes_and_jump_to_a_turn(task, page, user):
     jump = form(page).get_by_label("Jump to turn")
     jump.fill("12")
     jump.press("Enter")
-    expect(form(page).locator(".ma-eb-status")).to_have_text("Type a turn number from 1 to 11.")
+    expect(form(page).locator("[data-ma-sync-notice]")).to_have_text("Type a turn number from 1 to 11.")
     jump.fill("9")
     form(page).get_by_role("button", name="Go", exact=True).click()
     expect(turn(page, 9, "Moderator")).to_be_focused()       # its lane is shown again

@@ -33,8 +33,8 @@
    *   any, for open() to focus), announce(text) (ui.pager gives the runtime's status line),
    *   focus: {save(list) -> key, restore(list, key)} (ui.pager gives the runtime's data-ma-focus
    *   keeping: a redrawn page focuses the same logical control again), turned(bounds) (after a
-   *   button turned the page), compact (hide the bar when every item fits on one page; otherwise
-   *   it shows whenever there is an item)}
+   *   button turned the page), always (show the bar even when every item fits on one page; by
+   *   default it is hidden then: two dead buttons would only be two more tab stops)}
    * Returns {show(count[, item][, noun][, position]): a new list, at the page holding position
    *   (the first by default); recount(the same): the list filtered anew, its page announced;
    *   open(position[, focus]): the page holding item `position`, its node (focused and
@@ -93,7 +93,7 @@
 
     function paintBar(bounds) {
       bar.setAttribute('aria-label', 'Pages of ' + state.noun);
-      bar.hidden = state.count === 0 || (options.compact && bounds.pages < 2);
+      bar.hidden = state.count === 0 || (!options.always && bounds.pages < 2);
       previous.setAttribute('aria-disabled', bounds.page === 0 ? 'true' : 'false');
       next.setAttribute('aria-disabled', bounds.page >= bounds.pages - 1 ? 'true' : 'false');
       where.textContent = pageWords(bounds, state.count, state.noun);

@@ -385,7 +385,7 @@
     var view = {form: el.closest('form') || el, canvas: part(el, 'canvas'), help: part(el, 'help'),
       detailsTitle: part(el, 'details-title'), detailsText: part(el, 'details-text'), derivation: null,
       judgmentsBox: runtime.h('div', {class: 'ma-aig-judgments', 'data-ma': 'judgments', hidden: true})};
-    view.detailsPager = args.ui.pager(view.detailsText, {size: marks.STEP_PAGE, compact: true,
+    view.detailsPager = args.ui.pager(view.detailsText, {size: marks.STEP_PAGE,
       draw: function (first) { if (view.detailsShown) { paintDetails(view, first / marks.STEP_PAGE); } }});
     view.canvas.parentNode.insertBefore(view.judgmentsBox, view.canvas.nextSibling);
     view.canvas.addEventListener('click', function (event) {

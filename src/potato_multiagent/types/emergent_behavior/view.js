@@ -48,7 +48,7 @@
       form: el.closest('form') || el, rt: rt, model: null, config: null,
       behaviorsEl: part('behaviors'), noneBox: part('none'), noneHint: part('none-hint'),
       filterEl: part('filter'), jumpInput: part('jump'), jumpGo: part('jump-go'),
-      statusEl: part('status'), lanesEl: part('lanes'), detailTitle: part('detail-title'),
+      lanesEl: part('lanes'), detailTitle: part('detail-title'),
       detailMembership: part('detail-membership'), detailText: part('detail-text'),
       derivation: null, view: null, hidden: new Set(), shown: [], startPosition: null,
       draft: null, value: null, editing: null, judgments: [], lastRaw: null, unreadable: null, active: {b: 0, e: 0},

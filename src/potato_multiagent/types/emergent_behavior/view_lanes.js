@@ -116,10 +116,9 @@
     var number = Number(typed);
     var count = ui.derivation.steps.length;
     if (!/^\d+$/.test(typed) || number < 1 || number > count) {
-      ui.statusEl.textContent = count ? 'Type a turn number from 1 to ' + count + '.' : 'This run has no turns.';
+      ui.rt.announce(count ? 'Type a turn number from 1 to ' + count + '.' : 'This run has no turns.');
       return;
     }
-    ui.statusEl.textContent = '';
     goToTurn(ui, number - 1, true);
   }
 
@@ -128,8 +127,8 @@
     if (!ui.hidden.has(lane)) { return; }
     ui.hidden.delete(lane);
     applyFilter(ui);
-    ui.statusEl.textContent = 'Turn #' + (step + 1) + ' is in the lane of ' + ui.view.lanes[lane].label +
-      ', which is shown again.';
+    ui.rt.announce('Turn #' + (step + 1) + ' is in the lane of ' + ui.view.lanes[lane].label +
+      ', which is shown again.');
   }
 
   function applyFilter(ui) {
@@ -137,9 +136,10 @@
     ui.shown = visibleSteps(ui.view, ui.hidden);
     var position = keep !== null && !ui.hidden.has(ui.view.laneOf[keep]) ? sortedPosition(ui.shown, keep) : 0;
     paintFilter(ui);
-    ui.pager.recount(ui.shown.length, null, turnsNoun(ui), Math.min(position, ui.shown.length - 1));
-    ui.statusEl.textContent = ui.hidden.size
-      ? 'Showing ' + (ui.view.lanes.length - ui.hidden.size) + ' of ' + ui.view.lanes.length + ' lanes.' : '';
+    ui.pager.show(ui.shown.length, null, turnsNoun(ui), Math.min(position, ui.shown.length - 1));
+    var lanes = ui.hidden.size ? 'Showing ' + (ui.view.lanes.length - ui.hidden.size) + ' of ' + ui.view.lanes.length +
+      ' lanes.' : 'Showing every lane.';
+    ui.rt.announce(ui.shown.length ? lanes + ' ' + ui.pager.where() + '.' : lanes);
   }
 
   function setRoving(ui, step) {

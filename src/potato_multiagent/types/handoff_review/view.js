@@ -31,7 +31,7 @@
       book: null, derivation: null, config: null, model: null, ui: ui
     };
     view.typing = ui.debounce(function () { commit(view, null); }, TYPING_DELAY_MS);
-    view.pager = ui.pager(view.cards, {size: marks.PAGE_SIZE, noun: marks.FILTER_WORDS.all,
+    view.pager = ui.pager(view.cards, {size: marks.PAGE_SIZE, noun: marks.FILTER_WORDS.all, always: true,
       draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
     return view;

@@ -38,7 +38,7 @@
       if (!view[key]) { throw new Error('the page lacks a part of this question (' + key + ')'); }
     });
     view.typing = ui.debounce(function () { commitCall(view, view.typingCall); }, TYPING_DELAY_MS);
-    view.pager = ui.pager(view.cardList, {size: PAGE_SIZE, noun: 'tool calls', compact: true,
+    view.pager = ui.pager(view.cardList, {size: PAGE_SIZE, noun: 'tool calls',
       draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
     return view;

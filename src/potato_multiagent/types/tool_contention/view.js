@@ -371,7 +371,7 @@
   function fillLeftOut(ui) {
     if (!ui.leftOut.open || ui.leftOutList.childNodes.length || !ui.data) { return; }
     if (!ui.leftOutPager) {
-      ui.leftOutPager = ui.rt.pager(ui.leftOutList, {size: LEFT_OUT_PAGE, noun: 'calls left out', compact: true});
+      ui.leftOutPager = ui.rt.pager(ui.leftOutList, {size: LEFT_OUT_PAGE, noun: 'calls left out'});
     }
     var leftOut = ui.data.leftOut;
     ui.leftOutPager.show(leftOut.length, function (i) { return runtime.h('li', {text: marks.leftOutText(leftOut[i])}); });
