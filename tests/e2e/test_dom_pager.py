@@ -144,3 +144,23 @@ def test_emergent_lanes_say_the_turns_shown_while_a_lane_is_hidden(page, tmp_pat
     expect(pager(form)).to_have_attribute("aria-label", "Pages of turns shown")
     expect(where(form)).to_have_text("1\u20137 of 7 turns shown")
     expect(status(form)).to_have_text("Showing 3 of 4 lanes. 1\u20137 of 7 turns shown.")
+
+
+@pytest.mark.e2e
+def test_axe_finds_no_serious_violation_in_the_pagers(page, tmp_path):
+    """Every list long enough to show its pager on one page (the examples' runs fit on one page,
+    so test_accessibility's audit sees the pager of handoff review only)."""
+    from .test_accessibility import AXE_SCRIPT, ours, run_axe
+
+    assert AXE_SCRIPT.exists(), "node_modules/axe-core is missing: run `bash scripts/setup.sh`"
+    record = hr.long_run(400)
+    steps = [{"agent": "Lead" if index % 2 == 0 else "Helper", "content": f"step {index}"} for index in range(130)]
+    record["steps"] = steps + tcr.long_trace(45)["steps"]
+    mount(page, tmp_path, record, [HANDOFF_SCHEME, tcr.scheme_config(), aig.SCHEME])
+    aig.node(page, "Lead").focus()
+    for form in (hr.form(page), tcr.review_form(page), aig.graph_form(page)):
+        expect(pager(form)).to_be_visible()
+    page.add_script_tag(path=str(AXE_SCRIPT))
+    inside, _ = ours(page, run_axe(page))
+    serious = [finding for finding in inside if finding["impact"] in ("serious", "critical")]
+    assert serious == [], "\n".join(f"{f['id']} at {f['node']['target']}: {f['node']['summary']}" for f in serious)
