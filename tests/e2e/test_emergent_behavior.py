@@ -9,8 +9,8 @@ The widget's DOM contract, as these tests read it:
   (named "Add another BEHAVIOR episode"); the active episode lists its marked turns and has a
   "Note on BEHAVIOR, episode N" textarea;
 - the lane view: a group of turn toggles named "Turn N (AGENT)" (`aria-pressed`), one lane per
-  agent, a page of turns at a time; "Show lanes" checkboxes, "Jump to turn" + "Go", "Earlier
-  turns" / "Later turns"; a detail panel with the text of the focused turn;
+  agent, a page of turns at a time; "Show lanes" checkboxes, "Jump to turn" + "Go", the pager
+  (web/pager.js) "Previous page" / "Next page"; a detail panel with the text of the focused turn;
 - a "No emergent behaviour observed in this run" checkbox, stored as `{}`;
 - the hidden `input.annotation-input[name="emergent:::emergent"]` holding
   `{behavior: {"turns", "note", "instances": [{"turns", "note"}]}}`, autosaved by Potato.
@@ -380,13 +380,13 @@ def test_filter_lanes_and_jump_to_a_turn(task, page, user):
     go_to_debate(page)
     form(page).get_by_label("Moderator (4)", exact=True).uncheck()
     expect(turn(page, 1, "Moderator")).to_have_count(0)
-    expect(form(page).locator(".ma-eb-range")).to_have_text("#2\u2013#10: turns 1\u20137 of the 7 shown")
+    expect(form(page).locator('[data-ma="page-where"]')).to_have_text("1\u20137 of 7 turns shown")
     assert "Moderator" not in lane_labels(page)
 
     jump = form(page).get_by_label("Jump to turn")
     jump.fill("12")
     jump.press("Enter")
-    expect(form(page).locator(".ma-eb-status")).to_have_text("Type a turn number from 1 to 11.")
+    expect(form(page).locator("[data-ma-sync-notice]")).to_have_text("Type a turn number from 1 to 11.")
     jump.fill("9")
     form(page).get_by_role("button", name="Go", exact=True).click()
     expect(turn(page, 9, "Moderator")).to_be_focused()       # its lane is shown again
@@ -572,12 +572,12 @@ def test_a_5000_step_run_renders_a_page_at_a_time_and_a_click_stores_the_turn(hi
     expect(form(page)).to_have_attribute("data-ma-ready", "true")
     expect(form(page).locator("button.ma-eb-turn")).to_have_count(20)
     assert form(page).locator("*").count() < 500  # not tens of thousands of nodes up front
-    expect(form(page).locator(".ma-eb-range")).to_have_text(f"#1\u2013#20 of {LONG_STEPS} turns")
-    form(page).get_by_role("button", name="Later turns").click()
-    expect(form(page).locator(".ma-eb-range")).to_have_text(f"#21\u2013#40 of {LONG_STEPS} turns")
-    form(page).get_by_role("button", name="Earlier turns").click()
-    expect(form(page).get_by_role("button", name="Earlier turns")).to_be_disabled()
-    expect(form(page).locator("button.ma-eb-turn").first).to_be_focused()  # not lost with the disabled button
+    expect(form(page).locator('[data-ma="page-where"]')).to_have_text(f"1\u201320 of {LONG_STEPS:,} turns")
+    form(page).get_by_role("button", name="Next page").click()
+    expect(form(page).locator('[data-ma="page-where"]')).to_have_text(f"21\u201340 of {LONG_STEPS:,} turns")
+    form(page).get_by_role("button", name="Previous page").click()
+    expect(form(page).get_by_role("button", name="Previous page")).to_have_attribute("aria-disabled", "true")
+    expect(form(page).get_by_role("button", name="Previous page")).to_be_focused()  # aria-disabled keeps the focus
 
     assert page.evaluate(CLICK_FIRST_TURN) == \
         '{"collusion":{"turns":[0],"note":"","instances":[{"turns":[0],"note":""}]}}'
@@ -588,7 +588,7 @@ def test_a_5000_step_run_renders_a_page_at_a_time_and_a_click_stores_the_turn(hi
     decisive = form(page).locator('button.ma-eb-turn[data-ma-step="4320"]')
     expect(decisive).to_be_focused()
     expect(detail_text(page)).to_have_text("The decisive turn 4321.")
-    expect(form(page).locator(".ma-eb-range")).to_have_text(f"#4321\u2013#4340 of {LONG_STEPS} turns")
+    expect(form(page).locator('[data-ma="page-where"]')).to_have_text(f"4,321\u20134,340 of {LONG_STEPS:,} turns")
     page.keyboard.press("Space")
     page.keyboard.press("PageDown")
     assert focused_label(page).startswith("Turn 4341 ")

@@ -338,13 +338,13 @@ def test_filters_and_pages_show_only_matching_calls(task, page, user):
     form.get_by_role("combobox", name="Agent", exact=True).select_option(label="Researcher")
     expect(form.locator("li[data-ma-call]")).to_have_count(1)
     expect(card(page, HOSTILE_TITLES[2])).to_be_visible()
-    expect(form.locator(".ma-tcr-range")).to_have_text("Calls 1\u20131 of 1 matching the filters (4 in all).")
+    expect(form.locator(".ma-tcr-matches")).to_have_text("1 of 4 tool calls match these filters.")
     form.get_by_role("combobox", name="Agent", exact=True).select_option(label=HOSTILE_AGENT)
     form.get_by_role("combobox", name="Tool", exact=True).select_option(label="lookup")
     expect(form.locator("li[data-ma-call]")).to_have_count(1)
     expect(card(page, HOSTILE_TITLES[1])).to_be_visible()
     form.get_by_role("combobox", name="Tool", exact=True).select_option(label="write")
-    expect(form.locator(".ma-tcr-range")).to_have_text("No call matches these filters.")
+    expect(form.locator(".ma-tcr-matches")).to_have_text("No call matches these filters.")
     form.get_by_role("combobox", name="Agent", exact=True).select_option(label="All agents")
     expect(form.locator("li[data-ma-call]")).to_have_count(1)
 
@@ -413,7 +413,7 @@ def test_five_thousand_calls_render_a_page_and_each_click_stores_a_verdict(potat
     login(page, long.base_url, f"tcr-long-{uuid.uuid4().hex[:8]}")
     form = review_form(page)
     expect(form).to_have_attribute("data-ma-ready", "true")
-    expect(form.locator(".ma-tcr-range")).to_have_text("Calls 1\u201320 of 5000.")
+    expect(form.locator('[data-ma="page-where"]')).to_have_text("1\u201320 of 5,000 tool calls")
     assert form.locator("li[data-ma-call]").count() == 20
     # One verdict per card of the page, each read back from the hidden input at once (the handler
     # is synchronous); a re-render from Potato's instance-ready first. Speed is bench/'s business.
@@ -434,8 +434,8 @@ def test_five_thousand_calls_render_a_page_and_each_click_stores_a_verdict(potat
     assert clicked["stored"] == list(range(1, 21))
     assert clicked["nodes"] < 1_500
 
-    form.get_by_role("button", name="Next calls").click()
-    expect(form.locator(".ma-tcr-range")).to_have_text("Calls 21\u201340 of 5000.")
+    form.get_by_role("button", name="Next page").click()
+    expect(form.locator('[data-ma="page-where"]')).to_have_text("21\u201340 of 5,000 tool calls")
     form.get_by_role("button", name="Next unjudged call").click()
     expect(verdict(card(page, "Call 21: tool_2 by Agent 0 (step 41)"), "correct")).to_be_focused()
 
@@ -520,12 +520,12 @@ def test_open_tool_call_from_the_trace_turns_the_page_and_focuses_the_first_verd
     login(page, judged_task.base_url, f"tcr-open-{uuid.uuid4().hex[:8]}")
     form = review_form(page, "j_never")
     expect(form).to_have_attribute("data-ma-ready", "true")
-    expect(form.locator(".ma-tcr-range")).to_have_text("Calls 1\u201320 of 23.")
+    expect(form.locator('[data-ma="page-where"]')).to_have_text("1\u201320 of 23 tool calls")
     assert "open-tool-call" in (form.get_attribute("data-ma-step-actions") or "").split()
     step = page.locator('section.ma-trace .ma-trace-step[data-step="22"]')
     step.locator('.ma-trace-action[data-action="open-tool-call"]').click()
     for name in JUDGED_SCHEMES.values():   # no target: every tool-call form on the page opens the call
-        expect(review_form(page, name).locator(".ma-tcr-range")).to_have_text("Calls 21\u201323 of 23.")
+        expect(review_form(page, name).locator('[data-ma="page-where"]')).to_have_text("21\u201323 of 23 tool calls")
         expect(card(page, LAST_TITLE, name)).to_be_visible()
     focused = page.evaluate("""() => { const a = document.activeElement;
         return [a.type, a.value, a.closest('section[role=group]').getAttribute('aria-label')]; }""")

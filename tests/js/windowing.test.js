@@ -177,3 +177,14 @@ test('formatCount groups thousands', () => {
   assert.equal(win.formatCount(999), '999');
   assert.equal(win.formatCount(1234567), '1,234,567');
 });
+
+test('pageWords: "a–b of N noun" (the one wording of web/pager.js), thousands grouped, the last page short', () => {
+  assert.equal(win.pageWords(win.pageBounds(2501, 1, 50), 2501, 'handoffs'), '51\u2013100 of 2,501 handoffs');
+  assert.equal(win.pageWords(win.pageBounds(2501, 50, 50), 2501, 'handoffs'), '2,501\u20132,501 of 2,501 handoffs');
+  assert.equal(win.pageWords(win.pageBounds(7, 0, 20), 7, 'turns shown'), '1\u20137 of 7 turns shown');
+});
+
+test('pageWords: a page asked past the end is the last one; no items say nothing', () => {
+  assert.equal(win.pageWords(win.pageBounds(45, 9, 20), 45, 'tool calls'), '41\u201345 of 45 tool calls');
+  assert.equal(win.pageWords(win.pageBounds(0, 0, 20), 0, 'tool calls'), '');
+});

@@ -21,7 +21,7 @@ CONFIG = {"annotation_type": TYPE, "name": "handoffs", "description": "Review th
 PACKAGE = Path(__file__).parents[2] / "src" / "potato_multiagent"
 NODE = shutil.which("node")
 
-# For each record: the JS derivation's handoffs, the card names page by page, and the value stored
+# For each record: the JS derivation's handoffs, the card names in order (50 a page), and the value stored
 # after marking every handoff fine.
 WIDGET_PASS = """
 const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/node_shim.js')).load('handoff_review');
@@ -32,10 +32,7 @@ process.stdout.write(JSON.stringify(records.map((record) => {
   const derivation = derive(record, {steps_key: 'history'});
   const book = hr.makeBook([], derivation);
   const shown = hr.filterIndices(book, derivation, 'all');
-  const cards = [];
-  for (let page = 0; page < hr.pageCount(shown.length); page++) {
-    hr.pageSlice(shown, page).forEach((index) => cards.push(hr.handoffName(derivation.handoffs[index])));
-  }
+  const cards = shown.map((index) => hr.handoffName(derivation.handoffs[index]));   // paged by web/pager.js
   hr.markAllFine(book, derivation, config);
   const instructions = derivation.handoffs.map((handoff) => {
     const part = hr.excerptSteps(handoff, derivation.steps).find((one) => one.part === 'instruction');

@@ -20,6 +20,8 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_rows.js", "web/trace_view.js"]
     assert web.index("web/widget.js") < web.index(view[0])
     assert [web.index(path) for path in view] == sorted(web.index(path) for path in view)
+    # the pager uses windowing's page arithmetic; the runtime offers it as ui.pager
+    assert web.index("web/windowing.js") < web.index("web/pager.js") < web.index("web/runtime.js")
 
 
 def test_every_page_script_of_web_is_listed_and_the_node_shim_is_not():

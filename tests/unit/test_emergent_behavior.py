@@ -170,7 +170,7 @@ def test_render_follows_potatos_form_contract():
     assert 'name="emergent:::emergent"' in hidden and 'validation="required"' in hidden
     assert html.count("annotation-input") == 1  # the widget's own controls never carry it
     assert "data-key" not in html  # Potato's keyup shortcuts would toggle our checkboxes
-    for part in ("behaviors", "none", "filter", "jump", "page-prev", "page-next", "lanes", "detail-text"):
+    for part in ("behaviors", "none", "filter", "jump", "lanes", "detail-text"):   # the pager is web/pager.js's
         assert f'data-ma="{part}"' in html
 
 

@@ -238,7 +238,7 @@ def test_render_follows_potatos_form_contract():
     assert 'name="handoffs:::handoffs"' in hidden and 'validation="required"' in hidden
     assert html.count("annotation-input") == 1  # the widget's own controls never carry it
     assert "Mark all unreviewed handoffs as fine" in html
-    assert 'aria-label="Handoff pages"' in html
+    assert 'data-ma="cards"' in html   # paged by the runtime's pager (tests/e2e/test_dom_pager.py)
 
 
 def test_render_passes_flags_scale_and_notes_to_the_widget():

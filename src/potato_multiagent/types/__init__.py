@@ -101,12 +101,12 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "judgments.js", "base.js", "sync.js",
-               "widget.js", "runtime.js",
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
+               "sync.js", "widget.js", "runtime.js",
                "trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js",
                "graph_labels.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
-check (uses the words), the windowed list/pager, the judgments' reading (which a record carries,
+check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,
 whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
 merge and flush on leave (base), its core (all of them; it holds the page's record and
 derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment

@@ -12,15 +12,16 @@
  * two-tab merge), paints what describe() says (summary, data-incomplete-reason, notices, the
  * stale list), keeps focus across re-renders (data-ma-focus), flushes typing before the page goes
  * (ui.debounce) and carries the step events of the trace view (ui.stepLink, ui.onStepAction).
- * Loaded after widget.js and windowing.js; page only (node tests load marks.js through
+ * Loaded after widget.js, windowing.js and pager.js; page only (node tests load marks.js through
  * web/node_shim.js). The exact API is at the end of this file and in docs/writing-a-scheme.md.
  */
 (function (root) {
   'use strict';
   var core = root.PotatoMultiagent;
   var windowing = root.PotatoMultiagentWindow;
-  if (!core || !windowing || typeof core.register !== 'function') {
-    if (root.console) { root.console.error('runtime.js: widget.js and windowing.js must load before it'); }
+  var paging = root.PotatoMultiagentPager;
+  if (!core || !windowing || !paging || typeof core.register !== 'function') {
+    if (root.console) { root.console.error('runtime.js: widget.js, windowing.js and pager.js must load before it'); }
     return;
   }
   if (core.define) { return; }   // loaded twice: keep the first
@@ -165,7 +166,11 @@
         mount.debounced.push(debounced);
         return debounced;
       },
-      pager: function (list, options) { return windowing.createPager(list, options || {}); },
+      /** The one pager (web/pager.js); a page turned by its buttons is said on the status line. */
+      pager: function (list, options) {
+        return paging.createPager(list, Object.assign({announce: function (text) { announce(mount, text); },
+          focus: {save: savedFocus, restore: restoreFocus}}, options));
+      },
       combobox: function (options) { return windowing.createCombobox(options); },
       staleList: function () { return staleListOf(mount).box; },
       stepLink: function (index, text) { return stepLink(mount, index, text); },
@@ -239,18 +244,20 @@
 
   // -- focus across re-renders -------------------------------------------------------------------
 
-  function savedFocus(form) {
+  /** The data-ma-focus key of the control focused inside `container` (a form, a pager's list), or null. */
+  function savedFocus(container) {
     var active = document.activeElement;
-    if (!active || !form.contains(active)) { return null; }
+    if (!active || !container.contains(active)) { return null; }
     var keyed = active.closest('[' + FOCUS_KEY + ']');
-    return keyed && form.contains(keyed) ? keyed.getAttribute(FOCUS_KEY) : null;
+    return keyed && container.contains(keyed) ? keyed.getAttribute(FOCUS_KEY) : null;
   }
 
-  function restoreFocus(form, key) {
+  /** Focus the control of that key in `container` again, unless the focus is still in it. */
+  function restoreFocus(container, key) {
     if (key === null) { return; }
     var active = document.activeElement;
-    if (active && active !== document.body && form.contains(active)) { return; }
-    var candidates = form.querySelectorAll('[' + FOCUS_KEY + ']');
+    if (active && active !== document.body && container.contains(active)) { return; }
+    var candidates = container.querySelectorAll('[' + FOCUS_KEY + ']');
     for (var i = 0; i < candidates.length; i++) {
       if (candidates[i].getAttribute(FOCUS_KEY) === key) { candidates[i].focus(); return; }
     }
@@ -264,7 +271,8 @@
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)
-   *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun}), ui.combobox({...}),
+   *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun, item | draw, ...}) (pager.js),
+   *   ui.combobox({...}),
    *   ui.staleList(), ui.stepLink(index[, text]), ui.onStepAction(fn), ui.announce(text), ui.hook(name)
    *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)
    */

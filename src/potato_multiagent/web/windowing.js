@@ -2,12 +2,13 @@
  * windowing.js: render what is visible, not what exists (issue 18). The one home of the widgets'
  * windowing and paging, shared by every widget that lists steps or calls:
  *
- *   - pure arithmetic (node tests): clampWindow, scrollWindow, moveActive, pageBounds;
+ *   - pure arithmetic (node tests): clampWindow, scrollWindow, moveActive, pageBounds, and the
+ *     words of a page (pageWords: "51–100 of 2,501 handoffs", the one wording of web/pager.js);
  *   - words (node tests): firstMeaningfulLine, a step's one-line label parts, and the search
  *     (parseQuery, matchesQuery, filterItems) of a step picker;
  *   - createCombobox(...): the ARIA 1.2 combobox + listbox pattern over any number of items,
  *     drawing only the options in view (a few dozen elements at 50,000 steps);
- *   - createPager(...): a list shown one page at a time with Previous/Next and "a-b of N".
+ *   - the pager of a long list is in pager.js (it uses pageBounds and pageWords).
  *
  * DOM is built with createElement / textContent / setAttribute only: item labels are trace data.
  * Dependency-free UMD: in the page it sets window.PotatoMultiagentWindow (loaded after widget.js,
@@ -72,6 +73,13 @@
     page = Math.min(Math.max(0, page | 0), pages - 1);
     var first = page * size;
     return {page: page, pages: pages, first: first, end: Math.min(total, first + size)};
+  }
+
+  /** Where page `bounds` (pageBounds) is among `count` items: "51–100 of 2,501 handoffs" ('' for none). */
+  function pageWords(bounds, count, noun) {
+    if (!count) { return ''; }
+    return formatCount(bounds.first + 1) + '\u2013' + formatCount(bounds.end) + ' of ' + formatCount(count) + ' ' +
+      noun;
   }
 
   /** How many of the ascending `values` are below `limit` (binary search). */
@@ -447,63 +455,12 @@
     };
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // The pager: a long list one page at a time
-  // ---------------------------------------------------------------------------------------------
-
-  /**
-   * Show `count` items in `list` (an <ul>/<ol>), PAGE at a time, with Previous/Next buttons and
-   * "a-b of N" in `bar` (made after the list when absent). item(i) returns the node of item i.
-   * Returns {show(count, item): fill it anew (page 0), page(): the current page}.
-   */
-  function createPager(list, options) {
-    var size = options.size || 50;
-    var noun = options.noun || 'items';
-    var bar = document.createElement('div');
-    bar.className = 'ma-pager';
-    var previous = button('Previous ' + size, -1);
-    var next = button('Next ' + size, 1);
-    var where = document.createElement('span');
-    where.className = 'ma-pager-where';
-    bar.appendChild(previous);
-    bar.appendChild(where);
-    bar.appendChild(next);
-    list.parentNode.insertBefore(bar, list.nextSibling);
-    var state = {count: 0, item: null, page: 0};
-
-    function button(text, step) {
-      var node = document.createElement('button');
-      node.type = 'button';
-      node.className = 'ma-pager-button';
-      node.textContent = text;
-      node.addEventListener('click', function () { paint(state.page + step); });
-      return node;
-    }
-
-    function paint(page) {
-      var bounds = pageBounds(state.count, page, size);
-      state.page = bounds.page;
-      var fragment = document.createDocumentFragment();
-      for (var i = bounds.first; i < bounds.end; i++) { fragment.appendChild(state.item(i)); }
-      list.replaceChildren(fragment);
-      bar.hidden = bounds.pages < 2;
-      previous.disabled = bounds.page === 0;
-      next.disabled = bounds.page >= bounds.pages - 1;
-      where.textContent = formatCount(bounds.first + 1) + '\u2013' + formatCount(bounds.end) + ' of ' +
-        formatCount(state.count) + ' ' + noun;
-    }
-
-    return {
-      show: function (count, item) { state.count = count; state.item = item; paint(0); },
-      page: function () { return state.page; }
-    };
-  }
-
   return {
     clampWindow: clampWindow,
     scrollWindow: scrollWindow,
     moveActive: moveActive,
     pageBounds: pageBounds,
+    pageWords: pageWords,
     countBelow: countBelow,
     timeWindowEnd: timeWindowEnd,
     countAround: countAround,
@@ -514,7 +471,6 @@
     filterItems: filterItems,
     formatCount: formatCount,
     createCombobox: createCombobox,
-    createPager: createPager,
     ROW_PX: ROW_PX
   };
 }));

@@ -288,21 +288,32 @@
     return children;
   }
 
-  function showDetails(view, drawn, page) {
+  /** The steps of a focused agent or edge, a page (marks.STEP_PAGE) at a time by the pager. */
+  function showDetails(view, drawn) {
+    view.detailsShown = drawn;
+    if (drawn.node) {
+      view.steps = view.steps || marks.stepsByAgent(view.derivation);
+      var own = view.steps.get(drawn.node.name) || {by: [], to: []};
+      view.detailsPager.show(Math.max(own.by.length, own.to.length), null, 'steps');
+    } else {
+      view.detailsPager.show(drawn.source.steps.length, null, 'handoffs');
+    }
+  }
+
+  /** The words of page `page` of the shown agent's or edge's steps, with #N step links. */
+  function paintDetails(view, page) {
     var ui = view.ui;
-    var derivation = view.derivation;
-    page = page || 0;
+    var drawn = view.detailsShown;
     var parts;
     var details;
     if (drawn.node) {
-      view.steps = view.steps || marks.stepsByAgent(derivation);
       details = marks.nodeDetails(drawn.node.name, view.steps, page);
       var link = function (index) { return [ui.stepLink(index)]; };
       parts = details.count ? [plural(details.count, 'step', 'steps') + ' by this agent: ']
         .concat(linkList(ui, details.by, link), ['.']) : ['No steps by this agent in this trace.'];
       if (details.to) { parts = parts.concat([' Addressed to it: '], linkList(ui, details.to, link), ['.']); }
     } else {
-      view.handoffs = view.handoffs || marks.handoffIndex(derivation);
+      view.handoffs = view.handoffs || marks.handoffIndex(view.derivation);
       details = marks.edgeDetails(drawn.source, view.handoffs, page);
       var pair = function (handoff) {
         var end = function (index) { return index === null ? '(none)' : ui.stepLink(index); };
@@ -315,26 +326,6 @@
     parts.forEach(function (child) {
       view.detailsText.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
     });
-    view.detailsShown = {drawn: drawn, page: page};
-    pageButtons(view).hidden = details.pages < 2;
-    view.detailsPager.previous.disabled = page === 0;
-    view.detailsPager.next.disabled = page >= details.pages - 1;
-  }
-
-  /** Previous/Next buttons under a step list longer than a page (made once, after the text). */
-  function pageButtons(view) {
-    if (view.detailsPager) { return view.detailsPager.bar; }
-    function button(words, step) {
-      return runtime.h('button', {type: 'button', class: 'ma-pager-button', text: words, on: {click: function () {
-        if (view.detailsShown) { showDetails(view, view.detailsShown.drawn, view.detailsShown.page + step); }
-      }}});
-    }
-    var previous = button('Previous ' + marks.STEP_PAGE + ' steps', -1);
-    var next = button('Next ' + marks.STEP_PAGE + ' steps', 1);
-    var bar = runtime.h('div', {class: 'ma-pager'}, [previous, next]);
-    view.detailsText.parentNode.insertBefore(bar, view.detailsText.nextSibling);
-    view.detailsPager = {bar: bar, previous: previous, next: next};
-    return bar;
   }
 
   // -- judgments ----------------------------------------------------------------------------
@@ -394,6 +385,8 @@
     var view = {form: el.closest('form') || el, canvas: part(el, 'canvas'), help: part(el, 'help'),
       detailsTitle: part(el, 'details-title'), detailsText: part(el, 'details-text'), derivation: null,
       judgmentsBox: runtime.h('div', {class: 'ma-aig-judgments', 'data-ma': 'judgments', hidden: true})};
+    view.detailsPager = args.ui.pager(view.detailsText, {size: marks.STEP_PAGE,
+      draw: function (first) { if (view.detailsShown) { paintDetails(view, first / marks.STEP_PAGE); } }});
     view.canvas.parentNode.insertBefore(view.judgmentsBox, view.canvas.nextSibling);
     view.canvas.addEventListener('click', function (event) {
       var drawn = drawnOf(view, event.target);
@@ -446,8 +439,8 @@
       var focused = view.derivation ? focusedKey(view) : null;
       drawGraph(view, args.derivation);
       view.derivation = args.derivation;
-      if (view.detailsPager) { view.detailsPager.bar.hidden = true; }
       view.detailsShown = null;
+      view.detailsPager.show(0);
       if (focused) { focusDrawn(view, focused.node ? view.nodes.get(focused.node) : view.edges.get(focused.edge)); }
     }
     view.marks = marks.marksOf(args.model.get().value, view.graph);

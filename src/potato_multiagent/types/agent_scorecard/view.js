@@ -105,7 +105,7 @@
     return h('th', {scope: 'row', class: 'ma-asc-row-name'}, [
       h('span', {class: 'ma-asc-name', text: rowName(row)}),
       entry.stale ? h('span', {class: 'ma-asc-stale', text: NOT_IN_TRACE}) : null,
-      h('span', {class: 'ma-asc-row-actions'}, entry.controls)
+      h('span', {class: 'ma-asc-row-actions ma-buttons'}, entry.controls)
     ]);
   }
 

@@ -333,11 +333,6 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     return shown;
   }
 
-  /** The first position of the page holding `position`. */
-  function pageStartOf(position) {
-    return Math.floor(Math.max(position, 0) / PAGE_SIZE) * PAGE_SIZE;
-  }
-
   /** The step of `lane` nearest to `index` (earlier one on a tie), or null for an empty lane. */
   function nearestInLane(lane, index) {
     var steps = lane.steps;
@@ -346,15 +341,6 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     if (position >= steps.length) { return steps[steps.length - 1]; }
     if (position === 0 || steps[position] === index) { return steps[position]; }
     return index - steps[position - 1] <= steps[position] - index ? steps[position - 1] : steps[position];
-  }
-
-  /** "#1–#20 of 5000 turns", or with hidden lanes "#3–#57: turns 1–20 of the 1234 shown". */
-  function rangeText(shown, start, total) {
-    if (!shown.length) { return total ? 'No lane shown' : 'No turns'; }
-    var end = Math.min(start + PAGE_SIZE, shown.length);
-    var span = '#' + (shown[start] + 1) + '\u2013#' + (shown[end - 1] + 1);
-    if (shown.length === total) { return span + ' of ' + total + ' turns'; }
-    return span + ': turns ' + (start + 1) + '\u2013' + end + ' of the ' + shown.length + ' shown';
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -449,8 +435,6 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     describe: describe,
     buildLanes: buildLanes,
     visibleSteps: visibleSteps,
-    pageStartOf: pageStartOf,
-    nearestInLane: nearestInLane,
-    rangeText: rangeText
+    nearestInLane: nearestInLane
   };
 });

@@ -48,10 +48,9 @@
       form: el.closest('form') || el, rt: rt, model: null, config: null,
       behaviorsEl: part('behaviors'), noneBox: part('none'), noneHint: part('none-hint'),
       filterEl: part('filter'), jumpInput: part('jump'), jumpGo: part('jump-go'),
-      pagePrev: part('page-prev'), pageNext: part('page-next'), rangeEl: part('range'),
-      statusEl: part('status'), lanesEl: part('lanes'), detailTitle: part('detail-title'),
+      lanesEl: part('lanes'), detailTitle: part('detail-title'),
       detailMembership: part('detail-membership'), detailText: part('detail-text'),
-      derivation: null, view: null, hidden: new Set(), shown: [], pageStart: 0,
+      derivation: null, view: null, hidden: new Set(), shown: [], startPosition: null,
       draft: null, value: null, editing: null, judgments: [], lastRaw: null, unreadable: null, active: {b: 0, e: 0},
       membership: new Map(), turnButtons: new Map(), rovingStep: null, detailStep: null
     };
@@ -60,6 +59,7 @@
     ui.noneBox.setAttribute('aria-describedby', ui.noneHint.id);
     wireBehaviors(ui);
     lanes.wireToolbar(ui);
+    ui.pager = lanes.createPager(ui, rt);
     lanes.wireLanes(ui, function (button) { toggleFromButton(ui, button); });
     return ui;
   }
@@ -248,7 +248,7 @@
       class: 'ma-eb-behavior' + (behavior.configured ? '' : ' ma-eb-behavior-unknown')}, [
       h('div', {class: 'ma-eb-behavior-head'}, [
         h('p', {class: 'ma-eb-behavior-name', text: heading}),
-        behavior.configured ? h('button', {type: 'button', class: 'ma-eb-button ma-eb-add', 'data-ma-action': 'add',
+        behavior.configured ? h('button', {type: 'button', class: 'ma-button ma-eb-add', 'data-ma-action': 'add',
           'data-ma-behavior': b, 'data-ma-focus': 'add:' + b, 'aria-label': 'Add another ' + behavior.name + ' episode',
           text: '+ Add episode'}) : null
       ]),
@@ -270,7 +270,7 @@
       'aria-label': 'Judgments of ' + behavior.name}, judgments.map(function (judgment, j) {
       var episodes = marks.judgedEpisodes(judgment, behavior.name);
       var accepted = behavior.fromJudgment === judgment.source;
-      var accept = episodes && episodes.length ? h('button', {type: 'button', class: 'ma-eb-button ma-eb-accept',
+      var accept = episodes && episodes.length ? h('button', {type: 'button', class: 'ma-button ma-eb-accept',
         'data-ma-action': 'accept', 'data-ma-behavior': b, 'data-ma-judgment': j,
         'data-ma-focus': 'accept:' + b + ':' + j, disabled: accepted ? 'disabled' : null,
         'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + behavior.name,
@@ -300,7 +300,7 @@
     var episode = behavior.episodes[e];
     var name = behavior.name + ', episode ' + (e + 1);
     var pick = behavior.configured
-      ? h('button', {type: 'button', class: 'ma-eb-button ma-eb-pick', 'aria-pressed': active ? 'true' : 'false',
+      ? h('button', {type: 'button', class: 'ma-button ma-eb-pick', 'aria-pressed': active ? 'true' : 'false',
         'data-ma-action': 'activate', 'data-ma-behavior': b, 'data-ma-episode': e,
         'data-ma-focus': 'activate:' + b + ':' + e, 'aria-label': 'Mark turns of ' + name},
       [h('span', {class: 'ma-eb-pick-mark', 'aria-hidden': 'true', text: active ? '\u25B6' : ''}),
@@ -312,7 +312,7 @@
         pick,
         active ? h('span', {class: 'ma-eb-editing', text: 'marking now'}) : null,
         h('span', {class: 'ma-eb-episode-text', 'data-ma-episode-text': b + ':' + e}, episodeNodes(ui, episode)),
-        removable ? h('button', {type: 'button', class: 'ma-eb-button ma-eb-remove', 'data-ma-action': 'remove',
+        removable ? h('button', {type: 'button', class: 'ma-button ma-eb-remove', 'data-ma-action': 'remove',
           'data-ma-behavior': b, 'data-ma-episode': e, 'data-ma-focus': 'remove:' + b + ':' + e,
           'aria-label': 'Remove ' + name, text: 'Remove'}) : null
       ]),
@@ -328,11 +328,11 @@
       if (!inTrace(turn, steps.length)) {
         return h('li', {class: 'ma-eb-marked-stale'}, [
           h('span', {text: '#' + (turn + 1) + ' (not in this trace) '}),
-          h('button', {type: 'button', class: 'ma-eb-button', 'data-ma-action': 'drop', 'data-ma-step': turn,
+          h('button', {type: 'button', class: 'ma-button', 'data-ma-action': 'drop', 'data-ma-step': turn,
             'data-ma-focus': 'drop:' + turn, text: 'Remove #' + (turn + 1)})
         ]);
       }
-      return h('li', null, h('button', {type: 'button', class: 'ma-eb-button ma-eb-goto', 'data-ma-action': 'goto',
+      return h('li', null, h('button', {type: 'button', class: 'ma-button ma-eb-goto', 'data-ma-action': 'goto',
         'data-ma-step': turn, 'data-ma-focus': 'goto:' + turn, 'aria-label': 'Go to ' + turnLabel(steps[turn]),
         text: '#' + (turn + 1) + ' ' + agentName(steps[turn])}));
     });

@@ -1,8 +1,8 @@
 /*
  * view_lanes.js of `multiagent.emergent_behavior`: the lane view of the turns (DOM only), used by
- * view.js. One lane per agent, a page of PAGE_SIZE turns at a time; "Show lanes" filter, "Jump to
- * turn", arrow keys between turns (Up/Down change lane, Page Up/Down change page), and the detail
- * panel with the focused turn's text. Loaded after marks.js and before view.js (types/__init__.py).
+ * view.js. One lane per agent, a page of PAGE_SIZE turns at a time (the pages are the runtime's
+ * ui.pager); "Show lanes" filter, "Jump to turn", arrow keys between turns (Up/Down change lane,
+ * Page Up/Down change page), and the detail panel with the focused turn's text. Loaded after marks.js and before view.js (types/__init__.py).
  */
 (function (runtime) {
   'use strict';
@@ -16,9 +16,7 @@
   var turnLabel = marks.turnLabel;
   var buildLanes = marks.buildLanes;
   var visibleSteps = marks.visibleSteps;
-  var pageStartOf = marks.pageStartOf;
   var nearestInLane = marks.nearestInLane;
-  var rangeText = marks.rangeText;
 
   function activeEpisode(ui) {
     return ui.draft.behaviors[ui.active.b].episodes[ui.active.e];
@@ -43,8 +41,13 @@
       }
     });
     ui.jumpGo.addEventListener('click', function () { jumpToTyped(ui); });
-    ui.pagePrev.addEventListener('click', function () { turnPage(ui, -1, ui.pagePrev); });
-    ui.pageNext.addEventListener('click', function () { turnPage(ui, 1, ui.pageNext); });
+  }
+
+  /** The pager of the turns (after the jump box); a page turned by its buttons shows its first turn. */
+  function createPager(ui, rt) {
+    return rt.pager(ui.lanesEl, {size: PAGE_SIZE, noun: 'turns', after: ui.jumpGo.parentNode,
+      draw: function (first, end) { return drawLanes(ui, first, end); },
+      turned: function (bounds) { showDetail(ui, ui.shown[bounds.first]); }});
   }
 
   function wireLanes(ui, onToggle) {
@@ -73,15 +76,15 @@
   /** Arrow keys, Home/End and Page Up/Down on a turn; true when the key was ours. */
   function moveByKey(ui, step, event) {
     var position = sortedPosition(ui.shown, step);
-    var pageEnd = Math.min(ui.pageStart + PAGE_SIZE, ui.shown.length) - 1;
+    var page = ui.pager.bounds();
     var target = null;
     switch (event.key) {
       case 'ArrowLeft': target = ui.shown[position - 1]; break;
       case 'ArrowRight': target = ui.shown[position + 1]; break;
       case 'ArrowUp': target = stepInNextLane(ui, step, -1); break;
       case 'ArrowDown': target = stepInNextLane(ui, step, 1); break;
-      case 'Home': target = ui.shown[ui.pageStart]; break;
-      case 'End': target = ui.shown[pageEnd]; break;
+      case 'Home': target = ui.shown[page.first]; break;
+      case 'End': target = ui.shown[page.end - 1]; break;
       case 'PageUp': target = ui.shown[Math.max(position - PAGE_SIZE, 0)]; break;
       case 'PageDown': target = ui.shown[Math.min(position + PAGE_SIZE, ui.shown.length - 1)]; break;
       default: return false;
@@ -102,24 +105,10 @@
   /** Show the page holding `step` (showing its lane again if hidden) and, when asked, focus its toggle. */
   function goToTurn(ui, step, focus) {
     revealLane(ui, step);
-    var position = sortedPosition(ui.shown, step);
-    var start = pageStartOf(position);
-    if (start !== ui.pageStart || !ui.turnButtons.has(step)) {
-      ui.pageStart = start;
-      paintLanes(ui);
-    }
+    var button = ui.pager.open(sortedPosition(ui.shown, step));
     setRoving(ui, step);
     showDetail(ui, step);
-    if (focus) { ui.turnButtons.get(step).focus(); }
-  }
-
-  function turnPage(ui, direction, keepFocusOn) {
-    var start = ui.pageStart + direction * PAGE_SIZE;
-    if (start < 0 || start >= ui.shown.length) { return; }
-    ui.pageStart = start;
-    paintLanes(ui);
-    showDetail(ui, ui.shown[start]);
-    if (keepFocusOn.disabled) { ui.turnButtons.get(ui.shown[start]).focus(); }
+    if (focus && button) { button.focus(); }
   }
 
   function jumpToTyped(ui) {
@@ -127,10 +116,9 @@
     var number = Number(typed);
     var count = ui.derivation.steps.length;
     if (!/^\d+$/.test(typed) || number < 1 || number > count) {
-      ui.statusEl.textContent = count ? 'Type a turn number from 1 to ' + count + '.' : 'This run has no turns.';
+      ui.rt.announce(count ? 'Type a turn number from 1 to ' + count + '.' : 'This run has no turns.');
       return;
     }
-    ui.statusEl.textContent = '';
     goToTurn(ui, number - 1, true);
   }
 
@@ -139,19 +127,19 @@
     if (!ui.hidden.has(lane)) { return; }
     ui.hidden.delete(lane);
     applyFilter(ui);
-    ui.statusEl.textContent = 'Turn #' + (step + 1) + ' is in the lane of ' + ui.view.lanes[lane].label +
-      ', which is shown again.';
+    ui.rt.announce('Turn #' + (step + 1) + ' is in the lane of ' + ui.view.lanes[lane].label +
+      ', which is shown again.');
   }
 
   function applyFilter(ui) {
     var keep = ui.detailStep;
     ui.shown = visibleSteps(ui.view, ui.hidden);
     var position = keep !== null && !ui.hidden.has(ui.view.laneOf[keep]) ? sortedPosition(ui.shown, keep) : 0;
-    ui.pageStart = pageStartOf(Math.min(position, ui.shown.length - 1));
     paintFilter(ui);
-    paintLanes(ui);
-    ui.statusEl.textContent = ui.hidden.size
-      ? 'Showing ' + (ui.view.lanes.length - ui.hidden.size) + ' of ' + ui.view.lanes.length + ' lanes.' : '';
+    ui.pager.show(ui.shown.length, null, turnsNoun(ui), Math.min(position, ui.shown.length - 1));
+    var lanes = ui.hidden.size ? 'Showing ' + (ui.view.lanes.length - ui.hidden.size) + ' of ' + ui.view.lanes.length +
+      ' lanes.' : 'Showing every lane.';
+    ui.rt.announce(ui.shown.length ? lanes + ' ' + ui.pager.where() + '.' : lanes);
   }
 
   function setRoving(ui, step) {
@@ -186,7 +174,7 @@
         h('label', {for: id, text: lane.label + ' (' + lane.steps.length + ')'})]);
     });
     if (ui.hidden.size) {
-      boxes.push(h('button', {type: 'button', class: 'ma-eb-button', 'data-ma-action': 'all-lanes',
+      boxes.push(h('button', {type: 'button', class: 'ma-button', 'data-ma-action': 'all-lanes',
         'data-ma-focus': 'all-lanes', text: 'Show all lanes'}));
     }
     var focused = focusKeyInside(ui.filterEl);
@@ -195,29 +183,39 @@
     if (focused && !focusPart(ui, focused)) { focusPart(ui, 'lane:0'); }
   }
 
-  /** Draw the current page: a label and a track per shown lane, a toggle per turn in its lane. */
+  /** "turns", or "turns shown" while a lane is hidden (the pager says "1–20 of 57 turns shown"). */
+  function turnsNoun(ui) { return ui.hidden.size ? 'turns shown' : 'turns'; }
+
+  /**
+   * Draw the page again; on a new derivation (ui.startPosition set), the page of that position.
+   * The render pass calls it once the draft is known.
+   */
   function paintLanes(ui) {
-    var focusedTurn = focusKeyInside(ui.lanesEl);
+    if (ui.startPosition === null) { ui.pager.redraw(); return; }
+    ui.pager.show(ui.shown.length, null, turnsNoun(ui), ui.startPosition);
+    ui.startPosition = null;
+  }
+
+  /** Draw shown turns `first`..`end` (the pager's page): a label and a track per shown lane, a toggle per turn. */
+  function drawLanes(ui, first, end) {
     var lanesEl = runtime.clear(ui.lanesEl);
     ui.turnButtons = new Map();
-    var page = ui.shown.slice(ui.pageStart, ui.pageStart + PAGE_SIZE);
-    ui.rangeEl.textContent = rangeText(ui.shown, ui.pageStart, ui.derivation.steps.length);
-    ui.pagePrev.disabled = ui.pageStart === 0;
-    ui.pageNext.disabled = ui.pageStart + PAGE_SIZE >= ui.shown.length;
+    var page = ui.shown.slice(first, end);
     if (!page.length) {
       lanesEl.appendChild(h('p', {class: 'ma-eb-empty',
         text: ui.derivation.steps.length ? 'No lane is shown: tick a lane above.' : 'This trace has no turns.'}));
-      return;
+      return [];
     }
     lanesEl.style.setProperty('--ma-eb-columns', String(page.length));
     var rowOf = laneRows(ui, lanesEl);
     if (page.indexOf(ui.rovingStep) < 0) { ui.rovingStep = page[0]; }
-    page.forEach(function (step, column) {
+    var buttons = page.map(function (step, column) {
       var button = turnButton(ui, ui.derivation.steps[step], rowOf[ui.view.laneOf[step]], column + 2);
       ui.turnButtons.set(step, button);
       lanesEl.appendChild(button);
+      return button;
     });
-    if (focusedTurn) { focusPart(ui, focusedTurn); }
+    return buttons;
   }
 
   /** A label and a track for each shown lane; returns lane position -> grid row. */
@@ -298,7 +296,7 @@
     ui.view = buildLanes(derivation);
     ui.hidden = new Set();
     ui.shown = visibleSteps(ui.view, ui.hidden);
-    ui.pageStart = 0;
+    ui.startPosition = 0;
     ui.rovingStep = null;
     ui.detailStep = null;
   }
@@ -307,7 +305,7 @@
   function firstTurnToShow(ui) {
     var marked = activeEpisode(ui).turns.filter(function (turn) { return inTrace(turn, ui.derivation.steps.length); });
     if (!marked.length) { return ui.shown.length ? ui.shown[0] : null; }
-    ui.pageStart = pageStartOf(sortedPosition(ui.shown, marked[0]));
+    ui.startPosition = sortedPosition(ui.shown, marked[0]);
     ui.rovingStep = marked[0];
     return marked[0];
   }
@@ -315,11 +313,11 @@
   var parts = runtime.viewParts || (runtime.viewParts = {});
   parts.emergent_behavior_lanes = {
     wireToolbar: wireToolbar,
+    createPager: createPager,
     wireLanes: wireLanes,
     moveByKey: moveByKey,
     stepInNextLane: stepInNextLane,
     goToTurn: goToTurn,
-    turnPage: turnPage,
     jumpToTyped: jumpToTyped,
     revealLane: revealLane,
     applyFilter: applyFilter,
@@ -328,6 +326,7 @@
     focusKeyInside: focusKeyInside,
     paintFilter: paintFilter,
     paintLanes: paintLanes,
+    drawLanes: drawLanes,
     laneRows: laneRows,
     turnButton: turnButton,
     paintTurn: paintTurn,

@@ -301,20 +301,6 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     return shown;
   }
 
-  function pageCount(length) { return Math.max(1, Math.ceil(length / PAGE_SIZE)); }
-
-  function pageSlice(list, page) { return list.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE); }
-
-  /** "Page 2 of 5: 51-100 of 230 handoffs" (counts are of the list drawn, not live). */
-  function pageText(length, page, filter) {
-    var words = FILTER_WORDS[filter] || FILTER_WORDS.all;
-    var head = 'Page ' + (page + 1) + ' of ' + pageCount(length) + ': ';
-    if (length === 0) { return head + 'no ' + words; }
-    var first = page * PAGE_SIZE + 1;
-    var last = Math.min(length, (page + 1) * PAGE_SIZE);
-    return head + first + '\u2013' + last + ' of ' + length + ' ' + words;
-  }
-
   // ---------------------------------------------------------------------------------------------
   // What a card and the summary say (pure)
   // ---------------------------------------------------------------------------------------------
@@ -482,9 +468,6 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     filterIndices: filterIndices,
     openingFilter: openingFilter,
     handoffReceivedAt: handoffReceivedAt,
-    pageCount: pageCount,
-    pageSlice: pageSlice,
-    pageText: pageText,
     jumpRefusal: jumpRefusal,
     excerptSteps: excerptSteps,
     handingOverStep: handingOverStep,

@@ -26,12 +26,13 @@
       serial: ++formSerial,
       progress: part('progress'), filter: part('filter'), jump: part('jump'), jumpGo: part('jump-go'),
       bulk: part('bulk'), undoBulk: part('undo-bulk'), empty: part('empty'), cards: part('cards'),
-      prev: part('prev'), next: part('next'), page: part('page'), orphans: part('orphans'),
-      orphanList: part('orphan-list'), orphansRemoveAll: part('orphans-remove-all'),
-      cardsByIndex: new Map(), visible: [], pageNumber: 0, filterName: 'all',
+      orphans: part('orphans'), orphanList: part('orphan-list'), orphansRemoveAll: part('orphans-remove-all'),
+      cardsByIndex: new Map(), visible: [], filterName: 'all',
       book: null, derivation: null, config: null, model: null, ui: ui
     };
     view.typing = ui.debounce(function () { commit(view, null); }, TYPING_DELAY_MS);
+    view.pager = ui.pager(view.cards, {size: marks.PAGE_SIZE, noun: marks.FILTER_WORDS.all, always: true,
+      draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
     return view;
   }
@@ -49,8 +50,6 @@
     view.jump.addEventListener('keydown', function (event) {
       if (event.key === 'Enter') { event.preventDefault(); jumpTo(view, view.jump.value); }
     });
-    view.prev.addEventListener('click', function () { turnPage(view, -1); });
-    view.next.addEventListener('click', function () { turnPage(view, 1); });
     view.bulk.addEventListener('click', function () { markAllAsFine(view); });
     view.undoBulk.addEventListener('click', function () { undoMarkAll(view); });
     view.orphanList.addEventListener('click', function (event) { onOrphanRemove(view, event); });
@@ -228,23 +227,20 @@
 
   // -- pages, filter, orphans ------------------------------------------------------------------------
 
-  /** Draw the current page of the current filter's list, one DocumentFragment. */
-  function drawPage(view) {
-    var pages = marks.pageCount(view.visible.length);
-    view.pageNumber = Math.min(Math.max(view.pageNumber, 0), pages - 1);
+  /** Draw cards `first`..`end` of the current filter's list (the pager's page), one DocumentFragment. */
+  function drawCards(view, first, end) {
     var fragment = document.createDocumentFragment();
     view.cardsByIndex = new Map();
-    marks.pageSlice(view.visible, view.pageNumber).forEach(function (index) {
+    var roots = view.visible.slice(first, end).map(function (index) {
       var refs = buildCard(view, view.derivation.handoffs[index]);
       view.cardsByIndex.set(index, refs);
       fragment.appendChild(refs.root);
+      return refs.root;
     });
     view.ui.clear(view.cards);
     view.cards.appendChild(fragment);
-    view.page.textContent = marks.pageText(view.visible.length, view.pageNumber, view.filterName);
-    view.prev.setAttribute('aria-disabled', view.pageNumber > 0 ? 'false' : 'true');
-    view.next.setAttribute('aria-disabled', view.pageNumber < pages - 1 ? 'false' : 'true');
     paintEmpty(view);
+    return roots;
   }
 
   function paintEmpty(view) {
@@ -285,18 +281,7 @@
 
   function showFilter(view, filter) {
     setFilter(view, filter);
-    view.pageNumber = 0;
-    drawPage(view);
-    view.ui.announce(view.page.textContent + '.');
-  }
-
-  function turnPage(view, delta) {
-    var target = view.pageNumber + delta;
-    if (target < 0 || target >= marks.pageCount(view.visible.length)) { return; }
-    view.pageNumber = target;
-    drawPage(view);
-    if (view.cards.firstChild) { view.cards.firstChild.focus(); }
-    view.ui.announce(view.page.textContent + '.');
+    view.pager.recount(view.visible.length, null, marks.FILTER_WORDS[view.filterName]);
   }
 
   /** Show handoff `index` (0-based): its page, switching to "all" when the filter hides it; focus its card. */
@@ -304,15 +289,12 @@
     var position = view.visible.indexOf(index);
     if (position < 0) {
       setFilter(view, 'all');
+      view.pager.show(view.visible.length, null, marks.FILTER_WORDS.all);
       position = index;
     }
-    view.pageNumber = Math.floor(position / marks.PAGE_SIZE);
-    drawPage(view);
+    view.pager.open(position, true);
     var refs = view.cardsByIndex.get(index);
     if (refs.toggle) { setOpen(refs, true); }
-    var card = refs.root;
-    if (typeof card.scrollIntoView === 'function') { card.scrollIntoView({block: 'nearest'}); }
-    card.focus();
     view.ui.announce('Showing ' + marks.handoffName(view.derivation.handoffs[index]) + '.');
   }
 
@@ -479,8 +461,7 @@
       view.derivation = args.derivation;
       view.jump.setAttribute('max', String(Math.max(1, args.derivation.handoffs.length)));
       setFilter(view, marks.openingFilter(args.derivation));
-      view.pageNumber = 0;
-      drawPage(view);
+      view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName]);
     } else {
       view.cardsByIndex.forEach(function (refs) { paintCard(view, refs); });
     }

@@ -18,8 +18,7 @@
   var RESULT_PREVIEW = {lines: 6, chars: 400};
   var ALL = marks.ALL;
   var ARROW_STEP = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
-  var TEMPLATE_PARTS = ['agentFilter', 'toolFilter', 'nextUnjudgedButton', 'range', 'cardList', 'previousPage',
-    'nextPage'];
+  var TEMPLATE_PARTS = ['agentFilter', 'toolFilter', 'nextUnjudgedButton', 'matches', 'cardList'];
 
   var expandableTexts = new WeakMap();   // expandable block -> {full, preview}: its two texts
 
@@ -29,18 +28,18 @@
       agentFilter: ui.hook('agent-filter'),
       toolFilter: ui.hook('tool-filter'),
       nextUnjudgedButton: ui.hook('next-unjudged'),
-      range: ui.hook('range'),
+      matches: ui.hook('matches'),
       cardList: ui.hook('cards'),
-      previousPage: ui.hook('previous-page'),
-      nextPage: ui.hook('next-page'),
       ui: ui, model: null, config: null, schemaName: null, derivation: null, calls: null, judgments: new Map(),
       judgements: [], extras: [], judged: 0, unreadable: null,
-      agents: [], tools: [], order: [], page: 0, cards: new Map(), typingCall: null
+      agents: [], tools: [], order: [], cards: new Map(), typingCall: null
     };
     TEMPLATE_PARTS.forEach(function (key) {
       if (!view[key]) { throw new Error('the page lacks a part of this question (' + key + ')'); }
     });
     view.typing = ui.debounce(function () { commitCall(view, view.typingCall); }, TYPING_DELAY_MS);
+    view.pager = ui.pager(view.cardList, {size: PAGE_SIZE, noun: 'tool calls',
+      draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
     return view;
   }
@@ -49,8 +48,6 @@
     view.agentFilter.addEventListener('change', function () { applyFilters(view); });
     view.toolFilter.addEventListener('change', function () { applyFilters(view); });
     view.nextUnjudgedButton.addEventListener('click', function () { goToNextUnjudged(view); });
-    view.previousPage.addEventListener('click', function () { turnPage(view, -1); });
-    view.nextPage.addEventListener('click', function () { turnPage(view, 1); });
     view.cardList.addEventListener('change', function (event) { onChoice(view, event.target); });
     view.cardList.addEventListener('keydown', function (event) { onCardKey(view, event); });
     view.cardList.addEventListener('click', function (event) { onCardClick(view, event.target); });
@@ -74,7 +71,6 @@
     fillFilter(view, view.agentFilter, 'All agents', view.agents, 'no agent');
     fillFilter(view, view.toolFilter, 'All tools', view.tools, '(no tool name)');
     view.order = marks.filterCalls(view.calls.calls, ALL, ALL);
-    view.page = 0;
   }
 
   function fillFilter(view, select, allLabel, values, nullLabel) {
@@ -248,55 +244,34 @@
 
   // -- page ----------------------------------------------------------------------------------
 
-  function pageCount(view) { return Math.max(1, Math.ceil(view.order.length / PAGE_SIZE)); }
-
-  /** Build the current page's cards in one fragment; keeps focus on the same logical control. */
-  function showPage(view) {
-    var focusKey = focusedKey(view);
-    view.page = Math.min(view.page, pageCount(view) - 1);
+  /**
+   * Build cards `first`..`end` of the filtered calls (the pager's page) in one fragment; typing
+   * is stored first (its card goes). The pager keeps the focus on the same logical control.
+   */
+  function drawCards(view, first, end) {
+    view.typing.flush();
     view.cards = new Map();
     var fragment = document.createDocumentFragment();
-    var first = view.page * PAGE_SIZE;
-    view.order.slice(first, first + PAGE_SIZE).forEach(function (callIndex) {
+    var items = view.order.slice(first, end).map(function (callIndex) {
       var card = buildCard(view, view.calls.calls[callIndex]);
       view.cards.set(callIndex, card);
       fragment.appendChild(card.li);
+      return card.li;
     });
     view.cardList.textContent = '';
     view.cardList.appendChild(fragment);
-    view.range.textContent = rangeText(view, first);
-    view.previousPage.setAttribute('aria-disabled', view.page === 0 ? 'true' : 'false');
-    view.nextPage.setAttribute('aria-disabled', view.page >= pageCount(view) - 1 ? 'true' : 'false');
-    view.previousPage.parentNode.hidden = view.order.length <= PAGE_SIZE;
-    if (focusKey) {
-      var target = view.cardList.querySelector('[data-ma-focus="' + focusKey + '"]');
-      if (target) { target.focus(); }
-    }
+    view.matches.textContent = matchesText(view);
+    view.matches.hidden = view.matches.textContent === '';
+    return items;
   }
 
-  function rangeText(view, first) {
+  /** What the filters keep, when they keep less than every call (the pager says where the page is). */
+  function matchesText(view) {
     var total = view.calls.calls.length;
     if (total === 0) { return 'This trace has no tool calls.'; }
+    if (view.order.length === total) { return ''; }
     if (view.order.length === 0) { return 'No call matches these filters.'; }
-    var last = Math.min(first + PAGE_SIZE, view.order.length);
-    var range = 'Calls ' + (first + 1) + '\u2013' + last + ' of ' + view.order.length;
-    return view.order.length === total ? range + '.' : range + ' matching the filters (' + total + ' in all).';
-  }
-
-  /** The focus key (data-ma-focus) of the focused card control, to focus the same one after a rebuild. */
-  function focusedKey(view) {
-    var active = document.activeElement;
-    if (!active || !view.cardList.contains(active)) { return null; }
-    return active.getAttribute('data-ma-focus');
-  }
-
-  function turnPage(view, direction) {
-    var page = view.page + direction;
-    if (page < 0 || page >= pageCount(view)) { return; }
-    view.typing.flush();
-    view.page = page;
-    showPage(view);
-    view.ui.announce(view.range.textContent);
+    return view.order.length + ' of ' + total + ' tool calls match these filters.';
   }
 
   function applyFilters(view) {
@@ -305,9 +280,7 @@
     var tool = Number(view.toolFilter.value);
     view.order = marks.filterCalls(view.calls.calls, agent === ALL ? ALL : view.agents[agent],
       tool === ALL ? ALL : view.tools[tool]);
-    view.page = 0;
-    showPage(view);
-    view.ui.announce(view.range.textContent);
+    view.pager.recount(view.order.length);
   }
 
   /** Show the card of call `callIndex` (its page; all filters off when they hide it) and focus its first verdict. */
@@ -318,12 +291,9 @@
       view.toolFilter.value = String(ALL);
       view.order = marks.filterCalls(view.calls.calls, ALL, ALL);
       position = view.order.indexOf(callIndex);
+      view.pager.show(view.order.length);
     }
-    var page = Math.floor(position / PAGE_SIZE);
-    if (page !== view.page || !view.cards.has(callIndex)) {
-      view.page = page;
-      showPage(view);
-    }
+    view.pager.open(position);
     var card = view.cards.get(callIndex);
     (card.inputs[0] || card.li).focus();
     card.li.scrollIntoView({block: 'nearest'});
@@ -334,7 +304,7 @@
     view.typing.flush();
     var config = view.config;
     var current = cardOf(view, document.activeElement);
-    var from = current ? view.order.indexOf(current.call.index) : view.page * PAGE_SIZE - 1;
+    var from = current ? view.order.indexOf(current.call.index) : view.pager.bounds().first - 1;
     var position = marks.nextUnjudged(view.order, from, function (callIndex) {
       return marks.isJudged(view.judgements[callIndex], config);
     });
@@ -424,11 +394,12 @@
     view.config = args.config;
     view.schemaName = args.schemaName;
     view.record = args.record;
-    if (view.derivation !== args.derivation) { adoptDerivation(view, args.derivation); }
+    var fresh = view.derivation !== args.derivation;
+    if (fresh) { adoptDerivation(view, args.derivation); }
     view.judgments = marks.judgmentsByCall(marks.judgmentsOf(args.record, args.config, args.schemaName), view.calls,
       args.config);
     adoptValue(view, args.model.get());
-    showPage(view);
+    if (fresh) { view.pager.show(view.order.length); } else { view.pager.redraw(); }
     // The trace view's "Open tool call" (action 'open-tool-call'): the first call of that step.
     ui.onStepAction('open-tool-call', function (detail, event) {
       if (typeof detail.index !== 'number') { return; }

@@ -35,11 +35,10 @@
       serial: formSerial,
       timeline: part(el, 'timeline'), caption: part(el, 'caption'), windowText: part(el, 'window'),
       detail: part(el, 'detail'), progress: part(el, 'progress'), regionList: part(el, 'regions'),
-      pageText: part(el, 'page'),
       leftOut: part(el, 'left-out'), leftOutSummary: part(el, 'left-out-summary'),
       leftOutList: part(el, 'left-out-list'),
       rt: rt, actions: {}, model: null, config: null, data: null, derivation: null,
-      view: null, page: 0, chosen: null, focusCall: null, rovingCall: null,
+      view: null, chosen: null, focusCall: null, rovingCall: null,
       marks: new Map(), stale: [], unreadable: null, stored: false, confirmedEmpty: false, labelled: 0,
       lastAction: null,                 // words for the live region after the next describe()
       rects: new Map(), callOfRect: new WeakMap(), items: new Map(), bandPaths: [], svg: null, selection: null,
@@ -58,6 +57,8 @@
     tl.wireTimeline(ui);
     wireRegionList(ui);
     ui.typing = ui.rt.debounce(function () { commit(ui); }, TYPING_DELAY_MS);
+    ui.regionPager = rt.pager(ui.regionList, {size: PAGE_SIZE, noun: 'regions',
+      draw: function (first, end) { return drawRegions(ui, first, end); }});
     ui.leftOut.addEventListener('toggle', function () { fillLeftOut(ui); });
     if (typeof ResizeObserver === 'function') {
       new ResizeObserver(function () {
@@ -74,8 +75,6 @@
       'show-all': function () { tl.setView(ui, ui.data.scale.start, ui.data.scale.end); },
       earlier: function () { tl.pan(ui, -0.5); },
       later: function () { tl.pan(ui, 0.5); },
-      'previous-page': function () { showPage(ui, ui.page - 1); },
-      'next-page': function () { showPage(ui, ui.page + 1); },
       'next-unlabelled': function () { chooseNextUnlabelled(ui); },
       'confirm-empty': function () {
         ui.confirmedEmpty = true;
@@ -94,15 +93,12 @@
   // The region list: pages of PAGE_SIZE groups, each with a "Label" radio group
   // ---------------------------------------------------------------------------------------------
 
-  function pageCount(ui) { return Math.max(1, Math.ceil(ui.data.regions.length / PAGE_SIZE)); }
-
-  function showPage(ui, page) {
-    ui.page = Math.min(Math.max(0, page), pageCount(ui) - 1);
+  /** Regions `first`..`end` (the pager's page), one fragment; their nodes in order. */
+  function drawRegions(ui, first, end) {
     ui.items = new Map();
     var fragment = document.createDocumentFragment();
-    var first = ui.page * PAGE_SIZE;
-    ui.data.regions.slice(first, first + PAGE_SIZE).forEach(function (region) {
-      fragment.appendChild(regionItem(ui, region));
+    var nodes = ui.data.regions.slice(first, end).map(function (region) {
+      return fragment.appendChild(regionItem(ui, region));
     });
     runtime.clear(ui.regionList);
     if (!ui.data.regions.length) {
@@ -110,16 +106,13 @@
         text: 'No two agents use one resource at overlapping times in this trace: there is nothing to label.'}));
     }
     ui.regionList.appendChild(fragment);
-    describePager(ui);
+    describeRegionActions(ui);
+    return nodes;
   }
 
-  function describePager(ui) {
+  /** The buttons beside the pager: "Next unlabelled region", "Confirm there is nothing to label". */
+  function describeRegionActions(ui) {
     var total = ui.data.regions.length;
-    var first = ui.page * PAGE_SIZE;
-    ui.pageText.textContent = total ? 'Regions ' + (first + 1) + '\u2013' + Math.min(total, first + PAGE_SIZE) +
-      ' of ' + total : '';
-    ui.actions['previous-page'].disabled = ui.page === 0;
-    ui.actions['next-page'].disabled = ui.page >= pageCount(ui) - 1;
     ui.actions['next-unlabelled'].disabled = ui.labelled >= total;
     ui.actions['confirm-empty'].hidden = total > 0;
     ui.actions['confirm-empty'].disabled = Boolean(ui.stored);
@@ -253,8 +246,7 @@
 
   /** Focus a region's "Region K" button, turning the page when it is on another one. */
   function focusRegionButton(ui, index) {
-    var page = Math.floor(index / PAGE_SIZE);
-    if (page !== ui.page) { showPage(ui, page); }
+    ui.regionPager.open(index);
     var item = ui.items.get(index);
     if (item) { item.choose.focus(); }
   }
@@ -269,7 +261,7 @@
     ui.chosen = options.toggle && previous === index ? null : index;
     if (ui.chosen !== null) {
       var region = ui.data.regions[ui.chosen];
-      if (Math.floor(ui.chosen / PAGE_SIZE) !== ui.page) { showPage(ui, Math.floor(ui.chosen / PAGE_SIZE)); }
+      ui.regionPager.open(ui.chosen);
       tl.reveal(ui, region.start, region.end);
     }
     if (previous !== null) { paintItem(ui, previous); }
@@ -358,15 +350,15 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Words on the page the runtime does not paint: progress, pager, the chosen region, left-out calls
+  // Words on the page the runtime does not paint: progress, region actions, the chosen region, left-out calls
   // ---------------------------------------------------------------------------------------------
 
-  /** Progress and pager; the live line says the last action, the summary and the chosen region. */
+  /** Progress and region actions; the live line says the last action, the summary and the chosen region. */
   function describe(ui) {
     var data = ui.data;
     var total = data.regions.length;
     ui.progress.textContent = total ? ui.labelled + ' of ' + total + ' regions labelled.' : '';
-    describePager(ui);
+    describeRegionActions(ui);
     var chosen = null;
     if (ui.chosen !== null) {
       var mark = ui.marks.get(ui.chosen);
@@ -411,7 +403,7 @@
     ui.labelled = ui.marks.size;
     if (fresh) {
       tl.drawTimeline(ui);
-      showPage(ui, 0);
+      ui.regionPager.show(ui.data.regions.length);
     } else {
       ui.items.forEach(function (item, index) { paintItem(ui, index); });
       tl.paintBands(ui, null);
