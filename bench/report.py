@@ -521,6 +521,16 @@ def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
+def _load_lines(scale: Dict[str, Any]) -> List[str]:
+    """The machine's load average (1 / 5 / 15 min) when each size started and ended."""
+    sizes = [size for size in _sizes(scale) if size.get("load_average")]
+    if not sizes:
+        return []
+    return ["Load average (1 / 5 / 15 min) of the machine while each size was measured, at its start and end: " +
+            "; ".join(f"{size['steps']:,} steps {size['load_average'][0]} to {size['load_average'][1]}"
+                      for size in sizes) + ".", ""]
+
+
 def _resumed_note(scale: Dict[str, Any]) -> List[str]:
     resumed = scale.get("resumed_sizes") or []
     if not resumed:
@@ -552,6 +562,7 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
              *table(_ready_header(WIDGET_SIDES), scale_ready_rows(scale, "ready", WIDGET_SIDES)), "",
              "### Ready: the trace displays", "",
              *table(_ready_header(DISPLAY_SIDES), scale_ready_rows(scale, "ready", DISPLAY_SIDES)), "",
+             *_load_lines(scale),
              "The same loads to the first frame painted after that:", "",
              *table(_ready_header(WIDGET_SIDES + DISPLAY_SIDES),
                     scale_ready_rows(scale, "painted", WIDGET_SIDES + DISPLAY_SIDES)), "",

@@ -47,7 +47,7 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import sync_playwright
 
-from . import browser, chrome_trace, log, pages, synth
+from . import browser, chrome_trace, log, machine, pages, synth
 from .scenarios import Scenario
 from .stats import Summary
 
@@ -323,6 +323,7 @@ def in_round(side: ScaleSide, steps: int, runs: int, round_number: Optional[int]
 
 def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, warmup: int, traced: bool,
                  workdir: Path, prefix: str) -> Dict[str, Any]:
+    load_at_start = machine.load_average()
     record = synth.scale_record(steps)
     sides = sides_for(entries, record, steps, prefix)
     extras: Dict[str, Dict[str, Any]] = {side.key: {} for side in sides}
@@ -358,6 +359,7 @@ def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, w
             if side.task is not None:
                 side.task.stop()
     return {"steps": steps, "record_mb": len(json.dumps(record).encode("utf-8")) / 1e6,
+            "load_average": [load_at_start, machine.load_average()],
             "sides": {side.key: summarise(side, extras[side.key]) for side in sides}}
 
 
