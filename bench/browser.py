@@ -38,7 +38,8 @@ READY_JS = """(marks) => {
   const marked = marks.map((name) => performance.getEntriesByName(name)[0]);
   if (bench.paintedAt === null || marked.some((entry) => !entry)) return false;
   // the trace view draws its rows again after instance-ready
-  if (window.__benchConfig.traceView && !(bench.traceRowsAt > bench.instanceReadyAt && bench.tracePaintedAt !== null)) return false;
+  const traceDrawn = bench.traceRowsAt > bench.instanceReadyAt && bench.tracePaintedAt !== null;
+  if (window.__benchConfig.traceView && !traceDrawn) return false;
   return window.__benchConfig.builtins.length === 0 || bench.builtinReadyAt !== null;
 }"""
 

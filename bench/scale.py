@@ -1,8 +1,8 @@
-"""Page readiness by trace length (issues 14 and 18): Potato alone, with our widgets, with `agent_trace`.
+"""Page readiness by trace length (issues 14 and 18): Potato alone, with our widgets, our trace view, `agent_trace`.
 
 At each size N (default 5,000, 20,000 and 50,000 steps) one seeded record (`synth.scale_record`:
 N steps by 12 agents, a tool call on every 4th step, N timed calls on 40 resources) is served by
-four pages, each its own `potato start` and `annotation_task_name`:
+six pages, each its own `potato start` and `annotation_task_name`:
 
 - `bare`: Potato alone, a radio only (no plugin), the record's one-line task shown;
 - `ours`: the same radio and our widgets (all seven, or those of `--only`), plugin loaded;
@@ -14,14 +14,17 @@ four pages, each its own `potato start` and `annotation_task_name`:
 
 Loads alternate between the pages (the order reversed every round) after `warmup` unmeasured
 loads. `agent_trace` takes minutes at 50,000 steps, so above 5,000 steps it is loaded in fewer
-rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and without a traced load. Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server
-render), `response_end`, `dcl`, `ready` (the later of `potato:instance-ready` and the last
-`multiagent:ready:*` mark of each of our widgets: they render again on instance-ready),
-`painted` (the frame after all of it); with the trace view also `trace_ready` (the end of the last script
-task that drew its rows, which it does again after instance-ready: part of `ready`); ours also `derive`, `ours_dcl` (widget.js's DOMContentLoaded
-listener: first derivation and DOM build) and `rerender` (instance-ready to the last mark); element
-counts (the whole page, each form, `agent_trace`'s display, our trace view); the page's bytes. On `ours` each widget's
-interaction (`scenarios.py`) is then timed to the stored value, on `ours` and on `whole`.
+rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and without a traced load.
+Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server render),
+`response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, the last
+`multiagent:ready:*` mark of each of our widgets and the trace view's last drawing of its rows:
+all of them render again on instance-ready), `painted` (the frame after all of it); with the
+trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
+`derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
+`rerender` (instance-ready to the last mark); element counts (the whole page, each form,
+`agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
+widget's interaction (`scenarios.py`) is then timed to the stored value. Each size records the
+machine's load average when it starts and ends.
 
 Once per page and size, outside the timed loads: the HTML fetched over HTTP, split into Potato's two
 copies of the record (`data-instance-json`, `<script id="instance_data">`) and the rest, and how
@@ -90,7 +93,8 @@ LOAD_JS = """({marks}) => {
     ttfb: navigation.responseStart - navigation.requestStart, response_end: navigation.responseEnd,
     dom_interactive: navigation.domInteractive, dcl: navigation.domContentLoadedEventStart,
     dcl_end: navigation.domContentLoadedEventEnd, instance_ready: bench.instanceReadyAt, ready,
-    painted: Math.max(bench.paintedAt, bench.tracePaintedAt || 0), trace_ready: bench.traceRowsAt, page_mb: navigation.decodedBodySize / 1e6,
+    painted: Math.max(bench.paintedAt, bench.tracePaintedAt || 0), trace_ready: bench.traceRowsAt,
+    page_mb: navigation.decodedBodySize / 1e6,
     nodes: document.getElementsByTagName('*').length, forms,
     display_nodes: display ? display.getElementsByTagName('*').length : 0,
     trace_nodes: traceView ? traceView.getElementsByTagName('*').length : 0};
@@ -133,7 +137,8 @@ def sides_for(entries: Sequence[Scenario], record: Dict[str, Any], steps: int, p
     interactions = {entry.widget: browser.Interaction(pages.form_selector(entry), entry.ours.action,
                                                       _expect(entry, record)) for entry in entries}
 
-    def spec(key: str, schemes: List[Dict[str, Any]], page_marks: List[str], trace_view: bool = False) -> pages.PageSpec:
+    def spec(key: str, schemes: List[Dict[str, Any]], page_marks: List[str],
+             trace_view: bool = False) -> pages.PageSpec:
         return pages.PageSpec(f"scale {steps} {key}", schemes, marks=page_marks, trace_view=trace_view)
 
     return [
