@@ -37,6 +37,9 @@ READY_JS = """(marks) => {
   const bench = window.__bench;
   const marked = marks.map((name) => performance.getEntriesByName(name)[0]);
   if (bench.paintedAt === null || marked.some((entry) => !entry)) return false;
+  // the trace view draws its rows again after instance-ready
+  const traceDrawn = bench.traceRowsAt > bench.instanceReadyAt && bench.tracePaintedAt !== null;
+  if (window.__benchConfig.traceView && !traceDrawn) return false;
   return window.__benchConfig.builtins.length === 0 || bench.builtinReadyAt !== null;
 }"""
 
@@ -97,8 +100,8 @@ def measure_load(context, task: harness.PotatoTask, spec: PageSpec,
 
 
 def probe_script(spec: PageSpec) -> str:
-    """probe.js with the page's built-in items to watch for."""
-    return f"window.__benchConfig = {json.dumps({'builtins': spec.builtin_items})};\n{PROBE}"
+    """probe.js with the page's built-in items to watch for, and whether it shows our trace view."""
+    return f"window.__benchConfig = {json.dumps({'builtins': spec.builtin_items, 'traceView': spec.trace_view})};\n{PROBE}"
 
 
 def open_as_new_annotator(context, page, base_url: str) -> None:

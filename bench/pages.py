@@ -39,6 +39,7 @@ class PageSpec:
     schemes: List[Dict[str, Any]]               # Potato scheme dicts
     marks: List[str] = field(default_factory=list)               # our schemes' ready marks
     builtin_items: List[Dict[str, Any]] = field(default_factory=list)  # [{selector, count}]
+    trace_view: bool = False                    # shows our trace view (probe.js watches its rows)
 
     @property
     def owners(self) -> List[str]:

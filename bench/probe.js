@@ -11,7 +11,13 @@
  *                   `setLoading(false)`); from here the page is laid out and painted;
  *   instanceReadyAt Potato's `potato:instance-ready` (the item is on screen; our widgets render
  *                   again from the hidden input);
- *   paintedAt       the first frame after that, once the page has been laid out and painted.
+ *   paintedAt       the first frame after that, once the page has been laid out and painted;
+ *   traceRowsAt     (pages with our trace view, `__benchConfig.traceView`) the end of the last
+ *                   script task that drew trace view rows (`li.ma-trace-row`): the view draws its
+ *                   window on DOMContentLoaded and again after `potato:instance-ready`, and marks
+ *                   nothing itself, so a MutationObserver on its section watches it;
+ *   tracePaintedAt  the first frame after the trace view's last drawing (it draws in a timer after
+ *                   instance-ready, possibly after paintedAt).
  * Our widgets need no observer: each marks `multiagent:ready:<schema>` itself. Our derivation
  * (derive.js, run once per page and shared by our widgets) is timed on its own in bench.deriveMs.
  *
@@ -29,7 +35,7 @@
   'use strict';
   var config = window.__benchConfig || {builtins: []};
   var bench = window.__bench = {builtinReadyAt: null, shownAt: null, instanceReadyAt: null, paintedAt: null,
-    listeners: [], deriveMs: []};
+    traceRowsAt: null, tracePaintedAt: null, listeners: [], deriveMs: []};
 
   // derive.js assigns window.PotatoMultiagentDerive once; hand the widgets a timed derive instead.
   var deriveApi;
@@ -86,14 +92,28 @@
   }
 
   // Registered before any of the page's own listeners, so #main-content is watched before
-  // Potato's first setLoading() call.
+  // Potato's first setLoading() call, and the trace view's section before its first drawing.
   document.addEventListener('DOMContentLoaded', function () {
+    if (config.traceView) { watchTraceRows(); }
     var main = document.getElementById('main-content');
     if (!main) { return; }
     new MutationObserver(function () {
       if (bench.instanceReadyAt === null && main.style.display !== 'none') { bench.shownAt = performance.now(); }
     }).observe(main, {attributes: true, attributeFilter: ['style']});
   });
+
+  var traceDrawings = 0;
+  function watchTraceRows() {
+    document.querySelectorAll('section.ma-trace').forEach(function (section) {
+      new MutationObserver(function () {
+        if (!section.querySelector('li.ma-trace-row')) { return; }
+        bench.traceRowsAt = performance.now();
+        bench.tracePaintedAt = null;
+        var drawing = ++traceDrawings;
+        afterNextFrame(function () { if (drawing === traceDrawings) { bench.tracePaintedAt = performance.now(); } });
+      }).observe(section, {childList: true, subtree: true});
+    });
+  }
 
   document.addEventListener('potato:instance-ready', function () {
     if (bench.instanceReadyAt !== null) { return; }

@@ -3,10 +3,12 @@
     .venv/bin/python -m bench.profile page failure_attribution          # our page, 5,000 steps
     .venv/bin/python -m bench.profile page failure_attribution --builtin
     .venv/bin/python -m bench.profile derive --steps 10000              # Python derive, cProfile
+    .venv/bin/python -m bench.profile scale --steps 50000               # the scale part's page with all of ours
 
 `page` loads one bench page in headless Chromium under V8's sampling profiler (CDP `Profiler`,
 started on the server's origin so the same renderer then loads the page) until the page is
-painted, and prints self time by script and by function. `derive` runs Python's cProfile over
+painted, and prints self time by script and by function; `scale` does the same for the scale part's
+page with all our widgets on `synth.scale_record` (add `--trace-view` for the trace view too). `derive` runs Python's cProfile over
 `potato_multiagent.derive` of one synthetic record. Findings go to docs/performance.md.
 """
 
@@ -26,7 +28,7 @@ from playwright.sync_api import sync_playwright
 from potato_multiagent import derive
 
 from . import browser, pages, synth
-from .scenarios import scenario
+from .scenarios import SCENARIOS, scenario
 
 SAMPLING_INTERVAL_US = 100
 TOP = 20
@@ -75,6 +77,31 @@ def profile_page(widget: str, builtin: bool, steps: int) -> Counter:
             task.stop()
 
 
+def profile_scale(steps: int, trace_view: bool) -> Counter:
+    from . import scale
+
+    present = [entry for entry in SCENARIOS if entry.present]
+    record = synth.scale_record(steps)
+    label = f"profile scale {steps}{' trace view' if trace_view else ''}"
+    spec = pages.PageSpec(label, scale.our_schemes(present, nested=False),
+                          marks=[f"multiagent:ready:{entry.scheme_name}" for entry in present], trace_view=trace_view)
+    display = scale.TRACE_VIEW_DISPLAY if trace_view else scale.TASK_DISPLAY
+    with tempfile.TemporaryDirectory(prefix="potato-ma-profile-") as scratch:
+        task = pages.start_server(pages.write_task(Path(scratch) / "task", spec, record, instance_display=display),
+                                  timeout=scale.SERVER_START_TIMEOUT_S)
+        try:
+            with sync_playwright() as playwright:
+                chromium = browser.launch(playwright)
+                try:
+                    context = chromium.new_context()
+                    _profiled_load(context, task, spec)  # warm the HTTP cache, as the bench does
+                    return _profiled_load(context, task, spec)
+                finally:
+                    chromium.close()
+        finally:
+            task.stop()
+
+
 def _profiled_load(context, task, spec: pages.PageSpec) -> Counter:
     page = context.new_page()
     page.goto(f"{task.base_url}/health")  # the server's origin: this renderer then loads the page
@@ -84,8 +111,14 @@ def _profiled_load(context, task, spec: pages.PageSpec) -> Counter:
     session.send("Profiler.start")
     page.add_init_script(browser.probe_script(spec))
     browser.open_as_new_annotator(context, page, task.base_url)
-    browser.wait_ready(page, spec, [])
+    browser.wait_ready(page, spec, [], scale_timeout_ms())
     return self_times(session.send("Profiler.stop")["profile"])
+
+
+def scale_timeout_ms() -> float:
+    from . import scale
+
+    return scale.LOAD_TIMEOUT_MS
 
 
 def profile_derive(steps: int) -> pstats.Stats:
@@ -104,6 +137,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     page.add_argument("widget")
     page.add_argument("--builtin", action="store_true", help="the Potato built-in's page instead of ours")
     page.add_argument("--steps", type=int, default=5_000)
+    whole = commands.add_parser("scale", help="CPU profile of the scale part's page with all our widgets")
+    whole.add_argument("--steps", type=int, default=50_000)
+    whole.add_argument("--trace-view", action="store_true", help="with our trace view of the steps")
     python = commands.add_parser("derive", help="cProfile of Python's derive on one synthetic record")
     python.add_argument("--steps", type=int, default=10_000)
     args = parser.parse_args(argv)
@@ -111,6 +147,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         side = "built-in" if args.builtin else "ours"
         print_times(f"{args.widget} ({side}), {args.steps:,} steps, page load until painted",
                     profile_page(args.widget, args.builtin, args.steps))
+    elif args.command == "scale":
+        print_times(f"all our widgets{' and the trace view' if args.trace_view else ''}, {args.steps:,} steps, "
+                    "page load until ready", profile_scale(args.steps, args.trace_view))
     else:
         stats = profile_derive(args.steps)
         stats.sort_stats("tottime").print_stats(TOP)

@@ -15,6 +15,9 @@ PYTHON_DERIVE_MS = 100
 NODE_DERIVE_MS = 50
 CHECK_S = 10
 ABOUT_LINEAR = 1.2  # the log-log slope of n log n over 1k-50k is 1.11; quadratic is 2
+OURS_OVER_BARE = 1.2   # issue 18: the page with our widgets against Potato's bare page, ready
+WHOLE_OVER_BARE = 1.5  # issue 18: trace view + our widgets against the bare page
+BOUNDED = 1.1          # issue 18: a form's elements at the largest size within this of the smallest
 
 
 # --------------------------------------------------------------------------- formatting
@@ -328,7 +331,10 @@ def render(results: Dict[str, Any]) -> str:
 
 
 SCALE_SIDES = [("bare", "Potato alone (a radio)"), ("ours", "+ our widgets"),
-               ("ours_nested", "+ our widgets, record under `trace`"), ("agent_trace", "Potato's `agent_trace` alone")]
+               ("ours_nested", "+ our widgets, record under `trace`"), ("trace_view", "our trace view alone"),
+               ("whole", "our trace view + our widgets"), ("agent_trace", "Potato's `agent_trace` alone")]
+WIDGET_SIDES = ("ours", "ours_nested")
+DISPLAY_SIDES = ("trace_view", "whole", "agent_trace")
 TRACE_PARTS = [("parse_html", "HTML parse (main thread)"), ("script", "script"), ("style", "style"),
                ("layout", "layout"), ("paint", "paint, layers, commit"), ("gc", "garbage collection"),
                ("other", "task time not attributed"), ("busy", "main thread busy, in all")]
@@ -354,15 +360,77 @@ def _sizes(scale: Dict[str, Any]) -> List[Dict[str, Any]]:
     return [scale["sizes"][key] for key in sorted(scale["sizes"], key=int)]
 
 
-def scale_ready_rows(scale: Dict[str, Any], key: str) -> List[List[str]]:
+def _side(size: Dict[str, Any], name: str) -> Dict[str, Any]:
+    """A side of a size, or an error side for sizes measured before the side existed."""
+    return size["sides"].get(name) or {"error": "not measured in this run"}
+
+
+def scale_ready_rows(scale: Dict[str, Any], key: str, names: Sequence[str]) -> List[List[str]]:
     rows = []
     for size in _sizes(scale):
-        sides = size["sides"]
-        bare = median(sides["bare"], key)
-        row = [f"{size['steps']:,}", f"{size['record_mb']:.1f}", _spread_s(sides["bare"], key)]
-        for name in ("ours", "ours_nested", "agent_trace"):
-            row += [_spread_s(sides[name], key), ratio(median(sides[name], key), bare)]
+        bare = median(_side(size, "bare"), key)
+        row = [f"{size['steps']:,}", f"{size['record_mb']:.1f}", _spread_s(_side(size, "bare"), key)]
+        for name in names:
+            side = _side(size, name)
+            rounds = f" [{side['rounds']} load(s)]" if side.get("rounds") not in (None, _side(size, "bare").get("rounds")) else ""
+            row += [_spread_s(side, key) + rounds, ratio(median(side, key), bare)]
+        if "agent_trace" in names and "trace_view" in names:
+            row.append(ratio(median(_side(size, "agent_trace"), key), median(_side(size, "trace_view"), key)))
         rows.append(row)
+    return rows
+
+
+def _ready_header(names: Sequence[str]) -> List[str]:
+    titles = dict(SCALE_SIDES)
+    header = ["steps", "record (MB)", titles["bare"]]
+    for name in names:
+        header += [titles[name], "ratio"]
+    if "agent_trace" in names and "trace_view" in names:
+        header.append("`agent_trace` / trace view")
+    return header
+
+
+def scale_targets(scale: Dict[str, Any]) -> List[List[str]]:
+    """Issue 18's targets, each with its measured figure and a verdict."""
+    sizes = _sizes(scale)
+    rows = []
+    for name, limit, what in (("ours", OURS_OVER_BARE, "the page with our widgets"),
+                              ("whole", WHOLE_OVER_BARE, "the page with the trace view and our widgets")):
+        for size in sizes:
+            ours, bare = median(_side(size, name), "ready"), median(_side(size, "bare"), "ready")
+            if ours is None or bare is None:
+                continue
+            rows.append([f"{what} ready within {limit}× of Potato's bare page at {size['steps']:,} steps",
+                         f"{ours / bare:.2f}× ({_seconds(ours)} vs {_seconds(bare)})", verdict(ours / bare <= limit)])
+    largest = sizes[-1] if sizes else None
+    if largest:
+        view, theirs = median(_side(largest, "trace_view"), "ready"), median(_side(largest, "agent_trace"), "ready")
+        if view is not None and theirs is not None:
+            rows.append([f"trace view ready at {largest['steps']:,} steps at least {SPEEDUP}× faster than `agent_trace`",
+                         f"{theirs / view:.1f}× ({_seconds(theirs)} vs {_seconds(view)})", verdict(theirs / view >= SPEEDUP)])
+        for page in ("ours", "whole"):
+            for widget, value in (_side(largest, page).get("clicks") or {}).items():
+                if "error" in value:
+                    rows.append([f"{widget}: click to stored value under {CLICK_MS} ms at {largest['steps']:,} steps "
+                                 f"({page})", f"failed: {value['error'][:100]}", verdict(False)])
+                    continue
+                rows.append([f"{widget}: click to stored value under {CLICK_MS} ms at {largest['steps']:,} steps "
+                             f"({'page with our widgets' if page == 'ours' else 'with the trace view'})",
+                             f"{number(value['median'])} ms", verdict(value["median"] < CLICK_MS)])
+    rows += _bounded_rows(sizes)
+    return rows
+
+
+def _bounded_rows(sizes: List[Dict[str, Any]]) -> List[List[str]]:
+    forms = [_side(size, "ours").get("forms") for size in sizes]
+    if len(sizes) < 2 or not all(forms):
+        return []
+    rows = []
+    for name in forms[0]:
+        counts = [form.get(name, 0) for form in forms]
+        rows.append([f"`{name.removeprefix('bench_')}` elements bounded independently of N "
+                     f"({sizes[0]['steps']:,} to {sizes[-1]['steps']:,} steps)",
+                     " → ".join(f"{count:,.0f}" for count in counts), verdict(max(counts) <= BOUNDED * min(counts))])
     return rows
 
 
@@ -370,7 +438,7 @@ def scale_bytes_rows(scale: Dict[str, Any]) -> List[List[str]]:
     rows = []
     for size in _sizes(scale):
         for name, title in SCALE_SIDES:
-            side = size["sides"][name]
+            side = _side(size, name)
             page = side.get("bytes", {})
             if "page_mb" not in page:
                 rows.append([f"{size['steps']:,}", title, page.get("error", "—"), "", "", "", ""])
@@ -384,8 +452,8 @@ def scale_bytes_rows(scale: Dict[str, Any]) -> List[List[str]]:
 def scale_ours_rows(scale: Dict[str, Any]) -> List[List[str]]:
     rows = []
     for size in _sizes(scale):
-        for name in ("ours", "ours_nested"):
-            side = size["sides"][name]
+        for name in ("ours", "ours_nested", "whole"):
+            side = _side(size, name)
             if "error" in side:
                 continue
             dcl_handlers = median(side, "dcl_end") - median(side, "dcl")
@@ -402,10 +470,13 @@ def scale_element_rows(scale: Dict[str, Any]) -> List[List[str]]:
     rows = [[f"`{name.removeprefix('bench_')}` form"] + [f"{side['forms'].get(name, 0):,.0f}" if "forms" in side else "—"
                                                           for side in ours] for name in names]
     rows.append(["our page, all elements"] + [f"{median(side, 'nodes'):,.0f}" if "nodes" in side else "—" for side in ours])
-    for name, title in (("bare", "Potato alone, all elements"), ("agent_trace", "`agent_trace` page, all elements")):
-        rows.append([title] + [f"{median(size['sides'][name], 'nodes'):,.0f}" if "nodes" in size["sides"][name] else "—"
+    for name, title in (("bare", "Potato alone, all elements"), ("trace_view", "trace view page, all elements"),
+                        ("whole", "trace view + our widgets page, all elements"),
+                        ("agent_trace", "`agent_trace` page, all elements")):
+        rows.append([title] + [f"{median(_side(size, name), 'nodes'):,.0f}" if "nodes" in _side(size, name) else "—"
                                for size in sizes])
-    rows.append(["`agent_trace` display"] + [f"{size['sides']['agent_trace'].get('display_nodes', 0):,}" for size in sizes])
+    rows.append(["our trace view (its section)"] + [f"{_side(size, 'trace_view').get('trace_nodes', 0):,}" for size in sizes])
+    rows.append(["`agent_trace` display"] + [f"{_side(size, 'agent_trace').get('display_nodes', 0):,}" for size in sizes])
     return rows
 
 
@@ -416,9 +487,9 @@ def scale_click_rows(scale: Dict[str, Any]) -> List[List[str]]:
     for widget in widgets:
         row = [widget]
         for size in sizes:
-            clicks = size["sides"]["ours"].get("clicks", {})
-            value = clicks.get(widget)
-            row.append("—" if value is None else f"failed: {value['error'][:100]}" if "error" in value else spread(value))
+            for page in ("ours", "whole"):
+                value = (_side(size, page).get("clicks") or {}).get(widget)
+                row.append("—" if value is None else f"failed: {value['error'][:100]}" if "error" in value else spread(value))
         rows.append(row)
     return rows
 
@@ -427,7 +498,7 @@ def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
     size = scale["sizes"].get(str(scale["traced_at"]))
     if not size:
         return []
-    traced = {name: size["sides"][name].get("traced") for name, _ in SCALE_SIDES}
+    traced = {name: _side(size, name).get("traced") for name, _ in SCALE_SIDES}
 
     def row(title: str, value) -> List[str]:
         return [title] + [value(traced[name]) if traced[name] else "—" for name, _ in SCALE_SIDES]
@@ -450,6 +521,16 @@ def scale_trace_rows(scale: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
+def _load_lines(scale: Dict[str, Any]) -> List[str]:
+    """The machine's load average (1 / 5 / 15 min) when each size started and ended."""
+    sizes = [size for size in _sizes(scale) if size.get("load_average")]
+    if not sizes:
+        return []
+    return ["Load average (1 / 5 / 15 min) of the machine while each size was measured, at its start and end: " +
+            "; ".join(f"{size['steps']:,} steps {size['load_average'][0]} to {size['load_average'][1]}"
+                      for size in sizes) + ".", ""]
+
+
 def _resumed_note(scale: Dict[str, Any]) -> List[str]:
     resumed = scale.get("resumed_sizes") or []
     if not resumed:
@@ -462,21 +543,29 @@ def _resumed_note(scale: Dict[str, Any]) -> List[str]:
 def scale_section(scale: Dict[str, Any]) -> List[str]:
     record = scale["record"]
     widgets = len(scale["widgets"])
-    ready_header = ["steps", "record (MB)", "Potato alone (a radio)", f"+ our {widgets} widgets", "ratio",
-                    "+ our widgets, record under `trace`", "ratio", "`agent_trace` alone", "ratio"]
     lines = ["## Page readiness by trace length (issues 14 and 18)", "",
              f"One seeded record per size (`synth.scale_record`): N steps by {record['agents']} agents, a tool call on "
-             f"every {record['tool_call_every']}th step, N timed calls on {record['resources']} resources. Four pages "
+             f"every {record['tool_call_every']}th step, N timed calls on {record['resources']} resources. Six pages "
              "per size, loads alternating (order reversed every round): Potato alone (a radio, no plugin); the radio "
              f"and our {widgets} widgets; the same with the record's lists under `trace` "
              "(`steps_key: trace.steps`, `calls_key: trace.calls`), which Potato embeds once instead of twice; the "
-             "radio and Potato's `agent_trace` display of the steps (no plugin). *Ready*: from navigation start "
-             "to `potato:instance-ready` and the last `multiagent:ready:*` mark of every widget of ours (they render "
-             "again on instance-ready); ratios are medians over the bare page's median.", "",
+             "radio and our trace view (`multiagent.trace`) of the steps; the trace view and our widgets together; "
+             "the radio and Potato's `agent_trace` display of the steps (no plugin). *Ready*: from navigation start "
+             "to `potato:instance-ready`, the last `multiagent:ready:*` mark of every widget of ours and the trace "
+             "view's last drawing of its rows (all of which render again on instance-ready); ratios are medians "
+             "over the bare page's median. `agent_trace` takes minutes to load at the larger sizes, so it is loaded "
+             "in fewer rounds there (the number of its loads is shown in brackets), without a warm-up.", "",
              *_resumed_note(scale),
-             *table(ready_header, scale_ready_rows(scale, "ready")), "",
+             "### Targets (issue 18)", "",
+             *table(["target", "measured (median)", "verdict"], scale_targets(scale)), "",
+             f"### Ready: our {widgets} widgets", "",
+             *table(_ready_header(WIDGET_SIDES), scale_ready_rows(scale, "ready", WIDGET_SIDES)), "",
+             "### Ready: the trace displays", "",
+             *table(_ready_header(DISPLAY_SIDES), scale_ready_rows(scale, "ready", DISPLAY_SIDES)), "",
+             *_load_lines(scale),
              "The same loads to the first frame painted after that:", "",
-             *table(ready_header, scale_ready_rows(scale, "painted")), "",
+             *table(_ready_header(WIDGET_SIDES + DISPLAY_SIDES),
+                    scale_ready_rows(scale, "painted", WIDGET_SIDES + DISPLAY_SIDES)), "",
              "### The page Potato serves", "",
              "Fetched once per page over HTTP. Potato puts the record in the page twice: "
              "`data-instance-json` (all of it) and `<script id=\"instance_data\">` (its top-level strings, numbers "
@@ -489,11 +578,13 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
              *table(["steps", "page", "derive.js", "widget.js on DOMContentLoaded (derive + first build)",
                      "re-render on instance-ready", "all DOMContentLoaded handlers", "ready to painted"],
                     scale_ours_rows(scale)), "",
-             "### Elements per widget (DOM nodes inside each form, median)", "",
+             "### Elements per widget (DOM nodes inside each form of the page with our widgets, median)", "",
              *table(["", *[f"{size['steps']:,} steps" for size in _sizes(scale)]], scale_element_rows(scale)), "",
              "### Click to stored value (ms)", "",
-             "One interaction per widget on the page with all of ours (`scenarios.py`), after it is ready.", "",
-             *table(["widget", *[f"{size['steps']:,} steps" for size in _sizes(scale)]], scale_click_rows(scale)), ""]
+             "One interaction per widget (`scenarios.py`), after the page is ready, on the page with our widgets "
+             "and on the page with the trace view and our widgets.", "",
+             *table(["widget", *[f"{size['steps']:,} steps{page}" for size in _sizes(scale)
+                                 for page in ("", ", with the trace view")]], scale_click_rows(scale)), ""]
     trace_rows = scale_trace_rows(scale)
     if trace_rows:
         lines += [f"### Where the time goes at {scale['traced_at']:,} steps (one traced load per page, ms)", "",

@@ -1,28 +1,36 @@
-"""Page readiness by trace length (issues 14 and 18): Potato alone, with our widgets, with `agent_trace`.
+"""Page readiness by trace length (issues 14 and 18): Potato alone, with our widgets, our trace view, `agent_trace`.
 
 At each size N (default 5,000, 20,000 and 50,000 steps) one seeded record (`synth.scale_record`:
 N steps by 12 agents, a tool call on every 4th step, N timed calls on 40 resources) is served by
-four pages, each its own `potato start` and `annotation_task_name`:
+six pages, each its own `potato start` and `annotation_task_name`:
 
 - `bare`: Potato alone, a radio only (no plugin), the record's one-line task shown;
 - `ours`: the same radio and our widgets (all seven, or those of `--only`), plugin loaded;
 - `ours_nested`: the same as `ours` with the record's lists under `trace` (`synth.nested_layout`,
   `steps_key: trace.steps`): the layout Potato embeds once instead of twice;
+- `trace_view`: the radio and our trace view (`multiagent.trace`) of the steps, plugin loaded;
+- `whole`: the trace view and our widgets on one page (what an annotator of a long run gets);
 - `agent_trace`: the radio and Potato's `agent_trace` display of the steps (no plugin).
 
-Loads alternate between the four (the order reversed every round) after `warmup` unmeasured
-loads. Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server
-render), `response_end`, `dcl`, `ready` (the later of `potato:instance-ready` and the last
-`multiagent:ready:*` mark of each of our widgets: they render again on instance-ready),
-`painted` (the frame after); ours also `derive`, `ours_dcl` (widget.js's DOMContentLoaded
-listener: first derivation and DOM build) and `rerender` (instance-ready to the last mark); element
-counts (the whole page, each form, the trace display); the page's bytes. On `ours` each widget's
-interaction (`scenarios.py`) is then timed to the stored value.
+Loads alternate between the pages (the order reversed every round) after `warmup` unmeasured
+loads. `agent_trace` takes minutes at 50,000 steps, so above 5,000 steps it is loaded in fewer
+rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and without a traced load.
+Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server render),
+`response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, the last
+`multiagent:ready:*` mark of each of our widgets and the trace view's last drawing of its rows:
+all of them render again on instance-ready), `painted` (the frame after all of it); with the
+trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
+`derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
+`rerender` (instance-ready to the last mark); element counts (the whole page, each form,
+`agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
+widget's interaction (`scenarios.py`) is then timed to the stored value. Each size records the
+machine's load average when it starts and ends.
 
 Once per page and size, outside the timed loads: the HTML fetched over HTTP, split into Potato's two
 copies of the record (`data-instance-json`, `<script id="instance_data">`) and the rest, and how
 long BeautifulSoup's `html.parser` (which Potato runs over every page it serves) takes on it here.
-At the largest size, one more load per page under a Chromium performance trace (`chrome_trace`).
+At the largest size, one more load per page (but `agent_trace`) under a Chromium performance trace
+(`chrome_trace`).
 
 Progress is kept in `<workdir>/scale-progress.json` after each size; a run with the same
 `--workdir` and settings skips the sizes already measured (a 50,000-step round takes minutes).
@@ -42,15 +50,16 @@ from urllib.parse import urlparse
 
 from playwright.sync_api import sync_playwright
 
-from . import browser, chrome_trace, log, pages, synth
+from . import browser, chrome_trace, log, machine, pages, synth
 from .scenarios import Scenario
 from .stats import Summary
 
 SIZES = (5_000, 20_000, 50_000)
 QUICK_SIZES = (300,)
-SIDES = ("bare", "ours", "ours_nested", "agent_trace")
+SIDES = ("bare", "ours", "ours_nested", "trace_view", "whole", "agent_trace")
 SIDE_TITLES = {"bare": "Potato alone (a radio)", "ours": "+ our widgets",
-               "ours_nested": "+ our widgets, record under `trace`", "agent_trace": "Potato's `agent_trace` alone"}
+               "ours_nested": "+ our widgets, record under `trace`", "trace_view": "our trace view alone",
+               "whole": "our trace view + our widgets", "agent_trace": "Potato's `agent_trace` alone"}
 PROGRESS_FILE = "scale-progress.json"
 ANNOTATE_PATH = "/annotate"  # picks the measured page's renderer in a trace
 SERVER_START_TIMEOUT_S = 300  # Potato reads and indexes a 50,000-step record before it listens
@@ -62,27 +71,33 @@ AGENT_TRACE_DISPLAY = {"fields": [
     {"key": "task", "type": "text", "label": "Task"},
     {"key": "steps", "type": "agent_trace", "label": "Run",
      "display_options": {"speaker_key": "agent", "text_key": "content", "show_step_numbers": True}}]}
+TRACE_VIEW_FIELD = {"key": "steps", "type": "multiagent.trace", "label": "Run"}
+TRACE_VIEW_DISPLAY = {"fields": [{"key": "task", "type": "text", "label": "Task"}, TRACE_VIEW_FIELD]}
 TIMED = ["ttfb", "response_end", "dom_interactive", "dcl", "dcl_end", "instance_ready", "ready", "painted",
-         "derive", "ours_dcl", "rerender"]
+         "trace_ready", "derive", "ours_dcl", "rerender"]
 
 LOAD_JS = """({marks}) => {
   const bench = window.__bench;
   const navigation = performance.getEntriesByType('navigation')[0];
   const lastMark = (name) => { const all = performance.getEntriesByName(name); return all[all.length - 1].startTime; };
   const markTimes = marks.map(lastMark);
-  const ready = Math.max(bench.instanceReadyAt, ...markTimes);
+  const traced = bench.traceRowsAt === null ? [] : [bench.traceRowsAt];
+  const ready = Math.max(bench.instanceReadyAt, ...markTimes, ...traced);
   const ours = bench.listeners.find((entry) => entry.owner === 'widget.js' && entry.start !== null);
   const forms = {};
   document.querySelectorAll('form.annotation-form[data-schema-name]').forEach((form) => {
     forms[form.getAttribute('data-schema-name')] = form.getElementsByTagName('*').length; });
   const display = document.querySelector('.agent-trace-display');
+  const traceView = document.querySelector('section.ma-trace');
   const result = {
     ttfb: navigation.responseStart - navigation.requestStart, response_end: navigation.responseEnd,
     dom_interactive: navigation.domInteractive, dcl: navigation.domContentLoadedEventStart,
     dcl_end: navigation.domContentLoadedEventEnd, instance_ready: bench.instanceReadyAt, ready,
-    painted: bench.paintedAt, page_mb: navigation.decodedBodySize / 1e6,
+    painted: Math.max(bench.paintedAt, bench.tracePaintedAt || 0), trace_ready: bench.traceRowsAt,
+    page_mb: navigation.decodedBodySize / 1e6,
     nodes: document.getElementsByTagName('*').length, forms,
-    display_nodes: display ? display.getElementsByTagName('*').length : 0};
+    display_nodes: display ? display.getElementsByTagName('*').length : 0,
+    trace_nodes: traceView ? traceView.getElementsByTagName('*').length : 0};
   if (marks.length) {
     result.derive = bench.deriveMs.reduce((sum, ms) => sum + ms, 0);
     result.derive_runs = bench.deriveMs.length;
@@ -122,8 +137,9 @@ def sides_for(entries: Sequence[Scenario], record: Dict[str, Any], steps: int, p
     interactions = {entry.widget: browser.Interaction(pages.form_selector(entry), entry.ours.action,
                                                       _expect(entry, record)) for entry in entries}
 
-    def spec(key: str, schemes: List[Dict[str, Any]], page_marks: List[str]) -> pages.PageSpec:
-        return pages.PageSpec(f"scale {steps} {key}", schemes, marks=page_marks)
+    def spec(key: str, schemes: List[Dict[str, Any]], page_marks: List[str],
+             trace_view: bool = False) -> pages.PageSpec:
+        return pages.PageSpec(f"scale {steps} {key}", schemes, marks=page_marks, trace_view=trace_view)
 
     return [
         ScaleSide("bare", spec("bare", [RADIO], []), record, TASK_DISPLAY, ()),
@@ -131,6 +147,10 @@ def sides_for(entries: Sequence[Scenario], record: Dict[str, Any], steps: int, p
                   ("multiagent",), interactions),
         ScaleSide("ours_nested", spec("ours_nested", our_schemes(entries, nested=True), marks),
                   synth.nested_layout(record), TASK_DISPLAY, ("multiagent",)),
+        ScaleSide("trace_view", spec("trace_view", [RADIO], [], trace_view=True), record, TRACE_VIEW_DISPLAY,
+                  ("multiagent",)),
+        ScaleSide("whole", spec("whole", our_schemes(entries, nested=False), marks, trace_view=True), record,
+                  TRACE_VIEW_DISPLAY, ("multiagent",), interactions),
         ScaleSide("agent_trace", spec("agent_trace", [RADIO], []), record, AGENT_TRACE_DISPLAY, ()),
     ]
 
@@ -275,6 +295,8 @@ def summarise(side: ScaleSide, extra: Dict[str, Any]) -> Dict[str, Any]:
     result["forms"] = {name: Summary.of([s["forms"].get(name, 0) for s in samples]).median
                        for name in samples[-1]["forms"]}
     result["display_nodes"] = samples[-1]["display_nodes"]
+    result["trace_nodes"] = samples[-1].get("trace_nodes", 0)
+    result["rounds"] = len(samples)
     if "clicks" in samples[0]:
         result["clicks"] = _click_summary(samples)
     return {**result, "failed_loads": side.failed_loads, **extra}
@@ -289,8 +311,24 @@ def _click_summary(samples: List[Dict[str, Any]]) -> Dict[str, Any]:
     return summary
 
 
+def agent_trace_rounds(steps: int, runs: int) -> int:
+    """Measured rounds of `agent_trace` at this size: all at 5,000 steps and below, then 2, then 1
+    (a load takes 40 s to 2 min at 20,000-50,000 steps on two busy cores)."""
+    if steps <= 5_000:
+        return runs
+    return min(runs, 2 if steps <= 20_000 else 1)
+
+
+def in_round(side: ScaleSide, steps: int, runs: int, round_number: Optional[int]) -> bool:
+    """Whether the side is loaded in this round (None: the warm-up)."""
+    if side.key != "agent_trace" or steps <= 5_000:
+        return True
+    return round_number is not None and round_number < agent_trace_rounds(steps, runs)
+
+
 def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, warmup: int, traced: bool,
                  workdir: Path, prefix: str) -> Dict[str, Any]:
+    load_at_start = machine.load_average()
     record = synth.scale_record(steps)
     sides = sides_for(entries, record, steps, prefix)
     extras: Dict[str, Dict[str, Any]] = {side.key: {} for side in sides}
@@ -305,13 +343,17 @@ def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, w
                     extras[side.key]["bytes"] = {"error": str(error).strip().splitlines()[0][:300]}
         for _ in range(warmup):
             for side in sides:
-                load(side, keep=False)
+                if in_round(side, steps, runs, None):
+                    load(side, keep=False)
         for round_number in range(runs):
             log(f"{steps:,} steps: round {round_number + 1} of {runs}")
             for side in (sides if round_number % 2 == 0 else list(reversed(sides))):
-                load(side, keep=True)
+                if in_round(side, steps, runs, round_number):
+                    load(side, keep=True)
         if traced:
             for side in sides:
+                if side.key == "agent_trace" and steps > 5_000:
+                    continue
                 sample = load(side, keep=False, chromium=chromium)
                 if sample is not None:
                     extras[side.key]["traced"] = {key: value for key, value in sample.items() if key != "clicks"}
@@ -322,6 +364,7 @@ def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, w
             if side.task is not None:
                 side.task.stop()
     return {"steps": steps, "record_mb": len(json.dumps(record).encode("utf-8")) / 1e6,
+            "load_average": [load_at_start, machine.load_average()],
             "sides": {side.key: summarise(side, extras[side.key]) for side in sides}}
 
 
@@ -329,7 +372,8 @@ def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup
             prefix: str) -> Dict[str, Any]:
     """`{"sizes": {N: {...}}, "widgets": [...], "traced_at": N}`, resuming from the progress file."""
     progress_path = workdir / PROGRESS_FILE
-    key = {"sizes": list(sizes), "runs": runs, "warmup": warmup, "widgets": [entry.widget for entry in entries]}
+    key = {"sizes": list(sizes), "runs": runs, "warmup": warmup, "widgets": [entry.widget for entry in entries],
+           "sides": list(SIDES)}
     done: Dict[str, Any] = {}
     if progress_path.exists():
         saved = json.loads(progress_path.read_text(encoding="utf-8"))

@@ -175,7 +175,7 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert results["check"]["summary"] == "0 problem(s), 0 warning(s)"
 
     scale = results["scale"]["sizes"]["300"]["sides"]
-    for name in ("bare", "ours", "ours_nested", "agent_trace"):
+    for name in ("bare", "ours", "ours_nested", "trace_view", "whole", "agent_trace"):
         assert "error" not in scale[name], scale[name]
         assert 0 < scale[name]["ttfb"]["median"] < scale[name]["ready"]["median"] <= scale[name]["painted"]["median"]
         assert scale[name]["traced"]["trace"]["busy"] > 0
@@ -183,8 +183,15 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert scale["ours"]["clicks"]["failure_attribution"]["median"] > 0
     assert scale["ours_nested"]["bytes"]["instance_data_mb"] < scale["ours"]["bytes"]["instance_data_mb"]
     assert scale["agent_trace"]["display_nodes"] > 300
+    # the trace view draws a window of rows after instance-ready, and counts in ready
+    for name in ("trace_view", "whole"):
+        assert scale[name]["instance_ready"]["median"] < scale[name]["trace_ready"]["median"] <= scale[name]["ready"]["median"]
+        assert 0 < scale[name]["trace_nodes"] < 300 * 5
+    assert scale["whole"]["clicks"]["failure_attribution"]["median"] > 0
 
     report = out.read_text(encoding="utf-8")
     assert "| failure_attribution: ready in under 300 ms |" in report
     assert "## Page readiness by trace length" in report
+    assert "| the page with our widgets ready within 1.2× of Potato's bare page at 300 steps |" in report
+    assert "at least 10× faster than `agent_trace`" in report
     assert "| failure_attribution | " in report

@@ -193,18 +193,35 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
   // The value: match by identity, compose (pure)
   // ---------------------------------------------------------------------------------------------
 
+  var keyedRegions = typeof WeakMap === 'function' ? new WeakMap() : null;   // regions list -> Map(regionKey -> region)
+
+  /**
+   * The regions by identity, built once per regions list: every paint matches the stored marks
+   * against them, and a long run has tens of thousands of regions.
+   */
+  function regionsByKey(regions) {
+    var byKey = keyedRegions && keyedRegions.get(regions);
+    if (!byKey) {
+      byKey = new Map();
+      regions.forEach(function (region) { byKey.set(regionKey(region), region); });
+      if (keyedRegions) { keyedRegions.set(regions, byKey); }
+    }
+    return byKey;
+  }
+
   /**
    * Stored marks against the derivation's regions: {marks: Map(regionIndex -> {label, note}),
    * stale: [{mark, reason: 'not_in_trace'|'repeat', position}]}, position being the mark's place
    * in the stored regions list. Matching is by regionKey only.
    */
   function matchMarks(value, regions) {
-    var byKey = new Map();
-    regions.forEach(function (region) { byKey.set(regionKey(region), region.index); });
     var marks = new Map();
     var stale = [];
-    (value ? value.regions : []).forEach(function (mark, position) {
-      var index = byKey.get(regionKey(mark));
+    var stored = value ? value.regions : [];
+    var byKey = stored.length ? regionsByKey(regions) : null;
+    stored.forEach(function (mark, position) {
+      var region = byKey.get(regionKey(mark));
+      var index = region === undefined ? undefined : region.index;
       if (index === undefined) {
         stale.push({mark: mark, reason: 'not_in_trace', position: position});
       } else if (marks.has(index)) {
@@ -366,8 +383,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
     if (!value) { return []; }
     config = config || {};
     var labels = config.contention_labels || [];
-    var byKey = new Map();
-    regionsOf(derivation).regions.forEach(function (region) { byKey.set(regionKey(region), region); });
+    var byKey = regionsByKey(regionsOf(derivation).regions);
     var callsByIndex = regionsOf(derivation).callsByIndex;
     var seen = new Map();
     var found = [];
