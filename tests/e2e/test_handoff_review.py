@@ -445,7 +445,7 @@ def test_saved_reviews_missing_from_the_trace_are_shown_and_kept(task, page):
     expect(card(page, handoffs[3]).locator(".ma-hr-status")).to_have_text("Reviewed: quality 4 of 5, no flags.")
     card(page, handoffs[3]).get_by_role("button", name="Show review").click()
     expect(quality_radio(page, handoffs[3], 4)).to_be_checked()
-    orphans = form(page).locator(".ma-hr-orphans")
+    orphans = form(page).locator("[data-ma=stale-list]")
     expect(orphans).to_be_visible()
     expect(orphans).to_contain_text("Alice to Bob, from_step 0, step 1 (not in this trace): quality 2 of 5, "
                                     "flagged: garbling.")
@@ -453,7 +453,7 @@ def test_saved_reviews_missing_from_the_trace_are_shown_and_kept(task, page):
         "[0]: 'Alice to Bob, from_step 0, step 1' is not in this trace")
     assert hidden_value(page) == GHOST_VALUE  # kept until the annotator removes it
 
-    orphans.get_by_role("button", name=re.compile("^Remove saved review: Alice to Bob")).click()
+    orphans.get_by_role("button", name=re.compile("^Remove saved mark: Alice to Bob")).click()
     expect(orphans).to_be_hidden()
     wait_saved_json(task, GHOST_USER, FIRST["id"], SCHEMA, [GHOST_VALUE[1]])
 

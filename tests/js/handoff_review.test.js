@@ -206,6 +206,22 @@ test('a verdict never re-attaches to a different handoff: what matches nothing s
   ]);
 });
 
+test('entries without a card go to the runtime stale list: each removable, and all at once', () => {
+  const alien = { index: 0, step: 1, from_step: 0, from: 'Alice', to: 'Bob', explicit: false, flags: ['garbling'],
+    quality: 2 };
+  const kept = entryOf(h0, { quality: 4 });
+  const duplicate = entryOf(h0, { quality: 1 });
+  const said = hr.describe([alien, kept, duplicate], { derivation, config: CONFIG });
+  assert.deepEqual(said.stale.map((entry) => entry.text), [
+    'Alice to Bob, from_step 0, step 1 (not in this trace): quality 2 of 5, flagged: garbling.',
+    'Planner to Coder, from_step 0, step 1 (repeats an earlier saved review of this handoff): quality 1 of 5, no flags.',
+  ]);
+  assert.deepEqual(said.stale[0].remove, [kept, duplicate]);   // Remove: the value without that entry
+  assert.deepEqual(said.stale[1].remove, [kept, alien]);
+  assert.deepEqual(said.removeAllStale, [kept]);
+  assert.deepEqual(hr.describe([kept], { derivation, config: CONFIG }).stale, []);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Edits
 // ---------------------------------------------------------------------------------------------

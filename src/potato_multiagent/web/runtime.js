@@ -110,46 +110,64 @@
     ctx.model.announce(said.summary || '');
     ctx.model.setIncomplete(said.incomplete || null);
     ctx.setNotices(said.notices || []);
-    paintStale(mount, said.stale || []);
+    paintStale(mount, said.stale || [], said.removeAllStale);
   }
 
   // -- the "saved but not in this trace" list -----------------------------------------------------
 
+  var STALE_LISTED = 20;   // marks named one by one before "and N more" (the DOM stays bounded)
+
   /**
    * The one stale list: stale = [{text, remove}] from describe(), where remove is the value without
-   * that mark (a Remove button stores it) or absent (kept, no button). Hidden when empty.
+   * that mark (a Remove button stores it) or absent (kept, no button); removeAllStale, when
+   * describe() gives it, is the value without any of them (a "Remove all" button stores it when
+   * there are two or more). Hidden when empty.
    */
-  function paintStale(mount, stale) {
+  function paintStale(mount, stale, removeAll) {
     var list = staleListOf(mount);
     core.clear(list.items);
     list.box.hidden = stale.length === 0;
-    stale.forEach(function (entry) {
+    stale.slice(0, STALE_LISTED).forEach(function (entry, position) {
       var remove = entry.remove === undefined ? null : core.h('button', {type: 'button', class: 'ma-button',
         'data-ma': 'stale-remove', 'aria-label': 'Remove saved mark: ' + entry.text, text: 'Remove',
-        on: {click: function () { removeStale(mount, entry); }}});
+        on: {click: function () { removeStale(mount, entry.remove, 'Removed: ' + entry.text + '.', position); }}});
       list.items.appendChild(core.h('li', {class: 'ma-stale-item', 'data-ma': 'stale-item'},
         [core.h('span', {text: entry.text}), remove ? ' ' : null, remove]));
     });
+    if (stale.length > STALE_LISTED) {
+      list.items.appendChild(core.h('li', {class: 'ma-stale-item', text: 'and ' + (stale.length - STALE_LISTED) + ' more.'}));
+    }
+    list.removeAll.hidden = removeAll === undefined || stale.length < 2;
+    list.removeAll.onclick = list.removeAll.hidden ? null : function () {
+      removeStale(mount, removeAll, 'Removed ' + stale.length + ' saved marks not in this trace.', 0);
+    };
   }
 
-  function removeStale(mount, entry) {
-    makeModel(mount).set(entry.remove);
-    announce(mount, 'Removed: ' + entry.text + '.');
+  /** Store the value without the mark(s), re-render, and keep the focus in the list: the Remove at
+   * the same place, else the form's first control that keeps focus across renders. */
+  function removeStale(mount, value, words, position) {
+    makeModel(mount).set(value);
+    announce(mount, words);
     core.renderForm(mount.form);   // the view shows the value without the mark
+    var left = staleListOf(mount).items.querySelectorAll('[data-ma=stale-remove]');
+    var next = left.length ? left[Math.min(position, left.length - 1)] : mount.form.querySelector('[' + FOCUS_KEY + ']');
+    if (next) { next.focus(); }
   }
 
   function staleListOf(mount) {
     if (mount.staleList && mount.staleList.box.isConnected) { return mount.staleList; }
     var items = core.h('ul', {class: 'ma-stale-items'});
+    var removeAll = core.h('button', {type: 'button', class: 'ma-button', 'data-ma': 'stale-remove-all', hidden: true,
+      text: 'Remove all saved marks not in this trace'});
     var box = core.h('div', {class: 'ma-stale-list', 'data-ma': 'stale-list', hidden: true}, [
-      core.h('p', {class: 'ma-stale-title', text: 'Saved but not in this trace'}), items]);
+      core.h('p', {class: 'ma-stale-title', text: 'Saved but not in this trace'}), items, removeAll]);
     var el = mount.ctx.el;
     if (el.parentNode && el !== mount.form) {
       el.parentNode.insertBefore(box, el.nextSibling);
     } else {
       el.appendChild(box);
     }
-    mount.staleList = {box: box, items: items};
+    mount.staleList = {box: box, items: items, removeAll: removeAll};
     return mount.staleList;
   }
 
@@ -267,7 +285,7 @@
 
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
-   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale}, render(args)[, entryKey]})
+   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]}, render(args)[, entryKey]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)

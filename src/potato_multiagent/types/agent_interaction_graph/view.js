@@ -405,23 +405,9 @@
       setRover(view, drawn.element);
       showDetails(view, drawn);
     });
-    keepFocusInStaleList(view, args.ui);
     return view;
   }
 
-  /** After a Remove in the stale list, focus moves to the next Remove (or back to the graph). */
-  function keepFocusInStaleList(view, ui) {
-    var list = ui.staleList();
-    list.addEventListener('click', function (event) {
-      var button = event.target.closest ? event.target.closest('button') : null;
-      if (!button) { return; }
-      var index = Array.prototype.indexOf.call(list.querySelectorAll('button'), button);
-      setTimeout(function () {
-        var left = view.ui.staleList().querySelectorAll('button');
-        if (left.length) { left[Math.min(index, left.length - 1)].focus(); } else if (view.rover) { view.rover.focus(); }
-      }, 0);
-    }, true);
-  }
 
   /** The logical control with focus (a node name or an edge id), to find it again after a redraw. */
   function focusedKey(view) {

@@ -428,16 +428,26 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     return derivation.handoffs.length > UNREVIEWED_FIRST_ABOVE ? 'unreviewed' : 'all';
   }
 
-  /** What the runtime paints for a value (define's describe): the card-less entries have their own list. */
+  /**
+   * What the runtime paints for a value (define's describe): the entries without a card go to the
+   * runtime's stale list, each removable, and all at once.
+   */
   function describe(value, ctx) {
     var entries = Array.isArray(value) ? value : [];
     var book = makeBook(entries, ctx.derivation);
     var total = ctx.derivation.handoffs.length;
+    function without(orphans) {
+      return composeValue(Object.assign({}, book, {orphans: orphans}), ctx.derivation);
+    }
     return {
       summary: progressText(book, total),
       incomplete: incompleteReason(book, total),
       notices: noticesFor(traceProblems(entries, ctx.derivation, ctx.config), ctx.derivation, ctx.unreadable),
-      stale: []
+      stale: book.orphans.map(function (entry, position) {
+        return {text: orphanText(entry, ctx.derivation, ctx.config.quality_scale),
+          remove: without(book.orphans.filter(function (other, i) { return i !== position; }))};
+      }),
+      removeAllStale: without([])
     };
   }
 

@@ -26,7 +26,6 @@
       serial: ++formSerial,
       progress: part('progress'), filter: part('filter'), jump: part('jump'), jumpGo: part('jump-go'),
       bulk: part('bulk'), undoBulk: part('undo-bulk'), empty: part('empty'), cards: part('cards'),
-      orphans: part('orphans'), orphanList: part('orphan-list'), orphansRemoveAll: part('orphans-remove-all'),
       cardsByIndex: new Map(), visible: [], filterName: 'all',
       book: null, derivation: null, config: null, model: null, ui: ui
     };
@@ -52,8 +51,6 @@
     });
     view.bulk.addEventListener('click', function () { markAllAsFine(view); });
     view.undoBulk.addEventListener('click', function () { undoMarkAll(view); });
-    view.orphanList.addEventListener('click', function (event) { onOrphanRemove(view, event); });
-    view.orphansRemoveAll.addEventListener('click', function () { removeAllOrphans(view); });
   }
 
   // -- one card -------------------------------------------------------------------------------------
@@ -225,7 +222,7 @@
     });
   }
 
-  // -- pages, filter, orphans ------------------------------------------------------------------------
+  // -- pages and filter ------------------------------------------------------------------------------
 
   /** Draw cards `first`..`end` of the current filter's list (the pager's page), one DocumentFragment. */
   function drawCards(view, first, end) {
@@ -254,23 +251,6 @@
     }
     view.empty.textContent = text;
     view.empty.hidden = text === '';
-  }
-
-  function paintOrphans(view) {
-    var h = view.ui.h, orphans = view.book.orphans, scale = view.config.quality_scale;
-    view.orphans.hidden = orphans.length === 0;
-    view.ui.clear(view.orphanList);
-    orphans.slice(0, marks.MAX_LISTED).forEach(function (entry, position) {
-      var text = marks.orphanText(entry, view.derivation, scale);
-      view.orphanList.appendChild(h('li', {class: 'ma-hr-orphan'}, [
-        h('span', {text: text}), ' ',
-        h('button', {type: 'button', 'data-ma-orphan': position, 'aria-label': 'Remove saved review: ' + text,
-          text: 'Remove'})]));
-    });
-    if (orphans.length > marks.MAX_LISTED) {
-      view.orphanList.appendChild(h('li', {class: 'ma-hr-orphan',
-        text: 'and ' + (orphans.length - marks.MAX_LISTED) + ' more.'}));
-    }
   }
 
   function setFilter(view, filter) {
@@ -412,26 +392,6 @@
     view.bulk.focus();   // the Undo button hides itself
   }
 
-  function onOrphanRemove(view, event) {
-    var button = event.target.closest('button[data-ma-orphan]');
-    if (!button) { return; }
-    var position = Number(button.getAttribute('data-ma-orphan'));
-    var removed = view.book.orphans.splice(position, 1)[0];
-    paintOrphans(view);
-    commit(view, 'Removed the saved review of ' + marks.describeEntry(removed) + '.');
-    var buttons = view.orphanList.querySelectorAll('button[data-ma-orphan]');
-    var successor = buttons[Math.min(position, buttons.length - 1)];
-    (successor || view.bulk).focus();
-  }
-
-  function removeAllOrphans(view) {
-    var count = view.book.orphans.length;
-    view.book.orphans = [];
-    paintOrphans(view);
-    commit(view, 'Removed ' + count + ' saved review' + (count === 1 ? '' : 's') + ' without a card.');
-    view.bulk.focus();
-  }
-
   // -- store and render ------------------------------------------------------------------------------
 
   /** Store the book (model.set paints describe), then the words of the action. `keepEmpty` stores [] not "". */
@@ -465,7 +425,6 @@
     } else {
       view.cardsByIndex.forEach(function (refs) { paintCard(view, refs); });
     }
-    paintOrphans(view);
     paintCounts(view);   // not announced: the status line keeps what another tab's merge said
     // The trace view's "Open handoff" (action 'open-handoff', detail.index = a step): the card of
     // the handoff received at that step, shown and focused.
