@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.journey --checkout /work/journey-before    # the page of 70e5d8f
     .venv/bin/python -m bench.journey                                    # this tree
+    .venv/bin/python -m bench.journey --path trace                       # this tree, from the trace
 
 The same three real Who&When Hand-Crafted runs (1, 10, 11: 29, 44 and 130 steps) and the same
 decisions on both: the gold agent and decisive step as the failure attribution, every handoff
@@ -18,11 +19,18 @@ Which page a checkout gets follows what it can show (`page_kind`):
 - "agent-trace" (older checkouts): Potato's `agent_trace` display numbering steps, MAST with
   Potato's `trajectory_eval` (what examples/team-evaluation used at 70e5d8f).
 
-How actions are counted (the same rule on both pages, `Counter`): one per click, one per key
-press, a typed text one per character, a choice in a native <select> two (open it, pick the
+On the trace-view page the decisive step takes one of two paths (`--path`, `PATHS`): "typed" (the
+default) types "#N" in failure attribution's step picker and follows its "Show #N in the trace"
+link to the step's MAST chips; "trace" reads the trace instead, scrolling its pane down to the gold
+step, clicks that step's own "Set as decisive step" and tags the mode on the same step (clicking
+its MAST toggle first, one more action, if its chips are folded there).
+
+How actions are counted (the same rule on every page and path, `Counter`): one per click, one per
+key press, a typed text one per character, a choice in a native <select> two (open it, pick the
 option), Next one. Scrolling is not an action: it is measured apart (`scrolled_px`, the sum of how
 far the page and any scrolling pane moved, Playwright scrolling a control into view only as far
-as needed, as a reader would). The figures are measurements, printed, never asserted.
+as needed, as a reader would; reading the trace pane down to a step counts how far the pane
+moved). The figures are measurements, printed, never asserted.
 """
 
 from __future__ import annotations
