@@ -210,14 +210,19 @@ def visible_chips(card) -> list[str]:
         "chips => chips.filter(chip => chip.getClientRects().length).map(chip => chip.dataset.value)")
 
 
-def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
-    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
-    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+def open_first_record(trace_task, page):
+    """A fresh annotator on the first record (Who&When Hand-Crafted 1), the trace drawn."""
     task, records = trace_task
-    who = records[0]
     user = fresh_user()
     login(page, task.base_url, user)
     wait_view(page)
+    return task, records[0], user
+
+
+def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
+    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
+    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+    task, who, user = open_first_record(trace_task, page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="4"]')
     toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
@@ -289,11 +294,7 @@ def tag_steps(page, task, user, instance, tags) -> dict:
 def test_the_step_set_as_decisive_becomes_current_with_its_mast_chips_unfolded(trace_task, page):
     """The path the page is designed for (docs/performance.md §8): on the step judged decisive, its
     own "Set as decisive step", then the mode on that step: two clicks, both saved by Potato."""
-    task, records = trace_task
-    who = records[0]
-    user = fresh_user()
-    login(page, task.base_url, user)
-    wait_view(page)
+    task, who, user = open_first_record(trace_task, page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="7"]')
     action = card.get_by_role("button", name="Set as decisive step", exact=True)
     action.scroll_into_view_if_needed()
