@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.journey --checkout /work/journey-before    # the page of 70e5d8f
     .venv/bin/python -m bench.journey                                    # this tree
+    .venv/bin/python -m bench.journey --path trace                       # this tree, from the trace
 
 The same three real Who&When Hand-Crafted runs (1, 10, 11: 29, 44 and 130 steps) and the same
 decisions on both: the gold agent and decisive step as the failure attribution, every handoff
@@ -18,11 +19,18 @@ Which page a checkout gets follows what it can show (`page_kind`):
 - "agent-trace" (older checkouts): Potato's `agent_trace` display numbering steps, MAST with
   Potato's `trajectory_eval` (what examples/team-evaluation used at 70e5d8f).
 
-How actions are counted (the same rule on both pages, `Counter`): one per click, one per key
-press, a typed text one per character, a choice in a native <select> two (open it, pick the
+On the trace-view page the decisive step takes one of two paths (`--path`, `PATHS`): "typed" (the
+default) types "#N" in failure attribution's step picker and follows its "Show #N in the trace"
+link to the step's MAST chips; "trace" reads the trace instead, scrolling its pane down to the gold
+step, clicks that step's own "Set as decisive step" and tags the mode on the same step (clicking
+its MAST toggle first, one more action, if its chips are folded there).
+
+How actions are counted (the same rule on every page and path, `Counter`): one per click, one per
+key press, a typed text one per character, a choice in a native <select> two (open it, pick the
 option), Next one. Scrolling is not an action: it is measured apart (`scrolled_px`, the sum of how
 far the page and any scrolling pane moved, Playwright scrolling a control into view only as far
-as needed, as a reader would). The figures are measurements, printed, never asserted.
+as needed, as a reader would; reading the trace pane down to a step counts how far the pane
+moved). The figures are measurements, printed, never asserted.
 """
 
 from __future__ import annotations
@@ -277,6 +285,52 @@ class TraceViewPage:
         return (turns.get(f"t{run.step}") or {}).get("values") == [run.mode]
 
 
+TRACE_VIEWPORT = "section.ma-trace .ma-trace-viewport"
+READ_DOWN = """(viewport) => {
+  const before = viewport.scrollTop;
+  viewport.scrollTop = before + Math.round(viewport.clientHeight * 0.8);
+  return viewport.scrollTop - before;
+}"""
+"""The reader scrolls the trace pane down by most of a screen; returns how far it moved."""
+
+
+class TraceActionPage(TraceViewPage):
+    """The same page, the path it was designed for (`--path trace`): the annotator reads the trace
+    and, on the step they judge decisive, clicks that step's own "Set as decisive step", then tags
+    the MAST mode on the same step (its toggle first if its chips are folded there)."""
+
+    def attribute(self, counter: Counter, page, run: Run) -> None:
+        """Agent from the select; scroll the trace pane to the gold step and click its action."""
+        form = page.locator('form[data-schema-name="attribution"]')
+        counter.select(form.get_by_label("Responsible agent"), run.agent)
+        card = read_down_to(counter, page, run.step)
+        counter.click(card.get_by_role("button", name="Set as decisive step", exact=True))
+
+    def tag_mast(self, counter: Counter, page, run: Run) -> None:
+        card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{run.step}"]')
+        chip = card.locator(f'.ta-chip[data-value="{run.mode}"]')
+        if not chip.is_visible():   # folded: the step's toggle unfolds its chips
+            counter.click(card.locator(".ma-trace-tags-toggle"))
+        counter.click(chip)
+
+
+def read_down_to(counter: Counter, page, step: int):
+    """Scroll the trace pane a screen at a time until step `step` is drawn (the view draws a window of
+    steps and moves it as the pane scrolls); the distance the reader moved it counts as scrolled px.
+    Returns the step's card (Counter.reach then brings its controls fully into view)."""
+    viewport = page.locator(TRACE_VIEWPORT)
+    card = page.locator(f'section.ma-trace .ma-trace-step[data-step="{step}"]')
+    for _ in range(1000):
+        if card.count():
+            return card
+        moved = viewport.evaluate(READ_DOWN)
+        if not moved:
+            break
+        counter.scrolled += moved
+        counter.settled()   # the view's window moves on the next frames
+    raise RuntimeError(f"step #{step + 1} never came into the trace pane")
+
+
 class AgentTracePage:
     """The page of 70e5d8f: Potato's agent_trace display, a native <select> of every step, MAST
     with trajectory_eval (a card per step: "Incorrect", then the error type)."""
@@ -303,6 +357,8 @@ class AgentTracePage:
 
 
 PAGES = {"trace-view": TraceViewPage, "agent-trace": AgentTracePage}
+PATHS = {"typed": TraceViewPage, "trace": TraceActionPage}
+"""The trace-view page's two paths to the decisive step: typed in the step picker, or from the trace."""
 
 PARTS_JS = """() => {
   const deepest = (el) => Math.max(el.scrollHeight, ...Array.from(el.querySelectorAll('*'), (child) => child.scrollHeight));
@@ -367,8 +423,9 @@ def review_run(counter: Counter, page, task: harness.PotatoTask, user: str, run:
     harness.wait_saved(task, user, instance, "mast_steps", lambda value: driver.mast_saved(value, run))
 
 
-def measure(checkout: Path, kind: str, workdir: Path, runs: List[Run]) -> List[Figures]:
-    """Serve the runs with the checkout's `potato start` and walk the journey once, as a new annotator."""
+def measure(checkout: Path, kind: str, workdir: Path, runs: List[Run], path: str = "typed") -> List[Figures]:
+    """Serve the runs with the checkout's `potato start` and walk the journey once, as a new annotator
+    (on the trace-view page by `path`: the decisive step typed, or taken from the trace)."""
     from playwright.sync_api import sync_playwright
 
     from .browser import launch
@@ -382,7 +439,8 @@ def measure(checkout: Path, kind: str, workdir: Path, runs: List[Run]) -> List[F
                 page.add_init_script(SCROLL_PROBE)
                 user = f"journey-{uuid.uuid4().hex[:8]}"
                 harness.login(page, task.base_url, user)
-                return walk(page, task, user, runs, PAGES[kind]())
+                driver = PATHS[path]() if kind == "trace-view" else PAGES[kind]()
+                return walk(page, task, user, runs, driver)
             finally:
                 browser.close()
     finally:
@@ -408,21 +466,27 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--checkout", type=Path, default=REPO_ROOT,
                         help="the project checkout to serve (its .venv from scripts/setup.sh); default: this tree")
     parser.add_argument("--page", choices=sorted(PAGES), help="override the page chosen from the checkout")
+    parser.add_argument("--path", choices=sorted(PATHS), default="typed",
+                        help="trace-view page: the decisive step typed in the step picker (typed) or taken "
+                             "with the step's own action in the trace (trace); default: typed")
     parser.add_argument("--workdir", type=Path, help="keep the task folder and Potato's log here")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
     kind = args.page or page_kind(checkout)
+    if args.path != "typed" and kind != "trace-view":
+        parser.error(f"--path {args.path} needs the trace-view page; {checkout} has the {kind} page")
     runs = journey_runs()
     with contextlib.ExitStack() as stack:
         workdir = args.workdir or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="potato-ma-journey-")))
         workdir.mkdir(parents=True, exist_ok=True)
-        figures = measure(checkout, kind, workdir, runs)
+        figures = measure(checkout, kind, workdir, runs, args.path)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"annotator journey on {checkout} ({kind} page), {WIDTH} px wide, {stamp}\n")
+    path = f", decisive step {args.path}" if kind == "trace-view" else ""
+    print(f"annotator journey on {checkout} ({kind} page{path}), {WIDTH} px wide, {stamp}\n")
     print(table(figures))
     if args.json:
-        args.json.write_text(json.dumps({"checkout": str(checkout), "page": kind, "measured": stamp,
+        args.json.write_text(json.dumps({"checkout": str(checkout), "page": kind, "path": args.path, "measured": stamp,
                                          "runs": [asdict(row) for row in figures]}, indent=1), encoding="utf-8")
     return 0
 

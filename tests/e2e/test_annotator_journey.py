@@ -4,7 +4,9 @@ The journey is `bench/journey.py`'s, on this tree's page (our trace view with MA
 step, failure attribution, handoff review, the interaction graph): the gold agent and decisive step
 (typed as "#N" in the step search), the widget's link to that step, one MAST mode tagged on it in
 the trace, every handoff marked fine in bulk, Next. The same script measures the page of commit
-70e5d8f (`python -m bench.journey --checkout PATH`); both tables are in docs/performance.md.
+70e5d8f (`python -m bench.journey --checkout PATH`); both tables are in docs/performance.md. A
+second test walks the first run the other way (`--path trace`): the decisive step taken with the
+step's own action in the trace, the mode tagged on that step.
 
 The test asserts only what must hold: each answer reaches Potato's saved state (the journey waits
 for it), the chosen step's text is shown in the widget, the widget's link lands the trace view on
@@ -15,6 +17,7 @@ and no timing.
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -62,3 +65,20 @@ def test_journey_counts_actions_and_page_height(journey_task, page):
     print("\nannotator journey (Who&When Hand-Crafted; attribution, MAST chips, handoff review, graph, trace view):")
     print(journey.table(figures))
     assert [row.run for row in figures] == [run.record["id"] for run in runs]
+
+
+def test_journey_from_the_trace_saves_the_decisive_step_and_the_mode(journey_task, page):
+    """The path the page is designed for (`bench.journey --path trace`) on the first run: the step's
+    own "Set as decisive step" in the trace, then the mode's chip on that same step."""
+    task, runs = journey_task
+    run = runs[0]
+    user = f"journey-trace-{uuid.uuid4().hex[:8]}"
+    page.set_viewport_size({"width": journey.WIDTH, "height": journey.HEIGHT})
+    page.add_init_script(journey.SCROLL_PROBE)
+    login(page, task.base_url, user)
+    figures = journey.walk(page, task, user, [run], journey.TraceActionPage())
+    print("\nannotator journey from the trace, first run:")
+    print(journey.table(figures))
+    saved = task.saved(user)[run.record["id"]]
+    assert json.loads(saved["attribution"])["decisive_step"] == run.step
+    assert json.loads(saved["mast_steps"])["turns"][f"t{run.step}"]["values"] == [run.mode]

@@ -210,14 +210,19 @@ def visible_chips(card) -> list[str]:
         "chips => chips.filter(chip => chip.getClientRects().length).map(chip => chip.dataset.value)")
 
 
-def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
-    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
-    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+def open_first_record(trace_task, page):
+    """A fresh annotator on the first record (Who&When Hand-Crafted 1), the trace drawn."""
     task, records = trace_task
-    who = records[0]
     user = fresh_user()
     login(page, task.base_url, user)
     wait_view(page)
+    return task, records[0], user
+
+
+def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
+    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
+    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+    task, who, user = open_first_record(trace_task, page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="4"]')
     toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
@@ -284,6 +289,29 @@ def tag_steps(page, task, user, instance, tags) -> dict:
         return {turn: entry.get("values") for turn, entry in turns.items()} == expected
 
     return json.loads(wait_saved(task, user, instance, "mast", all_tagged))
+
+
+def test_the_step_set_as_decisive_becomes_current_with_its_mast_chips_unfolded(trace_task, page):
+    """The path the page is designed for (docs/performance.md §8): on the step judged decisive, its
+    own "Set as decisive step", then the mode on that step: two clicks, both saved by Potato."""
+    task, who, user = open_first_record(trace_task, page)
+    card = page.locator('section.ma-trace .ma-trace-step[data-step="7"]')
+    action = card.get_by_role("button", name="Set as decisive step", exact=True)
+    action.scroll_into_view_if_needed()
+    assert visible_chips(card) == []   # folded before: not the current step
+    in_pane = "button => button.getBoundingClientRect().top - button.closest('.ma-trace-viewport').getBoundingClientRect().top"
+    before = action.evaluate(in_pane)
+    action.click()
+    expect(card).to_have_attribute("aria-current", "step")
+    expect(card.locator(".ma-trace-tags-toggle")).to_have_attribute("aria-expanded", "true")
+    assert visible_chips(card) == MAST_MODES
+    assert abs(action.evaluate(in_pane) - before) <= 1   # the chips opened above it: the button stayed put
+    expect(action).to_be_focused()
+    card.locator(f'.ta-chip[data-value="{MAST_MODES[3]}"]').click()
+    wait_saved_json(task, user, who["id"], "attribution", {"responsible_agent": None, "decisive_step": 7, "reason": ""})
+    wait_saved(task, user, who["id"], "mast", lambda value: value is not None and
+               json.loads(value)["turns"].get("t7", {}).get("values") == [MAST_MODES[3]])
+    assert page.locator("section.ma-trace .ma-trace-step.ma-trace-current").count() == 1
 
 
 def test_mast_modes_tagged_inline_by_two_annotators_come_out_of_export_and_agreement(trace_task, browser, tmp_path):

@@ -226,6 +226,14 @@
     }
   };
 
+  /** Mark step `index` current without moving focus; the tags it unfolds sit above its actions, so
+   * the pane scrolls by what they added and the clicked button stays under the pointer. */
+  View.prototype.markKeepingPlace = function (index, button) {
+    var before = button ? button.getBoundingClientRect().top : null;
+    this.mark(index, false);
+    if (before !== null && button.isConnected) { this.viewport.scrollTop += button.getBoundingClientRect().top - before; }
+  };
+
   /** Keyboard: Up/Down next step, Left/Right the step of the neighbouring lane, Home/End, Escape back. */
   View.prototype.onKey = function (event) {
     var card = event.target.closest && event.target.closest('.ma-trace-step');
@@ -278,7 +286,7 @@
       return;
     }
     var action = event.target.closest('.ma-trace-action');
-    if (action) { this.act(Number(action.getAttribute('data-step')), action.getAttribute('data-action')); return; }
+    if (action) { this.act(Number(action.getAttribute('data-step')), action.getAttribute('data-action'), action); return; }
     var tagsToggle = event.target.closest('.ma-trace-tags-toggle');
     if (tagsToggle) { rows.toggleTags(this, Number(tagsToggle.getAttribute('data-step'))); return; }
     var chip = event.target.closest('.ta-chip');
@@ -288,10 +296,13 @@
     }
   };
 
-  View.prototype.act = function (index, action) {
+  /** A step action; the step a widget took it for becomes current (its tags unfold: "Set as decisive
+   * step", then the MAST mode on that step, is two clicks). */
+  View.prototype.act = function (index, action, button) {
     var entry = this.entries[index];
     var event = new CustomEvent('multiagent:step-action', {cancelable: true, detail: {index: index, action: action}});
     var handled = !document.dispatchEvent(event);
+    if (handled) { this.markKeepingPlace(index, button); }
     this.say(handled ? rows.ACTIONS[action] + ': done for ' + entry.number + ' (' + entry.agentLabel + ').'
       : rows.ACTIONS[action] + ': nothing on this page took ' + entry.number + '.');
   };
