@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -62,11 +63,31 @@ document.addEventListener('potato:instance-ready', () => { window.__potatoReady 
 # --------------------------------------------------------------------------- server
 
 
+# Servers listen on ports below Linux's ephemeral range (32768+), in a block of their own per
+# pytest-xdist worker: two workers never pick the same port, and no outgoing connection takes one.
+PORT_BLOCK_START = 20_000
+PORT_BLOCK_SIZE = 500
+START_ATTEMPTS = 3
+
+
+def worker_number() -> int:
+    """pytest-xdist's worker index (`gw3` -> 3), 0 without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker[2:].isdigit() else 0
+
+
 def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port nobody listens on right now, from this worker's block (random within it, so two
+    runs on one machine rarely meet; a clash is caught by `start_potato`, which then retries)."""
+    block = PORT_BLOCK_START + (worker_number() % 24) * PORT_BLOCK_SIZE
+    for port in random.sample(range(block, block + PORT_BLOCK_SIZE), PORT_BLOCK_SIZE):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {block}-{block + PORT_BLOCK_SIZE - 1}")
 
 
 def potato_command() -> list[str]:
@@ -208,42 +229,89 @@ def prepare_task_dir(
 
 
 def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S) -> PotatoTask:
-    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`."""
-    port = free_port()
+    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`.
+
+    A port someone took between `free_port` and the server's bind is tried again on another port.
+    Potato bakes each task's page into a directory it caches by task name; every server gets its
+    own (`POTATO_GENERATED_TEMPLATES_DIR`), so servers running side by side never share a page.
+    """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        task = _spawn_potato(task_dir, config, free_port())
+        try:
+            _wait_healthy(task, timeout)
+            return task
+        except PortTaken:
+            task.stop()
+            if attempt == START_ATTEMPTS:
+                raise
+        except BaseException:
+            task.stop()
+            raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    """The server could not listen on its port: another process holds it."""
+
+
+def _spawn_potato(task_dir: Path, config: str, port: int) -> PotatoTask:
     log_path = task_dir.parent / f"{task_dir.name}.potato.log"
+    templates = task_dir.parent / f"{task_dir.name}.generated-templates"
+    templates.mkdir(exist_ok=True)
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
             [*potato_command(), "start", config, "-p", str(port), "--host", "127.0.0.1"],
             cwd=task_dir,
+            env={**os.environ, "POTATO_GENERATED_TEMPLATES_DIR": str(templates)},
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    task = PotatoTask(task_dir=task_dir, port=port, log_path=log_path, process=process)
-    try:
-        _wait_healthy(task, timeout)
-    except BaseException:
-        task.stop()
-        raise
-    return task
+    return PotatoTask(task_dir=task_dir, port=port, log_path=log_path, process=process)
 
 
 def _wait_healthy(task: PotatoTask, timeout: float) -> None:
+    """Wait until the server answers /health and is the one listening on its port (another
+    process's server must not answer for it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if task.process.poll() is not None:
+            log = task.log()
+            if "Address already in use" in log:
+                raise PortTaken(f"port {task.port} was taken:\n{log}")
             raise RuntimeError(
                 f"potato exited with code {task.process.returncode} before /health answered.\n"
-                f"--- server log ({task.log_path}) ---\n{task.log()}"
+                f"--- server log ({task.log_path}) ---\n{log}"
             )
-        if _health_ok(task.base_url):
+        if _health_ok(task.base_url) and _listens(task.process.pid, task.port):
             return
         time.sleep(0.2)
     raise TimeoutError(
         f"potato did not answer {task.base_url}/health within {timeout:.0f} s.\n"
         f"--- server log ({task.log_path}) ---\n{task.log()}"
     )
+
+
+def _listens(pid: int, port: int) -> bool:
+    """True when process `pid` holds the listening socket of 127.0.0.1:`port` (Linux /proc)."""
+    inodes = _listening_inodes(port)
+    try:
+        links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+    except OSError:
+        return False
+    return any(f"socket:[{inode}]" in links for inode in inodes)
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """Inodes of the sockets listening on `port` (state 0A in /proc/net/tcp)."""
+    inodes = set()
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+                inodes.add(fields[9])
+    return inodes
 
 
 def _health_ok(base_url: str) -> bool:
