@@ -39,7 +39,6 @@ from .harness import (
     go_next,
     go_prev,
     login,
-    navigation_started,
     open_annotate,
     radio_answer,
     returning_user_state,
@@ -342,27 +341,6 @@ def test_stored_marks_missing_from_the_trace_are_shown_and_kept(task, page):
 
 
 # --------------------------------------------------------------------------- Potato's navigation
-
-
-@pytest.mark.e2e
-def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user):
-    """Each control in turn, on one page (one login instead of one per control)."""
-    open_attribution(page)
-    choose_agent(page, 'Agent "Smith"')
-    choose_step(page, 2)
-    for control in (agent_select, step_select, reason_box):
-        expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
-        control(page).focus()
-        for key in ("ArrowRight", "ArrowLeft"):
-            control(page).press(key)
-            assert not navigation_started(page), f"{key} in the {control.__name__} started a navigation"
-            assert current_instance_id(page) == FIRST["id"], control.__name__
-
-
-@pytest.mark.e2e
-def test_untouched_required_attribution_blocks_next(task, page, user):
-    open_attribution(page)
-    click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])
 
 
 @pytest.mark.e2e
