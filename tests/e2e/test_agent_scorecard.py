@@ -352,11 +352,6 @@ def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user
 
 
 @pytest.mark.e2e
-def test_untouched_required_scorecard_blocks_next(task, page, user):
-    click_next_expecting_block(page, DESCRIPTION, HOSTILE_RUN["id"])
-
-
-@pytest.mark.e2e
 def test_a_partly_scored_scorecard_blocks_next_saying_how_many_cells_are_left(task, page, user):
     pick(page, SMITH, "contribution", 2)
     pick(page, "Team", "coordination", "na")
