@@ -371,13 +371,24 @@ def _parse_or_none(value: str) -> Any:
 # --------------------------------------------------------------------------- browser
 
 
-def login(page, base_url: str, user: str) -> None:
-    """Log in through Potato's password-less form and wait until the first instance is ready."""
+def login(page, base_url: str, user: str, via_form: bool = False) -> None:
+    """Log in to Potato's password-less task and wait until the first instance is ready.
+
+    By default the login form's own POST (`/auth`, `action=login`, `email`) is sent from the page's
+    browser context, whose cookies it shares, and `/annotate` is then opened: one page load instead
+    of two, and a Playwright route on /annotate sees the page. `via_form=True` fills and submits the
+    form as an annotator does (tests/e2e/test_harness.py keeps that path proven).
+    """
     page.add_init_script(READY_PROBE)
-    page.goto(f"{base_url}/")
-    page.fill("#login-email", user)
-    page.click("#login-content button[type=submit]")
-    page.wait_for_url("**/annotate**")
+    if via_form:
+        page.goto(f"{base_url}/")
+        page.fill("#login-email", user)
+        page.click("#login-content button[type=submit]")
+        page.wait_for_url("**/annotate**")
+    else:
+        response = page.request.post(f"{base_url}/auth", form={"action": "login", "email": user}, max_redirects=0)
+        assert response.status in (302, 303), f"POST /auth for {user!r} answered {response.status}: {response.text()[:500]}"
+        page.goto(f"{base_url}/annotate")
     wait_instance_ready(page)
 
 
