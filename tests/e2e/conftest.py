@@ -8,12 +8,28 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import pytest
+from playwright.sync_api import expect
 
 from .harness import CHROMIUM, CHROMIUM_ARGS, EXAMPLES_DIR, PotatoTask, prepare_task_dir, start_potato
+from .hostile import FIRE_PROBE
 
 
 def _running_in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
+
+
+# Parallel workers share the machine's CPUs: waits are patient (a check that passes sooner costs
+# nothing more). Playwright's defaults are 5 s for `expect` and 30 s for a navigation.
+EXPECT_TIMEOUT_MS = 15_000
+NAVIGATION_TIMEOUT_MS = 60_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+
+@pytest.fixture
+def context(context):
+    """pytest-playwright's per-test context, with the patient navigation timeout."""
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    return context
 
 
 @pytest.fixture(scope="session")
@@ -94,3 +110,22 @@ def potato_task(server_pool):
     yield start
     for task in private:
         task.stop()
+
+
+@pytest.fixture
+def dialogs(page) -> list[str]:
+    """Every alert/confirm/prompt the page opens (dismissed): none may open. Leaving the page
+    (Potato's beforeunload prompt) is allowed. The page also records every hostile payload that
+    runs (`window.__fired`, tests/e2e/hostile/)."""
+    opened: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        if dialog.type == "beforeunload":
+            dialog.accept()
+            return
+        opened.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.add_init_script(FIRE_PROBE)
+    return opened

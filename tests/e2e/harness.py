@@ -53,6 +53,10 @@ SERVER_START_TIMEOUT_S = 60
 SERVER_STOP_GRACE_S = 10
 OUTPUT_DIR_NAME = "annotation_output"
 
+# How long a page may take to be ready: generous, because parallel workers share the CPUs and the
+# hostile pages carry 100 KB strings; a page that is ready sooner costs nothing.
+PAGE_READY_TIMEOUT_MS = 45_000
+
 # Records each `potato:instance-ready` in the page, so tests wait for Potato rather than for time.
 READY_PROBE = """
 window.__potatoReady = false;
@@ -80,14 +84,19 @@ def free_port() -> int:
     """A TCP port nobody listens on right now, from this worker's block (random within it, so two
     runs on one machine rarely meet; a clash is caught by `start_potato`, which then retries)."""
     block = PORT_BLOCK_START + (worker_number() % 24) * PORT_BLOCK_SIZE
-    for port in random.sample(range(block, block + PORT_BLOCK_SIZE), PORT_BLOCK_SIZE):
+    return free_port_in(range(block, block + PORT_BLOCK_SIZE))
+
+
+def free_port_in(ports: range) -> int:
+    """A port of `ports` nobody listens on right now, tried in random order."""
+    for port in random.sample(ports, len(ports)):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {block}-{block + PORT_BLOCK_SIZE - 1}")
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 def potato_command() -> list[str]:
@@ -392,8 +401,9 @@ def login(page, base_url: str, user: str, via_form: bool = False) -> None:
     wait_instance_ready(page)
 
 
-def wait_instance_ready(page, timeout_ms: float = 15_000) -> None:
+def wait_instance_ready(page, timeout_ms: float | None = None) -> None:
     """Wait until annotation.js has shown the instance and restored its answers."""
+    timeout_ms = timeout_ms or PAGE_READY_TIMEOUT_MS
     page.wait_for_function("window.__potatoReady === true", timeout=timeout_ms)
     page.locator("#main-content").wait_for(state="visible", timeout=timeout_ms)
 
@@ -438,7 +448,7 @@ def _navigate(page, button: str) -> str:
         "(before) => window.__potatoReady === true"
         " && document.getElementById('instance_id').value !== before",
         arg=before,
-        timeout=15_000,
+        timeout=PAGE_READY_TIMEOUT_MS,
     )
     wait_instance_ready(page)
     return current_instance_id(page)

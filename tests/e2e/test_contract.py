@@ -30,7 +30,7 @@ from potato_multiagent import validate_value
 from .drivers import DRIVERS, RECORD, form
 from .harness import (click_next_expecting_block, current_instance_id, go_next, go_prev, login, navigation_started,
                       open_annotate, potato_command, wait_saved)
-from .hostile import CONFIG_FILE, FIRE_PROBE, HERE, PLAIN_ID, RECORD_ID, schemes, task_config, task_files
+from .hostile import CONFIG_FILE, HERE, PLAIN_ID, RECORD_ID, schemes, task_config, task_files
 from .test_hostile_input import ACTIVE_CONTENT, escape_instance_data, provoke
 
 SCHEMES = schemes()
@@ -49,30 +49,18 @@ def required_task(potato_task):
 
 
 @pytest.fixture
-def hostile_page(page):
-    """A page that records every payload that runs and fails on any dialog but leaving."""
-    dialogs: list[str] = []
-
-    def on_dialog(dialog) -> None:
-        if dialog.type == "beforeunload":
-            dialog.accept()
-            return
-        dialogs.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.add_init_script(FIRE_PROBE)
+def hostile_page(page, dialogs):
+    """A page that records every payload that runs (conftest's `dialogs`) and fails on any dialog
+    but leaving, with Potato's own leak escaped."""
     page.route(re.compile(r"/annotate"), escape_instance_data)
     yield page
     assert dialogs == []
 
 
 def open_as_new_user(page, task, prefix: str) -> str:
-    """Log in a fresh annotator; the page is loaded again so that the route sees it (the login lands
-    on /annotate by a redirect)."""
+    """Log in a fresh annotator (`login` opens /annotate itself, so the route sees the page)."""
     user = f"{prefix}-{uuid.uuid4().hex[:10]}"
     login(page, task.base_url, user)
-    open_annotate(page, task.base_url)
     wait_widgets(page)
     assert current_instance_id(page) == RECORD_ID
     return user

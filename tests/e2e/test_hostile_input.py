@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 
 from potato_multiagent import derive
 
-from .harness import login, open_annotate, step_picker, step_picker_options
+from .harness import login, step_picker, step_picker_options
 from .hostile import (CONFIG_FILE, FIRE_PROBE, HERE, TRACE_DISPLAY, big, record, scheme, schemes,
                       task_config, task_files)
 
@@ -133,30 +133,11 @@ def baseline(potato_task):
                        files=task_files(task_config("baseline", [built_in_radio()], TRACE_DISPLAY, plugins=())))
 
 
-@pytest.fixture
-def dialogs(page) -> list[str]:
-    """Every alert/confirm/prompt the page opens (dismissed): none may open. Leaving the page
-    (Potato's beforeunload prompt) is allowed."""
-    opened: list[str] = []
-
-    def on_dialog(dialog) -> None:
-        if dialog.type == "beforeunload":
-            dialog.accept()
-            return
-        opened.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    page.add_init_script(FIRE_PROBE)
-    return opened
-
-
 def log_in(page, task, prefix: str) -> str:
-    """A fresh annotator on the hostile record. The page is loaded again after login: the login
-    lands on /annotate by a redirect, which a Playwright route does not see."""
+    """A fresh annotator on the hostile record (`login` opens /annotate itself, so a Playwright
+    route on it sees the page)."""
     user = f"{prefix}-{uuid.uuid4().hex[:10]}"
     login(page, task.base_url, user)
-    open_annotate(page, task.base_url)
     return user
 
 
