@@ -16,13 +16,24 @@ from typing import Any, Callable
 from potato_multiagent import derive
 
 from .harness import step_picker
-from .hostile import record, scheme, schemes
+from .hostile import record, scheme as full_scheme, schemes as full_schemes
 
-RECORD = record()
+# The hostile strings, with its "big" ones 300 characters long: pages of 100 KB strings are
+# test_hostile_input.py's; here they would only make seven page loads slow.
+BIG_SIZE = 300
+RECORD = record(BIG_SIZE)
 DERIVATION = derive(RECORD).to_dict()
 A_ATTR, A_IMG, A_SCRIPT, A_ARROW, A_BIDI, A_BIG = DERIVATION["agents"]
 RESOURCES = [region["resource"] for region in DERIVATION["contentions"]]
 FORMS = "form.multiagent-form"
+
+
+def schemes() -> list[dict]:
+    return full_schemes(BIG_SIZE)
+
+
+def scheme(name: str) -> dict:
+    return full_scheme(name, BIG_SIZE)
 
 
 def form(page, name: str):

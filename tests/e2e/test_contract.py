@@ -1,7 +1,8 @@
 """The contract every type keeps in a real Potato page, one test per type (drivers in drivers.py).
 
 All seven types share one page over the hostile record (`tests/e2e/hostile/`: markup, quotes,
-`{{ 7*7 }}`, right-to-left and 100 KB strings in every name and label) and a plain second run:
+`{{ 7*7 }}`, right-to-left and long strings in every name and label; 300 characters long here, the
+100 KB ones are test_hostile_input.py's) and a plain second run:
 
 - the description is the legend, literally; the task config passes `potato validate --strict`;
 - one mark made as an annotator makes it is stored exactly (hand-written expected value, read from
@@ -27,10 +28,10 @@ from playwright.sync_api import expect
 
 from potato_multiagent import validate_value
 
-from .drivers import DRIVERS, RECORD, form
+from .drivers import BIG_SIZE, DRIVERS, RECORD, form, schemes
 from .harness import (click_next_expecting_block, current_instance_id, go_next, go_prev, login, navigation_started,
                       open_annotate, potato_command, wait_saved)
-from .hostile import CONFIG_FILE, HERE, PLAIN_ID, RECORD_ID, schemes, task_config, task_files
+from .hostile import CONFIG_FILE, HERE, PLAIN_ID, RECORD_ID, task_config, task_files
 from .test_hostile_input import ACTIVE_CONTENT, escape_instance_data, provoke
 
 SCHEMES = schemes()
@@ -39,13 +40,13 @@ NAMES = list(DRIVERS)
 
 @pytest.fixture(scope="module")
 def task(potato_task):
-    return potato_task(HERE, config=CONFIG_FILE, files=task_files(task_config("contract", SCHEMES)))
+    return potato_task(HERE, config=CONFIG_FILE, files=task_files(task_config("contract", SCHEMES), BIG_SIZE))
 
 
 @pytest.fixture(scope="module")
 def required_task(potato_task):
     required = [dict(item, label_requirement={"required": True}) for item in SCHEMES]
-    return potato_task(HERE, config=CONFIG_FILE, files=task_files(task_config("contract, required", required)))
+    return potato_task(HERE, config=CONFIG_FILE, files=task_files(task_config("contract, required", required), BIG_SIZE))
 
 
 @pytest.fixture
