@@ -423,11 +423,19 @@ def current_instance_id(page) -> str:
 def navigation_started(page) -> bool:
     """True when Potato has begun moving to another instance: `setLoading(true)` runs
     synchronously in the Next/Prev/arrow handlers, disabling `#next-btn` and hiding
-    `#main-content`."""
-    return page.evaluate(
-        """() => document.getElementById('next-btn').disabled
-                 || getComputedStyle(document.getElementById('main-content')).display === 'none'"""
-    )
+    `#main-content`; when Potato is already loading the next page, the page's script context is
+    gone (Playwright says "Execution context was destroyed"), which is a started navigation too."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return page.evaluate(
+            """() => document.getElementById('next-btn').disabled
+                     || getComputedStyle(document.getElementById('main-content')).display === 'none'"""
+        )
+    except PlaywrightError as error:
+        if "Execution context was destroyed" in str(error):
+            return True
+        raise
 
 
 def go_next(page) -> str:
