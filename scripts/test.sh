@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Set up, then run every test: the JavaScript conformance suite (node --test) and the whole pytest
 # suite (unit, conformance, real data, e2e). Extra arguments go to pytest.
+# pytest runs in parallel (pytest-xdist, one module per worker: `--dist loadscope` keeps a module's
+# server and fixtures on one worker). Workers: PYTEST_WORKERS if set, else one more than the CPU
+# count (the e2e tests wait on servers and browsers half the time), fewer when memory is short
+# (a worker with its server and Chromium needs about 1.5 GB). Pass -n yourself to override.
 # Both runners always run; the exit status is non-zero if either failed.
 set -euo pipefail
 
@@ -23,8 +27,25 @@ echo "== node --test tests/conformance/ tests/js/  (one dot per test; failures a
 node --test --test-reporter=dot tests/conformance/ tests/js/ || failed+=("node --test")
 echo
 
-echo "== python -m pytest $*"
-"$REPO_ROOT/.venv/bin/python" -m pytest "$@" || failed+=("pytest")
+pytest_workers() {
+    local cpus available_gb by_memory workers
+    cpus="$(nproc)"
+    available_gb="$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)"
+    by_memory=$(( available_gb * 2 / 3 ))
+    workers=$(( cpus + 1 ))
+    [ "$by_memory" -lt "$workers" ] && workers="$by_memory"
+    [ "$workers" -lt 1 ] && workers=1
+    echo "$workers"
+}
+
+parallel=()
+case " $* " in
+    *" -n "*|*" -n="*|*" --numprocesses"*|*" -p no:xdist "*) ;;
+    *) parallel=(-n "${PYTEST_WORKERS:-$(pytest_workers)}" --dist loadscope) ;;
+esac
+
+echo "== python -m pytest ${parallel[*]} $*"
+"$REPO_ROOT/.venv/bin/python" -m pytest "${parallel[@]}" "$@" || failed+=("pytest")
 
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "test: FAILED: ${failed[*]}" >&2

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -52,6 +53,10 @@ SERVER_START_TIMEOUT_S = 60
 SERVER_STOP_GRACE_S = 10
 OUTPUT_DIR_NAME = "annotation_output"
 
+# How long a page may take to be ready: generous, because parallel workers share the CPUs and the
+# hostile pages carry 100 KB strings; a page that is ready sooner costs nothing.
+PAGE_READY_TIMEOUT_MS = 45_000
+
 # Records each `potato:instance-ready` in the page, so tests wait for Potato rather than for time.
 READY_PROBE = """
 window.__potatoReady = false;
@@ -62,11 +67,36 @@ document.addEventListener('potato:instance-ready', () => { window.__potatoReady 
 # --------------------------------------------------------------------------- server
 
 
+# Servers listen on ports below Linux's ephemeral range (32768+), in a block of their own per
+# pytest-xdist worker: two workers never pick the same port, and no outgoing connection takes one.
+PORT_BLOCK_START = 20_000
+PORT_BLOCK_SIZE = 500
+START_ATTEMPTS = 3
+
+
+def worker_number() -> int:
+    """pytest-xdist's worker index (`gw3` -> 3), 0 without xdist."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker[2:].isdigit() else 0
+
+
 def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A TCP port nobody listens on right now, from this worker's block (random within it, so two
+    runs on one machine rarely meet; a clash is caught by `start_potato`, which then retries)."""
+    block = PORT_BLOCK_START + (worker_number() % 24) * PORT_BLOCK_SIZE
+    return free_port_in(range(block, block + PORT_BLOCK_SIZE))
+
+
+def free_port_in(ports: range) -> int:
+    """A port of `ports` nobody listens on right now, tried in random order."""
+    for port in random.sample(ports, len(ports)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 def potato_command() -> list[str]:
@@ -208,42 +238,89 @@ def prepare_task_dir(
 
 
 def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S) -> PotatoTask:
-    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`."""
-    port = free_port()
+    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`.
+
+    A port someone took between `free_port` and the server's bind is tried again on another port.
+    Potato bakes each task's page into a directory it caches by task name; every server gets its
+    own (`POTATO_GENERATED_TEMPLATES_DIR`), so servers running side by side never share a page.
+    """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        task = _spawn_potato(task_dir, config, free_port())
+        try:
+            _wait_healthy(task, timeout)
+            return task
+        except PortTaken:
+            task.stop()
+            if attempt == START_ATTEMPTS:
+                raise
+        except BaseException:
+            task.stop()
+            raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    """The server could not listen on its port: another process holds it."""
+
+
+def _spawn_potato(task_dir: Path, config: str, port: int) -> PotatoTask:
     log_path = task_dir.parent / f"{task_dir.name}.potato.log"
+    templates = task_dir.parent / f"{task_dir.name}.generated-templates"
+    templates.mkdir(exist_ok=True)
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
             [*potato_command(), "start", config, "-p", str(port), "--host", "127.0.0.1"],
             cwd=task_dir,
+            env={**os.environ, "POTATO_GENERATED_TEMPLATES_DIR": str(templates)},
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    task = PotatoTask(task_dir=task_dir, port=port, log_path=log_path, process=process)
-    try:
-        _wait_healthy(task, timeout)
-    except BaseException:
-        task.stop()
-        raise
-    return task
+    return PotatoTask(task_dir=task_dir, port=port, log_path=log_path, process=process)
 
 
 def _wait_healthy(task: PotatoTask, timeout: float) -> None:
+    """Wait until the server answers /health and is the one listening on its port (another
+    process's server must not answer for it)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if task.process.poll() is not None:
+            log = task.log()
+            if "Address already in use" in log:
+                raise PortTaken(f"port {task.port} was taken:\n{log}")
             raise RuntimeError(
                 f"potato exited with code {task.process.returncode} before /health answered.\n"
-                f"--- server log ({task.log_path}) ---\n{task.log()}"
+                f"--- server log ({task.log_path}) ---\n{log}"
             )
-        if _health_ok(task.base_url):
+        if _health_ok(task.base_url) and _listens(task.process.pid, task.port):
             return
         time.sleep(0.2)
     raise TimeoutError(
         f"potato did not answer {task.base_url}/health within {timeout:.0f} s.\n"
         f"--- server log ({task.log_path}) ---\n{task.log()}"
     )
+
+
+def _listens(pid: int, port: int) -> bool:
+    """True when process `pid` holds the listening socket of 127.0.0.1:`port` (Linux /proc)."""
+    inodes = _listening_inodes(port)
+    try:
+        links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+    except OSError:
+        return False
+    return any(f"socket:[{inode}]" in links for inode in inodes)
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """Inodes of the sockets listening on `port` (state 0A in /proc/net/tcp)."""
+    inodes = set()
+    with open("/proc/net/tcp", encoding="ascii") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+                inodes.add(fields[9])
+    return inodes
 
 
 def _health_ok(base_url: str) -> bool:
@@ -303,18 +380,30 @@ def _parse_or_none(value: str) -> Any:
 # --------------------------------------------------------------------------- browser
 
 
-def login(page, base_url: str, user: str) -> None:
-    """Log in through Potato's password-less form and wait until the first instance is ready."""
+def login(page, base_url: str, user: str, via_form: bool = False) -> None:
+    """Log in to Potato's password-less task and wait until the first instance is ready.
+
+    By default the login form's own POST (`/auth`, `action=login`, `email`) is sent from the page's
+    browser context, whose cookies it shares, and `/annotate` is then opened: one page load instead
+    of two, and a Playwright route on /annotate sees the page. `via_form=True` fills and submits the
+    form as an annotator does (tests/e2e/test_harness.py keeps that path proven).
+    """
     page.add_init_script(READY_PROBE)
-    page.goto(f"{base_url}/")
-    page.fill("#login-email", user)
-    page.click("#login-content button[type=submit]")
-    page.wait_for_url("**/annotate**")
+    if via_form:
+        page.goto(f"{base_url}/")
+        page.fill("#login-email", user)
+        page.click("#login-content button[type=submit]")
+        page.wait_for_url("**/annotate**")
+    else:
+        response = page.request.post(f"{base_url}/auth", form={"action": "login", "email": user}, max_redirects=0)
+        assert response.status in (302, 303), f"POST /auth for {user!r} answered {response.status}: {response.text()[:500]}"
+        page.goto(f"{base_url}/annotate")
     wait_instance_ready(page)
 
 
-def wait_instance_ready(page, timeout_ms: float = 15_000) -> None:
+def wait_instance_ready(page, timeout_ms: float | None = None) -> None:
     """Wait until annotation.js has shown the instance and restored its answers."""
+    timeout_ms = timeout_ms or PAGE_READY_TIMEOUT_MS
     page.wait_for_function("window.__potatoReady === true", timeout=timeout_ms)
     page.locator("#main-content").wait_for(state="visible", timeout=timeout_ms)
 
@@ -334,11 +423,19 @@ def current_instance_id(page) -> str:
 def navigation_started(page) -> bool:
     """True when Potato has begun moving to another instance: `setLoading(true)` runs
     synchronously in the Next/Prev/arrow handlers, disabling `#next-btn` and hiding
-    `#main-content`."""
-    return page.evaluate(
-        """() => document.getElementById('next-btn').disabled
-                 || getComputedStyle(document.getElementById('main-content')).display === 'none'"""
-    )
+    `#main-content`; when Potato is already loading the next page, the page's script context is
+    gone (Playwright says "Execution context was destroyed"), which is a started navigation too."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return page.evaluate(
+            """() => document.getElementById('next-btn').disabled
+                     || getComputedStyle(document.getElementById('main-content')).display === 'none'"""
+        )
+    except PlaywrightError as error:
+        if "Execution context was destroyed" in str(error):
+            return True
+        raise
 
 
 def go_next(page) -> str:
@@ -359,7 +456,7 @@ def _navigate(page, button: str) -> str:
         "(before) => window.__potatoReady === true"
         " && document.getElementById('instance_id').value !== before",
         arg=before,
-        timeout=15_000,
+        timeout=PAGE_READY_TIMEOUT_MS,
     )
     wait_instance_ready(page)
     return current_instance_id(page)

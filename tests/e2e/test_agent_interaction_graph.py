@@ -351,15 +351,6 @@ def test_keyboard_only_marks_the_path_and_edges_and_keeps_focus(task, page, user
     expect_saved(task, user, MAGENTIC, saved)
 
 
-@pytest.mark.e2e
-def test_arrow_keys_on_any_node_or_edge_never_change_the_instance(task, page, user):
-    node(page, "Orchestrator").click()   # complete, so nothing but the widget could stop Potato's arrows
-    for target in (node(page, "human"), edge(page, "Orchestrator", "WebSurfer")):
-        for key in ("ArrowRight", "ArrowLeft"):
-            target.focus()
-            press(page, key)
-
-
 # --------------------------------------------------------------------------- restore
 
 

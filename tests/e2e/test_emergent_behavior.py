@@ -398,12 +398,6 @@ def test_filter_lanes_and_jump_to_a_turn(task, page, user):
 
 
 @pytest.mark.e2e
-def test_untouched_required_widget_blocks_next(task, page, user):
-    expect_incomplete(page)
-    click_next_expecting_block(page, HOSTILE_DESCRIPTION, HOSTILE["id"])
-
-
-@pytest.mark.e2e
 def test_a_note_without_turns_blocks_next_and_says_what_is_missing(task, page, user):
     note_box(page, "collusion", 1).fill("suspicious, but no turn to point at")
     note_box(page, "collusion", 1).blur()

@@ -51,7 +51,7 @@ def test_example_passes_potato_validate_strict(config):
 
 @pytest.mark.parametrize("config", EXAMPLE_CONFIGS, ids=example_id)
 def test_example_renders_every_widget_without_an_error_card(config, potato_task, page):
-    task = potato_task(config.parent)
+    task = potato_task(config.parent, shared=True)
     login(page, task.base_url, f"viewer-{uuid.uuid4().hex[:8]}")
     for radio in shown_only_on_failure(config):
         page.locator(f'form[data-schema-name="{radio}"] input[type="radio"][value="failure"]').check()

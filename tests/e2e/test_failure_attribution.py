@@ -29,7 +29,6 @@ from potato_multiagent import derive, validate_value
 from .harness import (
     click_next_expecting_block,
     choose_decisive_step,
-    decisive_step_count,
     step_picker,
     step_picker_options,
     CONFIGS_DIR,
@@ -39,7 +38,6 @@ from .harness import (
     go_next,
     go_prev,
     login,
-    navigation_started,
     open_annotate,
     radio_answer,
     returning_user_state,
@@ -211,104 +209,7 @@ def test_attribution_is_hidden_until_the_run_is_marked_failed(task, page, user):
     expect(reason_box(page)).to_be_visible()
 
 
-@pytest.mark.e2e
-def test_agent_options_are_full_names_roster_first(task, page, user):
-    open_attribution(page)
-    expected = derivation_of(FIRST)["agents"]
-    assert expected[0] == "Auditor" and 'Agent "Smith"' in expected and "{{ 7*7 }}" in expected
-    assert chosen_labels(agent_select(page)) == expected
-    # Markup in names and step text stays text: no element made from it.
-    assert attribution_form(page).locator("b", has_text="Bold").count() == 0
-    assert attribution_form(page).locator("i", has_text="the database").count() == 0
-
-
-@pytest.mark.e2e
-def test_step_options_read_number_agent_and_snippet(task, page, user):
-    open_attribution(page)
-    steps = derivation_of(FIRST)["steps"]
-    assert decisive_step_count(attribution_form(page)) == len(steps)
-    for step in steps:
-        label = step_option(page, step["index"])["label"]
-        assert step["agent"] in label
-        assert step["text"][:10] in label  # the start of the step's one-line snippet
-        assert "[object Object]" not in label
-
-
-@pytest.mark.e2e
-def test_step_picker_searches_by_agent_and_text_and_escape_keeps_the_choice(task, page, user):
-    """Issue 18 / 15: the step picker is searched by number, agent and text; Escape drops a search."""
-    open_attribution(page)
-    form = attribution_form(page)
-    box = step_select(page)
-    options = step_picker_options(form)
-    steps = derivation_of(FIRST)["steps"]
-
-    help_id = box.get_attribute("aria-describedby")   # what "decisive step" means, said to screen readers
-    expect(form.locator(f'[id="{help_id}"]')).to_contain_text("earliest step whose error")
-    box.fill("{{ 7*7 }}")                       # an agent name (and text) with braces: literal search
-    expect(options).to_have_text([re.compile(r"^#3 "), re.compile(r"^#4 ")])
-    box.fill("{% disk")                         # words of step #4's text, in any order
-    expect(options).to_have_text([re.compile(r"^#4 ")])
-    box.fill("nothing like this")
-    expect(options).to_have_count(0)
-    expect(form.locator('[data-ma="step-status"]')).to_contain_text("No step matches")
-    box.press("Escape")
-    expect(box).to_have_value("")               # nothing chosen yet: nothing put back
-    assert hidden_value(page) is None
-
-    choose_step(page, 3)
-    chosen = form.locator('[data-ma="chosen"]')
-    expect(chosen).to_contain_text(f"Step #4 \u00b7 {steps[3]['agent']}")
-    expect(chosen).to_contain_text(steps[3]["text"])            # the step's whole (short) text, as text
-    expect(chosen).to_contain_text("Before: #3 ")
-    expect(chosen).to_contain_text("After: #5 ")
-
-    box.fill("Bold")                            # a search, then Escape: the choice stays
-    expect(options.first).to_have_text(re.compile(r"^#2 "))
-    box.press("Escape")
-    expect(box).to_have_value(re.compile(r"^#4 "))
-    assert hidden_value(page)["decisive_step"] == 3
-
-    box.press("ArrowDown")                      # opens on the chosen step
-    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#4 "))
-    box.press("Home")
-    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#1 "))
-    box.press("PageDown")                       # ten further, clamped to the last of five
-    expect(form.locator(".ma-combo-active")).to_have_text(re.compile(r"^#5 "))
-    box.press("Escape")
-    expect(box).to_have_attribute("aria-expanded", "false")
-    assert hidden_value(page)["decisive_step"] == 3
-
-    box.fill("")                                # an emptied box and Enter: no step chosen
-    box.press("Enter")
-    expect(box).to_have_value("")
-    expect(chosen).to_be_hidden()
-    assert hidden_value(page) is None
-    expect_incomplete(page)
-
-
-@pytest.mark.e2e
-def test_a_step_is_chosen_with_the_mouse(task, page, user):
-    open_attribution(page)
-    form = attribution_form(page)
-    step_select(page).click()                   # opens the list
-    step_picker_options(form).filter(has_text=re.compile(r"^#2 ")).click()
-    expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
-    assert hidden_value(page)["decisive_step"] == 1
-    expect(step_select(page)).to_have_attribute("aria-expanded", "false")
-
-
 # --------------------------------------------------------------------------- value
-
-
-@pytest.mark.e2e
-def test_incomplete_until_agent_and_step_are_chosen(task, page, user):
-    open_attribution(page)
-    expect_incomplete(page)
-    choose_agent(page, 'Agent "Smith"')
-    expect_incomplete(page)
-    choose_step(page, 2)
-    expect_complete(page)
 
 
 @pytest.mark.e2e
@@ -342,27 +243,6 @@ def test_stored_marks_missing_from_the_trace_are_shown_and_kept(task, page):
 
 
 # --------------------------------------------------------------------------- Potato's navigation
-
-
-@pytest.mark.e2e
-def test_arrow_keys_inside_a_control_do_not_change_the_instance(task, page, user):
-    """Each control in turn, on one page (one login instead of one per control)."""
-    open_attribution(page)
-    choose_agent(page, 'Agent "Smith"')
-    choose_step(page, 2)
-    for control in (agent_select, step_select, reason_box):
-        expect_complete(page)  # so nothing but the widget could stop Potato's arrow navigation
-        control(page).focus()
-        for key in ("ArrowRight", "ArrowLeft"):
-            control(page).press(key)
-            assert not navigation_started(page), f"{key} in the {control.__name__} started a navigation"
-            assert current_instance_id(page) == FIRST["id"], control.__name__
-
-
-@pytest.mark.e2e
-def test_untouched_required_attribution_blocks_next(task, page, user):
-    open_attribution(page)
-    click_next_expecting_block(page, HOSTILE_DESCRIPTION, FIRST["id"])
 
 
 @pytest.mark.e2e

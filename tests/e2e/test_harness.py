@@ -72,7 +72,7 @@ def test_server_log_is_readable(task):
 
 def test_answer_is_autosaved_and_survives_navigation(task, page):
     user = fresh_user()
-    login(page, task.base_url, user)
+    login(page, task.base_url, user, via_form=True)
     assert current_instance_id(page) == "item-1"
 
     radio(page, "tense").check()

@@ -104,7 +104,7 @@ CASES = {
 @pytest.mark.parametrize("widget_name", list(CASES))
 def test_screenshot(widget_name, potato_task, browser):
     example, schema, mark = CASES[widget_name]
-    task = potato_task(example)
+    task = potato_task(example, shared=True)
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     try:
         page = context.new_page()

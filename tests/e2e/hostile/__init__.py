@@ -34,36 +34,38 @@ DATA_FILE = "data/hostile.jsonl"
 CONFIG_FILE = "hostile.yaml"
 
 
-def big(name: str) -> str:
-    """A 100 KB string starting with `big NAME:` (so each one is told apart) made of payloads."""
+def big(name: str, size: int = BIG_SIZE) -> str:
+    """A 100 KB string (or `size` characters) starting with `big NAME:` (so each one is told
+    apart) made of payloads."""
     head = f"big {name}: "
-    body = BIG_CHUNK * (BIG_SIZE // len(BIG_CHUNK) + 1)
-    return (head + body)[:BIG_SIZE]
+    body = BIG_CHUNK * (size // len(BIG_CHUNK) + 1)
+    return (head + body)[:size]
 
 
-def _expand(data: Any) -> Any:
+def _expand(data: Any, size: int) -> Any:
     if isinstance(data, str):
         match = BIG_PLACEHOLDER.fullmatch(data)
-        return big(match.group(1)) if match else data
+        return big(match.group(1), size) if match else data
     if isinstance(data, list):
-        return [_expand(item) for item in data]
+        return [_expand(item, size) for item in data]
     if isinstance(data, dict):
-        return {key: _expand(value) for key, value in data.items()}
+        return {key: _expand(value, size) for key, value in data.items()}
     return data
 
 
-def record() -> dict:
-    """The hostile record, 100 KB strings expanded."""
-    return _expand(json.loads((HERE / "record.json").read_text(encoding="utf-8")))
+def record(big_size: int = BIG_SIZE) -> dict:
+    """The hostile record, big strings expanded to `big_size` characters (100 KB unless told:
+    the contract test uses short ones, the pages of big strings are test_hostile_input's)."""
+    return _expand(json.loads((HERE / "record.json").read_text(encoding="utf-8")), big_size)
 
 
-def schemes() -> list[dict]:
-    """The seven schemes, in the page's order, 100 KB strings expanded."""
-    return _expand(yaml.safe_load((HERE / "schemes.yaml").read_text(encoding="utf-8")))
+def schemes(big_size: int = BIG_SIZE) -> list[dict]:
+    """The seven schemes, in the page's order, big strings expanded to `big_size` characters."""
+    return _expand(yaml.safe_load((HERE / "schemes.yaml").read_text(encoding="utf-8")), big_size)
 
 
-def scheme(name: str) -> dict:
-    return next(item for item in schemes() if item["name"] == name)
+def scheme(name: str, big_size: int = BIG_SIZE) -> dict:
+    return next(item for item in schemes(big_size) if item["name"] == name)
 
 
 TEXT_DISPLAY = [{"key": "task", "type": "text", "label": "Task"}]
@@ -104,8 +106,8 @@ PLAIN_RECORD = {
 }
 
 
-def task_files(config_text: str) -> dict[str, str]:
+def task_files(config_text: str, big_size: int = BIG_SIZE) -> dict[str, str]:
     """The files a `potato_task(...)` copy needs: the config, and the data (the hostile record
-    first)."""
-    lines = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in (record(), PLAIN_RECORD))
+    first, its big strings `big_size` characters long)."""
+    lines = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in (record(big_size), PLAIN_RECORD))
     return {CONFIG_FILE: config_text, DATA_FILE: lines}
