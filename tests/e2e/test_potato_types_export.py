@@ -122,6 +122,7 @@ def test_multiselect_and_turn_level_answers_saved_by_potato_are_exported(potato_
     modes.locator('input[type="checkbox"][value="derailment"]').check()
     modes.locator('input[type="checkbox"][value="reset"]').check()
     slot = page.locator('.turn-anno-slot[data-turn-id="t2"]')
+    slot.locator('.ma-trace-tags-toggle').click()   # a step's chips are folded until it is current or unfolded
     slot.locator('.ta-chip[data-ta-schema="turn_errors"][data-value="wrong_tool"]').click()
 
     wait_saved(task, user, instance, "turn_errors", lambda value: value is not None and "wrong_tool" in value)
