@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 from playwright.sync_api import expect
+from playwright.sync_api import Error as PlaywrightError
 
 from .harness import (
     annotation_pairs,
@@ -96,8 +97,16 @@ def test_arrow_key_on_the_page_starts_navigation(task, page):
     login(page, task.base_url, fresh_user())
     assert not navigation_started(page)
     page.locator("body").press("ArrowRight")
-    assert navigation_started(page)
+    # Seen in flight, or already over: under load Potato can finish moving before the check runs.
+    assert navigation_started(page) or moved_to(page, "item-2")
     page.wait_for_function("document.getElementById('instance_id').value === 'item-2'")
+
+
+def moved_to(page, instance: str) -> bool:
+    try:
+        return page.evaluate("document.getElementById('instance_id').value") == instance
+    except PlaywrightError:   # the page is being replaced: it is moving
+        return True
 
 
 def test_seeded_user_state_is_restored(task, page):
