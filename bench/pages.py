@@ -10,14 +10,10 @@ Servers are started with `tests/e2e/harness.py`, on ports from the bench's own r
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import random
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import yaml
 
@@ -104,61 +100,10 @@ def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix
     return folder
 
 
-def start_server(folder: Path, attempts: int = 5, timeout: float = harness.SERVER_START_TIMEOUT_S) -> harness.PotatoTask:
+def start_server(folder: Path, timeout: float = harness.SERVER_START_TIMEOUT_S) -> harness.PotatoTask:
     """`potato start` on the task folder (the harness's start_potato), on a port of `PORTS`.
 
-    Other runs of the bench may be starting servers in the same range: a port free when chosen
-    can be taken before Potato binds it, and the harness's health check is then answered by the
-    other server. So the port is chosen at random, and a server that does not own its port is
-    stopped and started again elsewhere.
+    Other runs of the bench may be starting servers in the same range: the harness draws the port
+    at random, accepts a server only when it owns its port, and tries another port when it does not.
     """
-    for _ in range(attempts):
-        with _ports_from(PORTS):
-            task = harness.start_potato(folder, CONFIG_FILE, timeout=timeout)
-        if _listens(task.process.pid, task.port):
-            return task
-        task.stop()
-    raise RuntimeError(f"no port in {PORTS.start}-{PORTS.stop - 1} stayed free for a bench server "
-                       f"({attempts} attempts)")
-
-
-@contextlib.contextmanager
-def _ports_from(ports: range) -> Iterator[None]:
-    # start_potato takes its port from harness.free_port; point that at the bench's range.
-    original = harness.free_port
-    harness.free_port = lambda: _free_port_in(ports)
-    try:
-        yield
-    finally:
-        harness.free_port = original
-
-
-def _free_port_in(ports: range) -> int:
-    for port in random.sample(list(ports), len(ports)):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1} for a bench server")
-
-
-def _listens(pid: int, port: int) -> bool:
-    """Whether process `pid` holds the listening socket of `port` (Linux /proc; elsewhere the
-    health check is trusted)."""
-    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
-    if not tables[0].exists():
-        return True
-    listening = set()
-    for table in tables:
-        for line in table.read_text(encoding="ascii").splitlines()[1:]:
-            fields = line.split()
-            local_port, state, inode = int(fields[1].rsplit(":", 1)[1], 16), fields[3], fields[9]
-            if local_port == port and state == "0A":  # 0A: LISTEN
-                listening.add(f"socket:[{inode}]")
-    try:
-        descriptors = Path(f"/proc/{pid}/fd").iterdir()
-        return any(os.readlink(descriptor) in listening for descriptor in descriptors)
-    except OSError:
-        return False
+    return harness.start_potato(folder, CONFIG_FILE, timeout=timeout, ports=PORTS)

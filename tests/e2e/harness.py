@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Optional
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES_DIR = REPO_ROOT / "examples"
@@ -237,15 +237,17 @@ def prepare_task_dir(
     return destination
 
 
-def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S) -> PotatoTask:
-    """Start `potato start CONFIG` in `task_dir` on a free port and wait for `GET /health`.
+def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S,
+                 ports: Optional[range] = None) -> PotatoTask:
+    """Start `potato start CONFIG` in `task_dir` on a free port (of `ports`, else of this worker's
+    block) and wait for `GET /health`.
 
-    A port someone took between `free_port` and the server's bind is tried again on another port.
+    A port someone took between choosing it and the server's bind is tried again on another port.
     Potato bakes each task's page into a directory it caches by task name; every server gets its
     own (`POTATO_GENERATED_TEMPLATES_DIR`), so servers running side by side never share a page.
     """
     for attempt in range(1, START_ATTEMPTS + 1):
-        task = _spawn_potato(task_dir, config, free_port())
+        task = _spawn_potato(task_dir, config, free_port_in(ports) if ports else free_port())
         try:
             _wait_healthy(task, timeout)
             return task
