@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.profile page failure_attribution --builtin
     .venv/bin/python -m bench.profile derive --steps 10000              # Python derive, cProfile
     .venv/bin/python -m bench.profile scale --steps 50000               # the scale part's page with all of ours
+    .venv/bin/python -m bench.profile scale --trace-view --no-widgets   # its trace view page (the view alone)
 
 `page` loads one bench page in headless Chromium under V8's sampling profiler (CDP `Profiler`,
 started on the server's origin so the same renderer then loads the page) until the page is
