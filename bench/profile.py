@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.profile page failure_attribution --builtin
     .venv/bin/python -m bench.profile derive --steps 10000              # Python derive, cProfile
     .venv/bin/python -m bench.profile scale --steps 50000               # the scale part's page with all of ours
+    .venv/bin/python -m bench.profile scale --trace-view --no-widgets   # its trace view page (the view alone)
 
 `page` loads one bench page in headless Chromium under V8's sampling profiler (CDP `Profiler`,
 started on the server's origin so the same renderer then loads the page) until the page is
@@ -77,12 +78,12 @@ def profile_page(widget: str, builtin: bool, steps: int) -> Counter:
             task.stop()
 
 
-def profile_scale(steps: int, trace_view: bool) -> Counter:
+def profile_scale(steps: int, trace_view: bool, widgets: bool = True) -> Counter:
     from . import scale
 
-    present = [entry for entry in SCENARIOS if entry.present]
+    present = [entry for entry in SCENARIOS if entry.present] if widgets else []
     record = synth.scale_record(steps)
-    label = f"profile scale {steps}{' trace view' if trace_view else ''}"
+    label = f"profile scale {steps}{' trace view' if trace_view else ''}{'' if widgets else ' alone'}"
     spec = pages.PageSpec(label, scale.our_schemes(present, nested=False),
                           marks=[f"multiagent:ready:{entry.scheme_name}" for entry in present], trace_view=trace_view)
     display = scale.TRACE_VIEW_DISPLAY if trace_view else scale.TASK_DISPLAY
@@ -140,6 +141,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     whole = commands.add_parser("scale", help="CPU profile of the scale part's page with all our widgets")
     whole.add_argument("--steps", type=int, default=50_000)
     whole.add_argument("--trace-view", action="store_true", help="with our trace view of the steps")
+    whole.add_argument("--no-widgets", action="store_true", help="with the radio only (with --trace-view: the "
+                       "scale part's `trace_view` page)")
     python = commands.add_parser("derive", help="cProfile of Python's derive on one synthetic record")
     python.add_argument("--steps", type=int, default=10_000)
     args = parser.parse_args(argv)
@@ -148,8 +151,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print_times(f"{args.widget} ({side}), {args.steps:,} steps, page load until painted",
                     profile_page(args.widget, args.builtin, args.steps))
     elif args.command == "scale":
-        print_times(f"all our widgets{' and the trace view' if args.trace_view else ''}, {args.steps:,} steps, "
-                    "page load until ready", profile_scale(args.steps, args.trace_view))
+        what = "a radio" if args.no_widgets else "all our widgets"
+        print_times(f"{what}{' and the trace view' if args.trace_view else ''}, {args.steps:,} steps, "
+                    "page load until ready", profile_scale(args.steps, args.trace_view, not args.no_widgets))
     else:
         stats = profile_derive(args.steps)
         stats.sort_stats("tottime").print_stats(TOP)

@@ -7,7 +7,8 @@ lists), then parses the page with BeautifulSoup's `html.parser` to restore saved
 serialises the soup back with `str(soup)`.
 
 This starts `potato start` on the scale record (`synth.scale_record`) for the four pages of the
-scale part (Potato alone, ours, ours with the record under `trace`, `agent_trace`), times
+scale part (Potato alone, ours, ours with the record under `trace`, our trace view alone,
+`agent_trace`; `--only` picks some), times
 `GET /annotate` as a new annotator (the Flask server sends the page when it is complete, so the
 time to the response headers is the server's time) and the server process's CPU seconds over the
 request (which a busy machine does not inflate), and times, in this process on the page it
@@ -113,12 +114,16 @@ def render(steps: int, results: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+LAYOUT_SLUGS = ("bare", "ours", "ours_nested", "trace_view", "agent_trace")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.server_parts", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=3, help="page requests per page (median)")
     parser.add_argument("--skip-agent-trace", action="store_true", help="leave out the agent_trace page (minutes at 50,000)")
+    parser.add_argument("--only", nargs="+", choices=LAYOUT_SLUGS, help="measure these pages only")
     args = parser.parse_args()
     entries = [entry for entry in SCENARIOS if entry.present]
     record = synth.scale_record(args.steps)
@@ -127,10 +132,13 @@ def main() -> None:
         ("+ our widgets", "ours", record, scale.our_schemes(entries, False), scale.TASK_DISPLAY, ("multiagent",)),
         ("+ our widgets, record under `trace`", "ours_nested", synth.nested_layout(record),
          scale.our_schemes(entries, True), scale.TASK_DISPLAY, ("multiagent",)),
+        ("our trace view alone", "trace_view", record, [scale.RADIO], scale.TRACE_VIEW_DISPLAY, ("multiagent",)),
         ("`agent_trace` alone", "agent_trace", record, [scale.RADIO], scale.AGENT_TRACE_DISPLAY, ()),
     ]
     if args.skip_agent_trace:
         layouts.pop()
+    if args.only:
+        layouts = [layout for layout in layouts if layout[1] in args.only]
     with tempfile.TemporaryDirectory(prefix="potato-ma-parts-") as workdir:
         results = []
         for label, slug, data, schemes, display, plugins in layouts:

@@ -259,3 +259,22 @@ test('judgments: each judge\'s configured label per region it names by identity;
   assert.equal('from_judgment' in value.regions[1], false);
   assert.deepEqual(tc.matchMarks(value, regions).marks.get(0), { label: 'deadlock', note: 'n', fromJudgment: 'judge <b>' });
 });
+
+test('derive: the contention regions are computed when first read, the same as if set at once', () => {
+  const record = { calls: ISO_CALLS };
+  const lazy = derive(record, {});
+  const descriptor = Object.getOwnPropertyDescriptor(lazy, 'contentions');
+  assert.equal(typeof descriptor.get, 'function');   // not computed yet
+  assert.ok(descriptor.enumerable);
+  assert.deepEqual(Object.keys(lazy),
+    ['steps', 'agents', 'edges', 'handoffs', 'tool_calls', 'calls', 'contentions', 'problems']);
+  const regions = lazy.contentions;
+  assert.equal(regions.length, 1);
+  assert.deepEqual(regions[0].agents, ['Releaser', 'Tester']);
+  assert.equal(lazy.contentions, regions);   // computed once, then a plain property
+  assert.equal(Object.getOwnPropertyDescriptor(lazy, 'contentions').value, regions);
+  assert.deepEqual(JSON.parse(JSON.stringify(derive(record, {}))).contentions, JSON.parse(JSON.stringify(regions)));
+  const assigned = derive(record, {});
+  assigned.contentions = [];
+  assert.deepEqual(assigned.contentions, []);
+});

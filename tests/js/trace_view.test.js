@@ -59,3 +59,31 @@ test('threads: delegation and return marked on the receiving steps, auto picks t
     [[], ['Delegation: Manager \u2192 Worker'], [], ['Return: Worker \u2192 Manager']]);
   assert.equal(trace.autoLayout(derivation), 'tree');
 });
+
+test('stepModel: each step\'s entry as viewModel has it, built only when asked for', () => {
+  const failing = {steps: [
+    ...record.steps,
+    {agent: 'WebSurfer', tool_calls: [{id: 'c2', function: {name: 'fetch', arguments: {url: 'x'}}}]},
+    {agent: 'WebSurfer', tool_call_id: 'c2', content: 'boom', error: 'timeout'},
+  ]};
+  const derivation = derive(failing, {});
+  const all = trace.viewModel(derivation, failing, {});
+  const lazy = trace.stepModel(derivation, failing, {});
+  assert.equal(lazy.length, all.length);
+  assert.equal(lazy.built(), 0);
+  assert.deepEqual(lazy.at(4), all[4]);
+  assert.equal(lazy.built(), 1);
+  assert.equal(lazy.at(4), lazy.at(4));   // kept, not rebuilt
+  all.forEach((entry, i) => assert.deepEqual(lazy.at(i), entry));
+  assert.equal(all[4].toolCalls[0].error, 'timeout');   // the result step's error
+  assert.deepEqual(all[5].results, [all[4].toolCalls[0].index]);
+});
+
+test('threadDepths and laneMap read the derivation\'s steps', () => {
+  const model = require('../../src/potato_multiagent/web/trace_view_model.js');
+  const steps = [{agent: null}, {agent: 'M'}, {agent: 'W', thread: 'w1', parent_thread: null},
+    {agent: 'V', thread: 'v1', parent_thread: 'w1'}];
+  const depth = model.threadDepths(steps);
+  assert.deepEqual([depth(null), depth('w1'), depth('v1')], [0, 1, 2]);
+  assert.deepEqual(model.laneMap(steps), {of: Object.assign(Object.create(null), {M: 1, W: 2, V: 3}), none: 0, count: 4});
+});

@@ -891,16 +891,32 @@
 
     var flow = deriveFlow(steps);
     var timed = readTimedCalls(record, opts);
-    return {
+    var derivation = {
       steps: steps,
       agents: listAgents(opts.roster, steps, timed.calls),
       edges: flow.edges,
       handoffs: flow.handoffs,
       tool_calls: toolCalls,
-      calls: timed.calls,
-      contentions: findContentions(timed.calls),
-      problems: problems.concat(timed.problems)
+      calls: timed.calls
     };
+    computedOnRead(derivation, 'contentions', function () { return findContentions(timed.calls); });
+    derivation.problems = problems.concat(timed.problems);
+    return derivation;
+  }
+
+  /**
+   * object[key] is compute()'s value, computed when first read (then a plain property). The
+   * contention sweep costs about as much as the rest of a long record's derivation, and a page
+   * whose widgets do not read the regions (the trace view alone) should not pay for it.
+   * Enumerable, so JSON and deep equality see the value as if it had been set at once.
+   */
+  function computedOnRead(object, key, compute) {
+    function settle(value) {
+      Object.defineProperty(object, key, {value: value, enumerable: true, configurable: true, writable: true});
+      return value;
+    }
+    Object.defineProperty(object, key, {enumerable: true, configurable: true,
+      get: function () { return settle(compute()); }, set: settle});
   }
 
   return {

@@ -6,7 +6,8 @@
  * The record and its derivation are the runtime's (PotatoMultiagent.pageDerivation, with the
  * derive options the server put in the view's config): parsed and derived once per page with every
  * widget on it, so `#N` = index + 1 and the agents are the widgets'. Only a window of steps is in
- * the DOM (WINDOW, never the trace's length); the three layouts (lanes, tree, board) share it.
+ * the DOM (WINDOW, never the trace's length), and only the steps drawn have a row model built
+ * (stepModel); the three layouts (lanes, tree, board) share it.
  * The view's parts load before it: trace_view_model.js (what a row shows, the layout rules),
  * trace_view_judgments.js (judgment markers), trace_view_rows.js (a row's DOM).
  *
@@ -75,20 +76,33 @@
     section.classList.add('ma-trace-live');
   }
 
+  var NO_STEPS = {length: 0, at: function () { return null; }};
+
+  /** The page's derivation and what the view keeps of it. On Potato's instance-ready the page's
+   * derivation is the same object (the record is parsed and derived once per page): only what the
+   * saved answers and the page's forms decide (judgment marks, actions, folds) is read again. */
   View.prototype.load = function () {
     var page = pageDerivation(this.config);
-    if (page.error) { this.say(page.error); this.entries = []; return; }
-    this.derivation = page.derivation;
     this.tagFolds = {};
-    this.entries = model.viewModel(this.derivation, page.record, core.deriveOptions(this.config));
-    var lanes = model.laneMap(this.entries);
+    this.actions = rows.offeredActions();
+    if (page.error) {
+      this.say(page.error);
+      this.derivation = null;
+      this.steps = NO_STEPS;
+      this.auto = 'lanes';
+      return;
+    }
+    this.judged = judgments.judgmentMarks(page.record, judgments.pageSchemes());
+    if (page.derivation === this.derivation) { return; }
+    var derivation = this.derivation = page.derivation;
+    this.steps = model.stepModel(derivation, page.record, core.deriveOptions(this.config));
+    var lanes = model.laneMap(derivation.steps);
     this.laneCount = lanes.count;
     this.laneOf = function (agent) { return agent === null ? lanes.none : lanes.of[agent]; };
-    this.depth = model.threadDepths(this.entries);
-    this.actions = rows.offeredActions();
-    this.judged = judgments.judgmentMarks(page.record, judgments.pageSchemes());
-    this.meta.textContent = this.entries.length + ' steps, ' + this.derivation.agents.length + ' agents, ' +
-      this.derivation.handoffs.length + ' handoffs, ' + this.derivation.tool_calls.length + ' tool calls';
+    this.depth = model.threadDepths(derivation.steps);
+    this.auto = model.autoLayout(derivation);
+    this.meta.textContent = derivation.steps.length + ' steps, ' + derivation.agents.length + ' agents, ' +
+      derivation.handoffs.length + ' handoffs, ' + derivation.tool_calls.length + ' tool calls';
   };
 
   View.prototype.say = function (text) {
@@ -102,7 +116,7 @@
     var fromRadio = this.config.layout_from ? model.layoutForAnswer(radioAnswer(this.config.layout_from), this.config.layout_map) : null;
     if (fromRadio) { return fromRadio; }
     if (model.LAYOUTS.indexOf(this.config.layout) >= 0) { return this.config.layout; }
-    return model.autoLayout(this.derivation || {steps: [], handoffs: [], agents: []});
+    return this.auto;
   };
 
   View.prototype.setLayout = function (layout, why) {
@@ -131,12 +145,12 @@
   View.prototype.paint = function () {
     var list = this.ensureList();
     core.clear(list);
-    var end = Math.min(this.entries.length, this.start + WINDOW);
-    for (var i = this.start; i < end; i++) { list.appendChild(rows.row(this, this.entries[i], i - this.start)); }
+    var end = Math.min(this.steps.length, this.start + WINDOW);
+    for (var i = this.start; i < end; i++) { list.appendChild(rows.row(this, this.steps.at(i), i - this.start)); }
     this.before.hidden = this.start === 0;
     this.before.textContent = 'Show earlier steps (#1\u2013#' + this.start + ')';
-    this.after.hidden = end >= this.entries.length;
-    this.after.textContent = 'Show later steps (#' + (end + 1) + '\u2013#' + this.entries.length + ')';
+    this.after.hidden = end >= this.steps.length;
+    this.after.textContent = 'Show later steps (#' + (end + 1) + '\u2013#' + this.steps.length + ')';
     if (this.current !== null) { this.mark(this.current, false); }
     this.keepOneTabStop();
   };
@@ -150,7 +164,7 @@
 
   /** Move the window so it starts at `start`, keeping the row at the viewport's top where it was. */
   View.prototype.moveWindow = function (start) {
-    start = Math.max(0, Math.min(start, Math.max(0, this.entries.length - WINDOW)));
+    start = Math.max(0, Math.min(start, Math.max(0, this.steps.length - WINDOW)));
     if (start === this.start) { return; }
     var anchor = this.firstVisibleRow();
     var anchorIndex = anchor ? Number(anchor.getAttribute('data-step')) : null;
@@ -181,7 +195,7 @@
   View.prototype.onScroll = function () {
     var viewport = this.viewport;
     var end = this.start + WINDOW;
-    if (viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - 40 && end < this.entries.length) {
+    if (viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - 40 && end < this.steps.length) {
       this.moveWindow(this.start + SHIFT);
     } else if (viewport.scrollTop <= 40 && this.start > 0) {
       this.moveWindow(this.start - SHIFT);
@@ -190,17 +204,17 @@
 
   /** Bring step `index` into the window and view, highlight and focus it. */
   View.prototype.show = function (index, source) {
-    if (!(index >= 0 && index < this.entries.length)) {
+    if (!(index >= 0 && index < this.steps.length)) {
       this.say('Step #' + (Number(index) + 1) + ' is not in this trace.');
       return false;
     }
     if (index < this.start || index >= this.start + WINDOW) {
-      this.start = Math.max(0, Math.min(index - Math.floor(WINDOW / 4), this.entries.length - WINDOW));
+      this.start = Math.max(0, Math.min(index - Math.floor(WINDOW / 4), this.steps.length - WINDOW));
       this.paint();
     }
     this.returnTo = source && source.nodeType === 1 ? source : null;
     this.mark(index, true);
-    var entry = this.entries[index];
+    var entry = this.steps.at(index);
     this.say('Showing ' + entry.number + ', ' + entry.agentLabel + (this.returnTo ? '. Escape returns.' : '.'));
     return true;
   };
@@ -243,7 +257,7 @@
     if (event.key === 'ArrowDown') { next = index + 1; }
     else if (event.key === 'ArrowUp') { next = index - 1; }
     else if (event.key === 'Home') { next = 0; }
-    else if (event.key === 'End') { next = this.entries.length - 1; }
+    else if (event.key === 'End') { next = this.steps.length - 1; }
     else if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') { next = this.neighbourLane(index, event.key === 'ArrowRight' ? 1 : -1); }
     else if (event.key === 'Escape' && this.returnTo && document.contains(this.returnTo)) {
       event.preventDefault();
@@ -255,7 +269,7 @@
     } else { return; }
     event.preventDefault();
     event.stopPropagation();   // Potato binds Left/Right to Prev/Next instance
-    if (next === null || next < 0 || next >= this.entries.length) {
+    if (next === null || next < 0 || next >= this.steps.length) {
       this.say(next === null ? 'No step in that direction.' : 'No more steps.');
       return;
     }
@@ -266,10 +280,11 @@
 
   /** The next step (after `index`, else before it) whose lane is the neighbouring one, in lanes. */
   View.prototype.neighbourLane = function (index, direction) {
-    var lane = this.laneOf(this.entries[index].agent) + direction;
+    var steps = this.derivation.steps;
+    var lane = this.laneOf(steps[index].agent) + direction;
     if (lane < 0 || lane >= this.laneCount || this.laneCount < 2) { return null; }
-    for (var i = index + 1; i < this.entries.length; i++) { if (this.laneOf(this.entries[i].agent) === lane) { return i; } }
-    for (var j = index - 1; j >= 0; j--) { if (this.laneOf(this.entries[j].agent) === lane) { return j; } }
+    for (var i = index + 1; i < steps.length; i++) { if (this.laneOf(steps[i].agent) === lane) { return i; } }
+    for (var j = index - 1; j >= 0; j--) { if (this.laneOf(steps[j].agent) === lane) { return j; } }
     return null;
   };
 
@@ -299,7 +314,7 @@
   /** A step action; the step a widget took it for becomes current (its tags unfold: "Set as decisive
    * step", then the MAST mode on that step, is two clicks). */
   View.prototype.act = function (index, action, button) {
-    var entry = this.entries[index];
+    var entry = this.steps.at(index);
     var event = new CustomEvent('multiagent:step-action', {cancelable: true, detail: {index: index, action: action}});
     var handled = !document.dispatchEvent(event);
     if (handled) { this.markKeepingPlace(index, button); }
@@ -389,6 +404,7 @@
     version: '1',
     start: start,
     showStep: showStep,
+    stepModel: model.stepModel,
     viewModel: model.viewModel,
     rowFacts: model.rowFacts,
     judgmentMarks: judgments.judgmentMarks,

@@ -1,7 +1,8 @@
 /*
  * trace_view_model.js: what the trace view shows, as plain data (no DOM): one entry per step with
- * every string its row prints (viewModel), the layout `auto` picks, the lanes and thread depths the
- * layouts place rows by, and the layout a radio answer maps to. The first of the trace view's
+ * every string its row prints (stepModel, built as rows are drawn; viewModel: all of them), the
+ * layout `auto` picks, the lanes and thread depths the layouts place rows by, and the layout a
+ * radio answer maps to. The first of the trace view's
  * files (trace_view_model, trace_view_judgments, trace_view_rows, trace_view; docs/trace-view.md).
  * Page global PotatoMultiagentTraceModel; module.exports under node (tests).
  */
@@ -67,38 +68,67 @@
     return (words[kind] || 'Handoff') + ': ' + handoff.from + ' \u2192 ' + handoff.to;
   }
 
-  /**
-   * What the view shows, from a derivation (derive.js output) and the record: one entry per step,
-   * in step order. Every string a row prints comes from here (the DOM builder adds no facts).
-   */
-  function viewModel(derivation, record, options) {
-    var raws = rawSteps(record, (options && options.steps_key) || 'steps');
-    var steps = derivation.steps.map(function (step) {
-      var raw = raws[step.index];
-      return {index: step.index, number: '#' + (step.index + 1), agent: step.agent, agentLabel: agentLabel(step),
-        to: step.to, kind: step.kind, text: step.text, thread: step.thread || null,
-        parentThread: step.parent_thread || null, error: errorText(step.error), time: timeOf(raw),
-        handoffs: [], toolCalls: [], results: []};
+  /** One list per step index of the items `stepOf(item)` places on it (only steps that have any). */
+  function byStep(items, stepOf) {
+    var lists = Object.create(null);
+    items.forEach(function (item) {
+      var step = stepOf(item);
+      if (typeof step !== 'number') { return; }
+      (lists[step] || (lists[step] = [])).push(item);
     });
-    derivation.handoffs.forEach(function (handoff) {
-      var target = steps[handoff.step];
-      if (target) { target.handoffs.push({index: handoff.index, from: handoff.from, to: handoff.to,
-        fromStep: handoff.from_step, kind: handoff.kind || (handoff.explicit ? 'explicit' : 'implicit'),
-        text: handoffText(handoff)}); }
-    });
-    derivation.tool_calls.forEach(function (call) {
-      var target = steps[call.step];
-      if (!target) { return; }
-      var resultStep = typeof call.result_step === 'number' ? steps[call.result_step] : null;
-      var error = errorText(call.error) || (resultStep ? resultStep.error : null);
-      target.toolCalls.push({index: call.index, tool: call.tool === null ? '(no tool name)' : call.tool,
-        arguments: formatArguments(call.arguments), resultStep: resultStep ? resultStep.index : null,
-        result: resultStep ? resultStep.text : null, error: error});
-      if (resultStep) { resultStep.results.push(call.index); }
-    });
-    return steps;
+    return lists;
   }
 
+  /**
+   * What the view shows, from a derivation (derive.js output) and the record, built a step at a
+   * time: {length, at(i)}, where at(i) is step i's entry (every string its row prints; the DOM
+   * builder adds no facts), built on first use and kept. The view draws a window of steps, so a
+   * long trace costs its handoff and call indexes, not an entry per step (docs/performance.md §10).
+   */
+  function stepModel(derivation, record, options) {
+    var raws = rawSteps(record, (options && options.steps_key) || 'steps');
+    var steps = derivation.steps;
+    var handoffsAt = byStep(derivation.handoffs, function (handoff) { return handoff.step; });
+    var callsAt = byStep(derivation.tool_calls, function (call) { return call.step; });
+    var resultsAt = byStep(derivation.tool_calls, function (call) { return steps[call.step] ? call.result_step : null; });
+    var built = Object.create(null);
+
+    function callEntry(call) {
+      var resultStep = typeof call.result_step === 'number' ? steps[call.result_step] : undefined;
+      var error = errorText(call.error) || (resultStep ? errorText(resultStep.error) : null);
+      return {index: call.index, tool: call.tool === null ? '(no tool name)' : call.tool,
+        arguments: formatArguments(call.arguments), resultStep: resultStep ? resultStep.index : null,
+        result: resultStep ? resultStep.text : null, error: error};
+    }
+
+    function handoffEntry(handoff) {
+      return {index: handoff.index, from: handoff.from, to: handoff.to, fromStep: handoff.from_step,
+        kind: handoff.kind || (handoff.explicit ? 'explicit' : 'implicit'), text: handoffText(handoff)};
+    }
+
+    function entry(i) {
+      var step = steps[i];
+      return {index: step.index, number: '#' + (step.index + 1), agent: step.agent, agentLabel: agentLabel(step),
+        to: step.to, kind: step.kind, text: step.text, thread: step.thread || null,
+        parentThread: step.parent_thread || null, error: errorText(step.error), time: timeOf(raws[step.index]),
+        handoffs: (handoffsAt[i] || []).map(handoffEntry), toolCalls: (callsAt[i] || []).map(callEntry),
+        results: (resultsAt[i] || []).map(function (call) { return call.index; })};
+    }
+
+    return {
+      length: steps.length,
+      at: function (i) { return built[i] || (built[i] = entry(i)); },
+      built: function () { return Object.keys(built).length; }
+    };
+  }
+
+  /** Every step's entry (stepModel's, all of them), in step order: for tests and the corpus. */
+  function viewModel(derivation, record, options) {
+    var model = stepModel(derivation, record, options);
+    var entries = [];
+    for (var i = 0; i < model.length; i++) { entries.push(model.at(i)); }
+    return entries;
+  }
 
   /** The plain facts of one row (the numbers, agents, handoffs and calls it prints). */
   function rowFacts(entry) {
@@ -122,11 +152,12 @@
     return 'lanes';
   }
 
-  /** Depth of each thread (root: 0), following parent_thread; cycles stop at the first repeat. */
+  /** Depth of each thread (root: 0), following the derivation's steps' parent_thread; cycles stop at
+   * the first repeat. */
   function threadDepths(steps) {
     var parents = Object.create(null);
     steps.forEach(function (step) {
-      if (step.thread && step.parentThread && !(step.thread in parents)) { parents[step.thread] = step.parentThread; }
+      if (step.thread && step.parent_thread && !(step.thread in parents)) { parents[step.thread] = step.parent_thread; }
     });
     var depths = Object.create(null);
     function depth(thread) {
@@ -144,14 +175,15 @@
 
   /**
    * Lanes: one per agent that acts in a step (first appearance order), plus one first for steps
-   * with no agent when there are any. {of: agent -> lane, none: lane or -1, count}.
+   * with no agent when there are any. {of: agent -> lane, none: lane or -1, count}. `steps`: the
+   * derivation's (or entries: both carry `agent`).
    */
-  function laneMap(entries) {
+  function laneMap(steps) {
     var of = Object.create(null);
-    var hasNone = entries.some(function (entry) { return entry.agent === null; });
+    var hasNone = steps.some(function (step) { return step.agent === null; });
     var count = hasNone ? 1 : 0;
-    entries.forEach(function (entry) {
-      if (entry.agent !== null && !(entry.agent in of)) { of[entry.agent] = count; count += 1; }
+    steps.forEach(function (step) {
+      if (step.agent !== null && !(step.agent in of)) { of[step.agent] = count; count += 1; }
     });
     return {of: of, none: hasNone ? 0 : -1, count: Math.max(count, 1)};
   }
@@ -166,6 +198,7 @@
   return {
     LAYOUTS: LAYOUTS,
     own: own,
+    stepModel: stepModel,
     viewModel: viewModel,
     rowFacts: rowFacts,
     autoLayout: autoLayout,
