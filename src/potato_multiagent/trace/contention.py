@@ -97,6 +97,8 @@ def contention_regions(calls: List[dict]) -> List[dict]:
 
 def _region(resource: str, cluster: List[dict], end: float) -> List[dict]:
     """The region of one cluster, or nothing when a single agent made every call in it."""
+    if len(cluster) < 2:
+        return []  # most clusters are one call, which contends with no one
     agents = list(dict.fromkeys(call["agent"] for call in cluster))  # cluster is in (start, index) order
     if len(agents) < 2:
         return []
