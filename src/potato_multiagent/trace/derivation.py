@@ -96,11 +96,11 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
     if not (found and isinstance(raw_steps, list)):
         result.problems.append(problem("steps", "steps_not_list", f"{steps_key!r} does not hold a list of steps"))
         raw_steps = []
+    steps, tool_calls, problems = result.steps, result.tool_calls, result.problems
     for index, raw in enumerate(raw_steps):
         step = read_step(index, raw, agent_key, agent_qualifiers)
-        result.steps.append(step)
-        result.tool_calls.extend(
-            step_tool_calls(index, raw, step.agent, len(result.tool_calls), result.problems))
+        steps.append(step)
+        tool_calls.extend(step_tool_calls(index, raw, step.agent, len(tool_calls), problems))
     result.steps = resolve_parents(result.steps, raw_steps)
     link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
     result.steps = attribute_results(result.steps, result.tool_calls)
