@@ -716,17 +716,24 @@
   var CALL_TOOL_FIELDS = ['tool', 'name'];
 
   // The time at `field`, or null after adding its problem to `problems`.
-  function readCallTime(call, field, path, problems) {
+  function readCallTime(call, field, k, problems) {
     var value = ownValue(call, field);
     if (value === undefined || value === null) {
-      return reject(problems, problem(path + '.' + field, 'time_missing', path + '.' + field + ' is missing'));
+      var missing = callPath(k) + '.' + field;
+      return reject(problems, problem(missing, 'time_missing', missing + ' is missing'));
     }
     var time = parseTime(value);
     if (time === null) {
-      return reject(problems, problem(path + '.' + field, 'time_unparseable',
-        path + '.' + field + ' is not a number or an ISO time'));
+      var unparseable = callPath(k) + '.' + field;
+      return reject(problems, problem(unparseable, 'time_unparseable',
+        unparseable + ' is not a number or an ISO time'));
     }
     return time;
+  }
+
+  // A call's problem path, built only for a problem (a long run has tens of thousands of calls).
+  function callPath(k) {
+    return 'calls[' + k + ']';
   }
 
   // A rejected call is null; its one problem goes to `problems` (no wrapper object per call:
@@ -739,28 +746,32 @@
   // Check one call in the contract's order: the call, or null after adding the problem of the
   // first check it fails. listKind is the kind set by the first accepted call (null before it).
   function readTimedCall(raw, k, listKind, options, problems) {
-    var path = 'calls[' + k + ']';
-    if (!isPlainObject(raw)) return reject(problems, problem(path, 'call_not_object', path + ' is not an object'));
+    if (!isPlainObject(raw)) {
+      return reject(problems, problem(callPath(k), 'call_not_object', callPath(k) + ' is not an object'));
+    }
     var agent = firstName(raw, options.callAgentFields);
     if (agent === null) {
-      return reject(problems, problem(path + '.agent', 'call_agent_missing', path + ' has no agent name'));
+      return reject(problems, problem(callPath(k) + '.agent', 'call_agent_missing',
+        callPath(k) + ' has no agent name'));
     }
     var resource = resourceOf(ownValue(raw, options.resourceKey));
     if (resource === null) {
-      return reject(problems, problem(path + '.resource', 'call_resource_missing', path + ' has no resource'));
+      return reject(problems, problem(callPath(k) + '.resource', 'call_resource_missing',
+        callPath(k) + ' has no resource'));
     }
-    var start = readCallTime(raw, 'start', path, problems);
+    var start = readCallTime(raw, 'start', k, problems);
     if (start === null) return null;
-    var end = readCallTime(raw, 'end', path, problems);
+    var end = readCallTime(raw, 'end', k, problems);
     if (end === null) return null;
     if (start.kind !== end.kind) {
-      return reject(problems, problem(path, 'time_kind_mixed', path + ' mixes a number and an ISO time'));
+      return reject(problems, problem(callPath(k), 'time_kind_mixed',
+        callPath(k) + ' mixes a number and an ISO time'));
     }
     if (end.seconds < start.seconds) {
-      return reject(problems, problem(path, 'time_reversed', path + ' ends before it starts'));
+      return reject(problems, problem(callPath(k), 'time_reversed', callPath(k) + ' ends before it starts'));
     }
     if (listKind !== null && start.kind !== listKind) {
-      return reject(problems, problem(path, 'time_kind_mixed', path + ' uses ' + start.kind +
+      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + start.kind +
         ' times but the calls use ' + listKind + ' times'));
     }
     return { index: k, agent: agent, tool: firstName(raw, CALL_TOOL_FIELDS), resource: resource,
