@@ -79,24 +79,27 @@ def contention_regions(calls: List[dict]) -> List[dict]:
     regions = []
     for resource, held in by_resource.items():
         held.sort(key=_START_THEN_INDEX)
-        cluster = [held[0]]
-        cluster_end = held[0]["end"]
-        for call in held[1:]:
+        first, cluster_end = 0, held[0]["end"]  # the cluster is held[first:k], contiguous once sorted
+        for k in range(1, len(held)):
+            call = held[k]
             if call["start"] < cluster_end:
-                cluster.append(call)
                 cluster_end = max(cluster_end, call["end"])
             else:
-                regions.extend(_region(resource, cluster, cluster_end))
-                cluster, cluster_end = [call], call["end"]
-        regions.extend(_region(resource, cluster, cluster_end))
+                regions.extend(_region(resource, held, first, k, cluster_end))
+                first, cluster_end = k, call["end"]
+        regions.extend(_region(resource, held, first, len(held), cluster_end))
     regions.sort(key=lambda region: (region["start"], region["resource"], region["calls"][0]))
     for index, region in enumerate(regions):
         region["index"] = index
     return regions
 
 
-def _region(resource: str, cluster: List[dict], end: float) -> List[dict]:
-    """The region of one cluster, or nothing when a single agent made every call in it."""
+def _region(resource: str, held: List[dict], first: int, stop: int, end: float) -> List[dict]:
+    """The region of the cluster ``held[first:stop]``, or nothing when a single agent made every
+    call in it. Most clusters are one call, which contends with no one: those are not copied."""
+    if stop - first < 2:
+        return []
+    cluster = held[first:stop]
     agents = list(dict.fromkeys(call["agent"] for call in cluster))  # cluster is in (start, index) order
     if len(agents) < 2:
         return []

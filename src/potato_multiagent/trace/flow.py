@@ -9,16 +9,19 @@ thread's first step is a delegation from its parent, and the parent going on aft
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, NamedTuple, Optional
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional
 
 from .steps import HANDOFF, TOOL_RESULT, Step
 
 IMPLICIT, EXPLICIT, DELEGATION, RETURN = "implicit", "explicit", "delegation", "return"
 
 
-class _Turn(NamedTuple):
+@dataclass(slots=True)
+class _Turn:
     """The previous agent-bearing step of a thread: who has control, whether they addressed
-    someone, and that step's index."""
+    someone, and that step's index. (A slotted dataclass: built once per step, it costs half of
+    a NamedTuple.)"""
 
     agent: str
     addressed: bool

@@ -126,7 +126,7 @@ def _is_handoff_event(step: dict) -> bool:
     kind = step.get("type")
     if isinstance(kind, str) and kind.lower() in HANDOFF_TYPES and kind.isascii():
         return True
-    return name_of(step.get("to_agent")) is not None
+    return "to_agent" in step and name_of(step["to_agent"]) is not None
 
 
 def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:

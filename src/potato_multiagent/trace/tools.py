@@ -24,8 +24,8 @@ AGENTLESS_RESULT_AGENTS = (None, "tool", "function")
 
 _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)[)\]]{WS}*")
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_JSON_WHITESPACE = " \t\n\r"
-_OPENERS = ("{", "[")
+_OPENS_CONTAINER = re.compile(r"[ \t\n\r]*[{\[]")
+"""JSON whitespace, then ``{`` or ``[``: matched in place, where stripping would copy the text."""
 
 
 def parse_arguments(value: Any) -> Tuple[Any, bool]:
@@ -36,7 +36,7 @@ def parse_arguments(value: Any) -> Tuple[Any, bool]:
     """
     if not isinstance(value, str):
         return value, False
-    if value.lstrip(_JSON_WHITESPACE)[:1] not in _OPENERS:
+    if _OPENS_CONTAINER.match(value) is None:
         return value, False  # only text opening with { or [ can parse to an object or an array
     try:
         parsed = strict_loads(value)

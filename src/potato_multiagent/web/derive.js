@@ -54,6 +54,7 @@
       roster: pick('agents'),
       qualifiers: Boolean(pick('agent_qualifiers')),
       agentFields: agentFields,
+      callAgentFields: [agentKey, 'agent'],
       handoffSourceFields: ['from_agent', 'source', 'from'].concat(agentFields)
     };
   }
@@ -712,49 +713,69 @@
     return nameOf(value);
   }
 
-  // Read the time at `field`; returns {time} or {problem}.
-  function readCallTime(call, field, path) {
+  var CALL_TOOL_FIELDS = ['tool', 'name'];
+
+  // The time at `field`, or null after adding its problem to `problems`.
+  function readCallTime(call, field, k, problems) {
     var value = ownValue(call, field);
     if (value === undefined || value === null) {
-      return { problem: problem(path + '.' + field, 'time_missing', path + '.' + field + ' is missing') };
+      var missing = callPath(k) + '.' + field;
+      return reject(problems, problem(missing, 'time_missing', missing + ' is missing'));
     }
     var time = parseTime(value);
     if (time === null) {
-      return { problem: problem(path + '.' + field, 'time_unparseable',
-        path + '.' + field + ' is not a number or an ISO time') };
+      var unparseable = callPath(k) + '.' + field;
+      return reject(problems, problem(unparseable, 'time_unparseable',
+        unparseable + ' is not a number or an ISO time'));
     }
-    return { time: time };
+    return time;
   }
 
-  // Check one call in the contract's order; returns {call} or {problem}. listKind is the kind
-  // set by the first accepted call (null before it).
-  function readTimedCall(raw, k, listKind, options) {
-    var path = 'calls[' + k + ']';
-    if (!isPlainObject(raw)) return { problem: problem(path, 'call_not_object', path + ' is not an object') };
-    var agent = firstName(raw, [options.agentKey, 'agent']);
+  // A call's problem path, built only for a problem (a long run has tens of thousands of calls).
+  function callPath(k) {
+    return 'calls[' + k + ']';
+  }
+
+  // A rejected call is null; its one problem goes to `problems` (no wrapper object per call:
+  // a long run has tens of thousands).
+  function reject(problems, entry) {
+    problems.push(entry);
+    return null;
+  }
+
+  // Check one call in the contract's order: the call, or null after adding the problem of the
+  // first check it fails. listKind is the kind set by the first accepted call (null before it).
+  function readTimedCall(raw, k, listKind, options, problems) {
+    if (!isPlainObject(raw)) {
+      return reject(problems, problem(callPath(k), 'call_not_object', callPath(k) + ' is not an object'));
+    }
+    var agent = firstName(raw, options.callAgentFields);
     if (agent === null) {
-      return { problem: problem(path + '.agent', 'call_agent_missing', path + ' has no agent name') };
+      return reject(problems, problem(callPath(k) + '.agent', 'call_agent_missing',
+        callPath(k) + ' has no agent name'));
     }
     var resource = resourceOf(ownValue(raw, options.resourceKey));
     if (resource === null) {
-      return { problem: problem(path + '.resource', 'call_resource_missing', path + ' has no resource') };
+      return reject(problems, problem(callPath(k) + '.resource', 'call_resource_missing',
+        callPath(k) + ' has no resource'));
     }
-    var start = readCallTime(raw, 'start', path);
-    if (start.problem) return start;
-    var end = readCallTime(raw, 'end', path);
-    if (end.problem) return end;
-    if (start.time.kind !== end.time.kind) {
-      return { problem: problem(path, 'time_kind_mixed', path + ' mixes a number and an ISO time') };
+    var start = readCallTime(raw, 'start', k, problems);
+    if (start === null) return null;
+    var end = readCallTime(raw, 'end', k, problems);
+    if (end === null) return null;
+    if (start.kind !== end.kind) {
+      return reject(problems, problem(callPath(k), 'time_kind_mixed',
+        callPath(k) + ' mixes a number and an ISO time'));
     }
-    if (end.time.seconds < start.time.seconds) {
-      return { problem: problem(path, 'time_reversed', path + ' ends before it starts') };
+    if (end.seconds < start.seconds) {
+      return reject(problems, problem(callPath(k), 'time_reversed', callPath(k) + ' ends before it starts'));
     }
-    if (listKind !== null && start.time.kind !== listKind) {
-      return { problem: problem(path, 'time_kind_mixed', path + ' uses ' + start.time.kind +
-        ' times but the calls use ' + listKind + ' times') };
+    if (listKind !== null && start.kind !== listKind) {
+      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + start.kind +
+        ' times but the calls use ' + listKind + ' times'));
     }
-    return { call: { index: k, agent: agent, tool: firstName(raw, ['tool', 'name']), resource: resource,
-      start: start.time.seconds, end: end.time.seconds, kind: start.time.kind } };
+    return { index: k, agent: agent, tool: firstName(raw, CALL_TOOL_FIELDS), resource: resource,
+      start: start.seconds, end: end.seconds, kind: start.kind };
   }
 
   function readTimedCalls(record, options) {
@@ -768,12 +789,10 @@
     }
     var listKind = null;
     for (var k = 0; k < value.length; k++) {
-      var result = readTimedCall(value[k], k, listKind, options);
-      if (result.problem) {
-        problems.push(result.problem);
-      } else {
-        calls.push(result.call);
-        if (listKind === null) listKind = result.call.kind;
+      var call = readTimedCall(value[k], k, listKind, options, problems);
+      if (call !== null) {
+        calls.push(call);
+        if (listKind === null) listKind = call.kind;
       }
     }
     return { calls: calls, problems: problems };
@@ -798,19 +817,18 @@
     var regions = [];
     byResource.forEach(function (group, resource) {
       group.sort(byStartThenIndex);
-      var cluster = [group[0]];
+      var first = 0; // the cluster is group[first..j): a cluster is contiguous in the sorted group
       var clusterEnd = group[0].end;
       for (var j = 1; j < group.length; j++) {
         if (group[j].start < clusterEnd) {
-          cluster.push(group[j]);
           if (group[j].end > clusterEnd) clusterEnd = group[j].end;
         } else {
-          addRegion(regions, resource, cluster, clusterEnd);
-          cluster = [group[j]];
+          addRegion(regions, resource, group, first, j, clusterEnd);
+          first = j;
           clusterEnd = group[j].end;
         }
       }
-      addRegion(regions, resource, cluster, clusterEnd);
+      addRegion(regions, resource, group, first, group.length, clusterEnd);
     });
 
     regions.sort(function (a, b) {
@@ -820,21 +838,24 @@
     return regions;
   }
 
-  // The cluster is in (start, index) order, so first sightings give the agents' order.
-  function addRegion(regions, resource, cluster, clusterEnd) {
+  // The cluster group[from..to) is in (start, index) order, so first sightings give the agents'
+  // order. It is read in place: a long run has tens of thousands of clusters, most of one call,
+  // which contends with no one.
+  function addRegion(regions, resource, group, from, to, clusterEnd) {
+    if (to - from < 2) return;
     var agents = [];
     var seen = new Set();
     var indices = [];
-    for (var i = 0; i < cluster.length; i++) {
-      indices.push(cluster[i].index);
-      if (!seen.has(cluster[i].agent)) {
-        seen.add(cluster[i].agent);
-        agents.push(cluster[i].agent);
+    for (var i = from; i < to; i++) {
+      indices.push(group[i].index);
+      if (!seen.has(group[i].agent)) {
+        seen.add(group[i].agent);
+        agents.push(group[i].agent);
       }
     }
     if (agents.length < 2) return;
     indices.sort(function (a, b) { return a - b; });
-    regions.push({ index: 0, resource: resource, start: cluster[0].start, end: clusterEnd,
+    regions.push({ index: 0, resource: resource, start: group[from].start, end: clusterEnd,
       calls: indices, agents: agents });
   }
 
