@@ -33,12 +33,14 @@
   var TRACE_VIEW = 'section.ma-trace';
   var mounts = new WeakMap();   // form -> its mount (see mountOf)
 
-  /** define(name, {describe, render[, entryKey]}): a widget on this runtime. */
+  /** define(name, {describe, render[, entryKey][, stepActions]}): a widget on this runtime; stepActions
+   * lists the trace-view actions its forms take (ui.onStepAction), offered before a form is built. */
   function define(name, spec) {
     if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
     }
-    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey});
+    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey, stepActions: spec.stepActions,
+      describe: function (ctx) { describePass(spec, ctx); }});
   }
 
   /** The per-form memory of the runtime, kept across render passes. */
@@ -72,6 +74,18 @@
     var stored = model.get();
     paint(mount, stored.value, stored.unreadable);
     restoreFocus(ctx.form, focusKey);
+  }
+
+  /**
+   * A form not built yet (web/lazy.js): describe() of the stored value is painted all the same
+   * (summary, data-incomplete-reason that Potato's required check reads, notices, stale list).
+   */
+  function describePass(spec, ctx) {
+    var mount = mountOf(ctx.form);
+    mount.ctx = ctx;
+    mount.spec = spec;
+    var stored = makeModel(mount).get();
+    paint(mount, stored.value, stored.unreadable);
   }
 
   // -- the model --------------------------------------------------------------------------------
@@ -249,6 +263,10 @@
    */
   function routeStepAction(event) {
     var detail = event.detail || {};
+    core.buildDeferred(function (state) {   // a form not built yet (lazy.js) is built to take it
+      var declared = String(state.form.getAttribute('data-ma-step-actions') || '').split(/\s+/);
+      return declared.indexOf(detail.action) >= 0 && (!detail.target || detail.target === state.schemaName);
+    });
     var forms = document.querySelectorAll('form.multiagent-form[data-ma-widget]');
     for (var i = 0; i < forms.length; i++) {
       var mount = mounts.get(forms[i]);
@@ -285,7 +303,8 @@
 
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
-   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]}, render(args)[, entryKey]})
+   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]}, render(args)[, entryKey]
+   *     [, stepActions: ['decisive', ...]]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)
