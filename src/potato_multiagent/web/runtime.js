@@ -78,14 +78,15 @@
 
   /**
    * A form not built yet (web/lazy.js): describe() of the stored value is painted all the same
-   * (summary, data-incomplete-reason that Potato's required check reads, notices, stale list).
+   * (summary, data-incomplete-reason that Potato's required check reads, notices), but not the
+   * stale list: its Remove buttons would be rebuilt under the pointer or focus that builds the form.
    */
   function describePass(spec, ctx) {
     var mount = mountOf(ctx.form);
     mount.ctx = ctx;
     mount.spec = spec;
     var stored = makeModel(mount).get();
-    paint(mount, stored.value, stored.unreadable);
+    paint(mount, stored.value, stored.unreadable, true);
   }
 
   // -- the model --------------------------------------------------------------------------------
@@ -116,15 +117,16 @@
     return model;
   }
 
-  /** What describe() says about a value, painted: summary, completeness, notices, stale list. */
-  function paint(mount, value, unreadable) {
+  /** What describe() says about a value, painted: summary, completeness, notices, stale list (not
+   * while the form is not built: `withoutStale`). */
+  function paint(mount, value, unreadable, withoutStale) {
     var ctx = mount.ctx;
     var said = mount.spec.describe(value, {derivation: ctx.derivation, config: ctx.config, record: ctx.record,
       unreadable: unreadable, stored: ctx.model.get()}) || {};
     ctx.model.announce(said.summary || '');
     ctx.model.setIncomplete(said.incomplete || null);
     ctx.setNotices(said.notices || []);
-    paintStale(mount, said.stale || [], said.removeAllStale);
+    if (!withoutStale) { paintStale(mount, said.stale || [], said.removeAllStale); }
   }
 
   // -- the "saved but not in this trace" list -----------------------------------------------------
