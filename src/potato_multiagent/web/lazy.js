@@ -22,23 +22,15 @@
  * forms, so the trace view offers them before the form is built. Beside the wrap of Potato's
  * required check lives the guard on the banner that check fills (written as text, not markup).
  * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
- * core = {renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
+ * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
  */
 (function (root, factory) {
   'use strict';
-  var isCommonJS = typeof module === 'object' && module !== null && module.exports;
-  var base = isCommonJS ? require('./base.js') : root && root.PotatoMultiagentBase;
-  var install = factory(root, base);
-  if (isCommonJS) {
-    module.exports = install;
-  } else if (root) {
-    root.PotatoMultiagentLazy = install;
-  }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (root, base) {
+  var install = factory(root);
+  if (typeof module === 'object' && module !== null && module.exports) { module.exports = install; }
+  else if (root) { root.PotatoMultiagentLazy = install; }
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (root) {
   'use strict';
-  var h = base.h;
-  var clear = base.clear;
-  var appendChildren = base.appendChildren;
 
   var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
   var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
@@ -46,6 +38,9 @@
   var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
 
   return function install(core) {
+    var h = core.base.h;
+    var clear = core.base.clear;
+    var appendChildren = core.base.appendChildren;
     var shown = false;          // the item is on screen: positions are real, idle builds may run
     var observer = null;
     var idleQueued = false;

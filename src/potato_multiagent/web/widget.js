@@ -420,6 +420,7 @@
   // Build a form when it comes into view (lazy.js), wired to this core.
   var lazy = (typeof module === 'object' && module !== null && module.exports
     ? require('./lazy.js') : root.PotatoMultiagentLazy)({
+    base: base,
     renderForm: renderForm,
     eachFormState: eachFormState,
     wrapGlobal: sync.wrapGlobal,
