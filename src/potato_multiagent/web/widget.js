@@ -9,9 +9,11 @@
  *
  * and the core calls it for every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
  * DOMContentLoaded and again on Potato's `potato:instance-ready` (after Potato has reset the page's
- * inputs); a form far from the viewport is wired but built later (lazy.js). The only channels to
- * Potato are the form's hidden `.multiagent-input` (the stored JSON string) and the form's attributes; the only input from the server is the form's `data-ma-config`
- * JSON and the page's `[data-instance-json]` record. See the API summary at the end of this file.
+ * inputs); a widget that can describe its value without drawing (define's) is built only near the
+ * screen and otherwise later (lazy.js). The only channels to Potato are the form's hidden
+ * `.multiagent-input` (the stored JSON string) and the form's attributes; the only input from the
+ * server is the form's `data-ma-config` JSON and the page's `[data-instance-json]` record. See the
+ * API summary at the end of this file.
  *
  * DOM is built with createElement / textContent / setAttribute only: trace data is hostile.
  * UMD like the other web/ files: in the page it sets window.PotatoMultiagent and starts; under CommonJS
