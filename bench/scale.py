@@ -24,8 +24,8 @@ in-view mark: what `ready` meant before forms were built lazily), `painted` (the
 instance-ready); with the
 trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
 `derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
-`rerender` (instance-ready to the last widget's mark, idle-time builds included); element counts (the whole page, each form,
-`agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
+`rerender` (instance-ready to the last widget's mark, idle-time builds included); element counts
+(the whole page, each form, `agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
 widget's interaction (`scenarios.py`) is then timed to the stored value. Each size records the
 machine's load average when it starts and ends.
 

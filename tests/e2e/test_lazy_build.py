@@ -98,7 +98,8 @@ def open_item(page, task, user: str) -> None:
 def release_idle(page) -> None:
     """Let the held idle callbacks run (each build may queue the next), until every form is built."""
     page.wait_for_function(
-        """() => { window.__idleHeld.splice(0).forEach((callback) => callback({didTimeout: false, timeRemaining: () => 50}));
+        """() => { window.__idleHeld.splice(0).forEach(
+                       (callback) => callback({didTimeout: false, timeRemaining: () => 50}));
                    return [...document.querySelectorAll('form.multiagent-form')].every(
                        (form) => form.getAttribute('data-ma-ready') === 'true'); }""",
         polling=100, timeout=30_000)

@@ -39,8 +39,8 @@
     if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
     }
-    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey, stepActions: spec.stepActions,
-      describe: function (ctx) { describePass(spec, ctx); }});
+    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey,
+      stepActions: spec.stepActions, describe: function (ctx) { describePass(spec, ctx); }});
   }
 
   /** The per-form memory of the runtime, kept across render passes. */
@@ -305,8 +305,8 @@
 
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
-   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]}, render(args)[, entryKey]
-   *     [, stepActions: ['decisive', ...]]})
+   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]},
+   *     render(args)[, entryKey][, stepActions: ['decisive', ...]]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)
