@@ -12,8 +12,8 @@ is after the first item; `GET /annotate` in a new tab; then, once the item is pa
 - `frame`: from Potato showing the item (`#main-content` displayed, then `potato:instance-ready`,
   on which our widgets render again) to the end of the next frame; `work`: own + frame;
 - `nodes` and `heap_mb`: DOM elements, and the JS heap after a forced garbage collection (CDP);
-- optionally `click_value_ms` and `click_frame_ms`: one interaction, until the hidden input holds
-  the new value and until the next frame.
+- optionally `click_value_ms` and `click_frame_ms`: one interaction (on the form scrolled into
+  view and built), until the hidden input holds the new value and until the next frame.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ TIMINGS_JS = """({marks, owners}) => {
   if (marks.length) { result.derive = bench.deriveMs.reduce((sum, ms) => sum + ms, 0); }
   return result;
 }"""
+
+BUILT_JS = """(selector) => { const form = document.querySelector(selector);
+  return !form.classList.contains('multiagent-form') || form.getAttribute('data-ma-ready') === 'true'; }"""
 
 COUNTS_JS = """(items) => items.map((item) => ({
   selector: item.selector, expected: item.count, found: document.querySelectorAll(item.selector).length}))"""
@@ -149,7 +152,15 @@ def _heap_after_gc(context, page) -> int:
         session.detach()
 
 
+def bring_into_view(page, form_selector: str) -> None:
+    """Scroll the form to the screen as an annotator would, and wait until ours is built (web/lazy.js
+    builds a form far from the screen later; a click is timed on a built widget)."""
+    page.locator(form_selector).scroll_into_view_if_needed()
+    page.wait_for_function(BUILT_JS, arg=form_selector, polling=100, timeout=LOAD_TIMEOUT_MS)
+
+
 def _interact(page, interaction: Interaction) -> Dict[str, Any]:
+    bring_into_view(page, interaction.form)
     outcome = page.evaluate("([form, action]) => window.__benchInteract(form, action)",
                             [interaction.form, interaction.action])
     value = json.loads(outcome["value"]) if outcome["value"] else None

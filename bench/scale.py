@@ -16,13 +16,16 @@ Loads alternate between the pages (the order reversed every round) after `warmup
 loads. `agent_trace` takes minutes at 50,000 steps, so above 5,000 steps it is loaded in fewer
 rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and without a traced load.
 Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server render),
-`response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, the last
-`multiagent:ready:*` mark of each of our widgets and the trace view's last drawing of its rows:
-all of them render again on instance-ready), `painted` (the frame after all of it); with the
+`response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, widget.js's
+`multiagent:in-view-ready` mark, set when the instance-ready pass has built every form near the
+screen (web/lazy.js builds the others later), and the trace view's last drawing of its rows),
+`all_built` (the same with the last `multiagent:ready:*` mark of every widget instead of the
+in-view mark: what `ready` meant before forms were built lazily), `painted` (the frame after
+instance-ready); with the
 trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
 `derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
-`rerender` (instance-ready to the last mark); element counts (the whole page, each form,
-`agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
+`rerender` (instance-ready to the last widget's mark, idle-time builds included); element counts
+(the whole page, each form, `agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
 widget's interaction (`scenarios.py`) is then timed to the stored value. Each size records the
 machine's load average when it starts and ends.
 
@@ -73,16 +76,20 @@ AGENT_TRACE_DISPLAY = {"fields": [
      "display_options": {"speaker_key": "agent", "text_key": "content", "show_step_numbers": True}}]}
 TRACE_VIEW_FIELD = {"key": "steps", "type": "multiagent.trace", "label": "Run"}
 TRACE_VIEW_DISPLAY = {"fields": [{"key": "task", "type": "text", "label": "Task"}, TRACE_VIEW_FIELD]}
-TIMED = ["ttfb", "response_end", "dom_interactive", "dcl", "dcl_end", "instance_ready", "ready", "painted",
-         "trace_ready", "derive", "ours_dcl", "rerender"]
+TIMED = ["ttfb", "response_end", "dom_interactive", "dcl", "dcl_end", "instance_ready", "ready", "all_built",
+         "painted", "trace_ready", "derive", "ours_dcl", "rerender"]
+IN_VIEW_MARK = "multiagent:in-view-ready"   # web/lazy.js: the forms near the screen are built
 
-LOAD_JS = """({marks}) => {
+LOAD_JS = """({marks, inViewMark}) => {
   const bench = window.__bench;
   const navigation = performance.getEntriesByType('navigation')[0];
   const lastMark = (name) => { const all = performance.getEntriesByName(name); return all[all.length - 1].startTime; };
   const markTimes = marks.map(lastMark);
   const traced = bench.traceRowsAt === null ? [] : [bench.traceRowsAt];
-  const ready = Math.max(bench.instanceReadyAt, ...markTimes, ...traced);
+  // ready: what the annotator sees is built (the in-view mark); all_built: every widget built
+  const inView = marks.length && performance.getEntriesByName(inViewMark).length ? [lastMark(inViewMark)] : markTimes;
+  const ready = Math.max(bench.instanceReadyAt, ...inView, ...traced);
+  const allBuilt = Math.max(bench.instanceReadyAt, ...markTimes, ...traced);
   const ours = bench.listeners.find((entry) => entry.owner === 'widget.js' && entry.start !== null);
   const forms = {};
   document.querySelectorAll('form.annotation-form[data-schema-name]').forEach((form) => {
@@ -92,7 +99,7 @@ LOAD_JS = """({marks}) => {
   const result = {
     ttfb: navigation.responseStart - navigation.requestStart, response_end: navigation.responseEnd,
     dom_interactive: navigation.domInteractive, dcl: navigation.domContentLoadedEventStart,
-    dcl_end: navigation.domContentLoadedEventEnd, instance_ready: bench.instanceReadyAt, ready,
+    dcl_end: navigation.domContentLoadedEventEnd, instance_ready: bench.instanceReadyAt, ready, all_built: allBuilt,
     painted: Math.max(bench.paintedAt, bench.tracePaintedAt || 0), trace_ready: bench.traceRowsAt,
     page_mb: navigation.decodedBodySize / 1e6,
     nodes: document.getElementsByTagName('*').length, forms,
@@ -185,7 +192,7 @@ def load_once(side: ScaleSide, chromium=None) -> Dict[str, Any]:
                     break
             finally:
                 trace = chromium.stop_tracing() if chromium is not None else None
-        sample = page.evaluate(LOAD_JS, {"marks": side.spec.marks})
+        sample = page.evaluate(LOAD_JS, {"marks": side.spec.marks, "inViewMark": IN_VIEW_MARK})
         sample["wall_s"] = time.monotonic() - started
         if trace is not None:
             sample["trace"] = chrome_trace.breakdown(trace, ANNOTATE_PATH)

@@ -33,12 +33,14 @@
   var TRACE_VIEW = 'section.ma-trace';
   var mounts = new WeakMap();   // form -> its mount (see mountOf)
 
-  /** define(name, {describe, render[, entryKey]}): a widget on this runtime. */
+  /** define(name, {describe, render[, entryKey][, stepActions]}): a widget on this runtime; stepActions
+   * lists the trace-view actions its forms take (ui.onStepAction), offered before a form is built. */
   function define(name, spec) {
     if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
     }
-    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey});
+    core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey,
+      stepActions: spec.stepActions, describe: function (ctx) { describePass(spec, ctx); }});
   }
 
   /** The per-form memory of the runtime, kept across render passes. */
@@ -74,6 +76,19 @@
     restoreFocus(ctx.form, focusKey);
   }
 
+  /**
+   * A form not built yet (web/lazy.js): describe() of the stored value is painted all the same
+   * (summary, data-incomplete-reason that Potato's required check reads, notices), but not the
+   * stale list: its Remove buttons would be rebuilt under the pointer or focus that builds the form.
+   */
+  function describePass(spec, ctx) {
+    var mount = mountOf(ctx.form);
+    mount.ctx = ctx;
+    mount.spec = spec;
+    var stored = makeModel(mount).get();
+    paint(mount, stored.value, stored.unreadable, true);
+  }
+
   // -- the model --------------------------------------------------------------------------------
 
   function makeModel(mount) {
@@ -102,15 +117,16 @@
     return model;
   }
 
-  /** What describe() says about a value, painted: summary, completeness, notices, stale list. */
-  function paint(mount, value, unreadable) {
+  /** What describe() says about a value, painted: summary, completeness, notices, stale list (not
+   * while the form is not built: `withoutStale`). */
+  function paint(mount, value, unreadable, withoutStale) {
     var ctx = mount.ctx;
     var said = mount.spec.describe(value, {derivation: ctx.derivation, config: ctx.config, record: ctx.record,
       unreadable: unreadable, stored: ctx.model.get()}) || {};
     ctx.model.announce(said.summary || '');
     ctx.model.setIncomplete(said.incomplete || null);
     ctx.setNotices(said.notices || []);
-    paintStale(mount, said.stale || [], said.removeAllStale);
+    if (!withoutStale) { paintStale(mount, said.stale || [], said.removeAllStale); }
   }
 
   // -- the "saved but not in this trace" list -----------------------------------------------------
@@ -249,6 +265,10 @@
    */
   function routeStepAction(event) {
     var detail = event.detail || {};
+    core.buildDeferred(function (state) {   // a form not built yet (lazy.js) is built to take it
+      var declared = String(state.form.getAttribute('data-ma-step-actions') || '').split(/\s+/);
+      return declared.indexOf(detail.action) >= 0 && (!detail.target || detail.target === state.schemaName);
+    });
     var forms = document.querySelectorAll('form.multiagent-form[data-ma-widget]');
     for (var i = 0; i < forms.length; i++) {
       var mount = mounts.get(forms[i]);
@@ -285,7 +305,8 @@
 
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
-   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]}, render(args)[, entryKey]})
+   *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]},
+   *     render(args)[, entryKey][, stepActions: ['decisive', ...]]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)

@@ -220,11 +220,15 @@
       return posted;
     }
 
-    function wrapGlobal(name, around) {
+    /** Potato's global `name` becomes around(original, this, arguments), once per `tag` (a second
+     * wrapper with another tag, e.g. lazy.js's, goes around this one). */
+    function wrapGlobal(name, around, tag) {
+      var mark = tag || 'multiagentWrapped';
       var original = root[name];
-      if (typeof original !== 'function' || original.multiagentWrapped) { return; }
+      if (typeof original !== 'function' || original[mark]) { return; }
       var wrapped = function () { return around(original, this, arguments); };
-      wrapped.multiagentWrapped = true;
+      Object.keys(original).forEach(function (key) { if (/^multiagent/.test(key)) { wrapped[key] = original[key]; } });
+      wrapped[mark] = true;
       root[name] = wrapped;
     }
 
@@ -245,6 +249,7 @@
       syncNoticeOf: syncNoticeOf,
       guardLeaving: guardLeaving,
       wrapPotatoSaves: wrapPotatoSaves,
+      wrapGlobal: wrapGlobal,
       markRestored: function () { potatoRestored = true; }
     };
   };

@@ -9,9 +9,11 @@
  *
  * and the core calls it for every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
  * DOMContentLoaded and again on Potato's `potato:instance-ready` (after Potato has reset the page's
- * inputs). The only channels to Potato are the form's hidden `.multiagent-input` (the stored JSON
- * string) and the form's attributes; the only input from the server is the form's `data-ma-config`
- * JSON and the page's `[data-instance-json]` record. See the API summary at the end of this file.
+ * inputs); a widget that can describe its value without drawing (define's) is built only near the
+ * screen and otherwise later (lazy.js). The only channels to Potato are the form's hidden
+ * `.multiagent-input` (the stored JSON string) and the form's attributes; the only input from the
+ * server is the form's `data-ma-config` JSON and the page's `[data-instance-json]` record. See the
+ * API summary at the end of this file.
  *
  * DOM is built with createElement / textContent / setAttribute only: trace data is hostile.
  * UMD like the other web/ files: in the page it sets window.PotatoMultiagent and starts; under CommonJS
@@ -36,7 +38,6 @@
   if (!base) { throw new Error('widget.js: base.js did not load before it'); }
   var h = base.h;
   var clear = base.clear;
-  var appendChildren = base.appendChildren;
   var parseStored = base.parseStored;
   var errorText = base.errorText;
   var deriveOptions = base.deriveOptions;
@@ -121,6 +122,7 @@
       widgetState: {},        // kept across renders for the widget (listeners wired once, ...)
       cleanup: null,
       wired: false,
+      built: false, wanted: false, placeholder: null,   // lazy.js: rendered once / asked for / its stand-in
       syncNotice: null,       // the polite status line "refreshed with another tab's changes"
       // What the server is known to hold for this item (base of the merge), what this page wrote
       // (its own saves read back are not another tab's), the read in flight, one more wanted.
@@ -269,6 +271,7 @@
 
   function renderForm(form) {
     var state = stateOf(form);
+    var deferred = false;
     try {
       wireForm(state);
       state.runtimeNotices = [];
@@ -298,6 +301,12 @@
         showRuntimeError(state, page.error);
         return;
       }
+      var describe = (widgetOptions[state.widgetName] || {}).describe;
+      if (typeof describe === 'function' && lazy.defers(state)) {   // not built yet: only described
+        deferred = true;
+        describe(makeContext(state, config, page.record, page.derivation));
+        return;
+      }
       if (typeof state.cleanup === 'function') {
         var cleanup = state.cleanup;
         state.cleanup = null;
@@ -313,7 +322,7 @@
       showRuntimeError(state, 'This question could not be drawn: ' + errorText(error) +
         '. Your saved answer is kept.');
     } finally {
-      markReady(state);
+      if (!deferred) { markReady(state); }
     }
   }
 
@@ -371,7 +380,8 @@
   function firstPass() {
     firstPassDone = true;
     sync.wrapPotatoSaves();   // annotation.js may come after this script: wrap once the page has loaded
-    renderAll();
+    lazy.wrapPotato();
+    if (lazy.potatoOnPage()) { renderAll(); } else { lazy.itemShown(renderAll); }   // else Potato shows the item later
   }
 
   function register(widgetName, renderFn, options) {
@@ -383,61 +393,20 @@
     if (firstPassDone && typeof document !== 'undefined') { renderAll(widgetName); }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Potato's required-question banner, written as text
-  // ---------------------------------------------------------------------------------------------
-
-  /**
-   * Potato 2.12.1's updateRequiredFieldsError (annotation.js, a global) writes each unanswered
-   * question's legend text and data-incomplete-reason into the banner with innerHTML, so markup
-   * in any scheme's description runs when Next is pressed (docs/security.md). The same banner,
-   * built with textContent: installed once, only where Potato's function exists.
-   */
-  function guardRequiredBanner() {
-    if (typeof root.updateRequiredFieldsError !== 'function' || root.updateRequiredFieldsError.multiagentText) {
-      return;
-    }
-    var textBanner = function updateRequiredFieldsError(unfilledSchemas) {
-      var banner = requiredBanner(unfilledSchemas.length > 0);
-      if (!banner) { return; }
-      if (unfilledSchemas.length === 0) { banner.style.display = 'none'; return; }
-      clear(banner);
-      var plural = unfilledSchemas.length > 1 ? 's' : '';
-      appendChildren(banner, [h('i', {class: 'fas fa-exclamation-circle'}),
-        ' Please answer the required question' + plural + ': ']);
-      unfilledSchemas.forEach(function (schema, position) {
-        appendChildren(banner, [position ? ', ' : null, h('strong', {text: schema.label}),
-          schema.reason ? ' (' + schema.reason + ')' : null]);
-      });
-      banner.style.display = 'block';
-    };
-    textBanner.multiagentText = true;
-    root.updateRequiredFieldsError = textBanner;
-  }
-
-  /** Potato's #required-fields-error (made where Potato makes it, when `create` and missing). */
-  function requiredBanner(create) {
-    var banner = document.getElementById('required-fields-error');
-    var nav = document.querySelector('.potato-nav');
-    if (banner || !create || !nav) { return banner; }
-    banner = h('div', {id: 'required-fields-error', class: 'required-fields-error', role: 'alert'});
-    nav.parentNode.insertBefore(banner, nav);
-    return banner;
-  }
-
   function start() {
     if (started || typeof document === 'undefined') { return; }
     started = true;
-    guardRequiredBanner();
+    lazy.guardRequiredBanner();
     sync.guardLeaving();
     sync.wrapPotatoSaves();
+    lazy.wrapPotato();
     if (document.readyState === 'loading') {
       document.addEventListener('DOMContentLoaded', firstPass);
     } else {
       // Already loaded (script added late): let widget scripts loaded right after this one register.
       setTimeout(firstPass, 0);
     }
-    document.addEventListener('potato:instance-ready', function () { sync.markRestored(); renderAll(); });
+    document.addEventListener('potato:instance-ready', function () { sync.markRestored(); lazy.itemShown(renderAll); });
   }
 
   // The two-tab merge and the guards on leaving the page (sync.js), wired to this core.
@@ -450,6 +419,16 @@
     keyOf: function (state) { return (widgetOptions[state.widgetName] || {}).entryKey; }
   });
 
+  // Build a form when it comes into view (lazy.js), wired to this core.
+  var lazy = (typeof module === 'object' && module !== null && module.exports
+    ? require('./lazy.js') : root.PotatoMultiagentLazy)({
+    base: base,
+    renderForm: renderForm,
+    eachFormState: eachFormState,
+    wrapGlobal: sync.wrapGlobal,
+    stepActionsOf: function (state) { return (widgetOptions[state.widgetName] || {}).stepActions || []; }
+  });
+
   /*
    * Public API (window.PotatoMultiagent):
    *   register(widgetName, render[, options])
@@ -457,7 +436,10 @@
    *                                   widget's forms; it may return a cleanup function, called
    *                                   before the next render of that form. options.entryKey(entry)
    *                                   names a stored list entry's identity for the two-tab merge
-   *                                   (default: entryKey, from IDENTITY_FIELDS).
+   *                                   (default: entryKey, from IDENTITY_FIELDS); a widget with
+   *                                   options.describe(ctx) may be deferred (lazy.js): describe paints
+   *                                   summary and completeness without building; options.stepActions
+   *                                   names the trace-view actions it takes, offered while deferred.
    *   ctx = {model, el, form, schemaName, config, record, derivation, state, setNotices}
    *     model.get() -> {raw, value, error}; model.set(valueOrNull); model.setIncomplete(reasonOrNull);
    *     model.announce(text); el = the form's .ma-body; state = a per-form object kept across
@@ -475,6 +457,7 @@
     register: register,
     renderAll: renderAll,
     renderForm: renderForm,
+    buildDeferred: function (wanted) { lazy.buildFor(wanted); },
     pageDerivation: pageDerivation,
     formState: formStateFor,
     start: start,

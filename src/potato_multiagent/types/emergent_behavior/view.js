@@ -433,5 +433,6 @@
   }
 
 
-  runtime.define('emergent_behavior', {describe: describeWithAction, render: render});
+  runtime.define('emergent_behavior', {describe: describeWithAction, render: render,
+    stepActions: ['add-to-behaviour']});
 }(PotatoMultiagent));

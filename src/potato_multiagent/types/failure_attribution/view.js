@@ -249,5 +249,5 @@
     });
   }
 
-  runtime.define('failure_attribution', {describe: marks.describe, render: render});
+  runtime.define('failure_attribution', {describe: marks.describe, render: render, stepActions: ['decisive']});
 }(PotatoMultiagent));

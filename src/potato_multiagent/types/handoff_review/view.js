@@ -436,5 +436,5 @@
     });
   }
 
-  runtime.define('handoff_review', {describe: marks.describe, render: render});
+  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff']});
 }(PotatoMultiagent));

@@ -412,5 +412,5 @@
     });
   }
 
-  runtime.define('tool_call_review', {describe: marks.describe, render: render});
+  runtime.define('tool_call_review', {describe: marks.describe, render: render, stepActions: ['open-tool-call']});
 }(PotatoMultiagent));

@@ -1,0 +1,249 @@
+/*
+ * lazy.js: a widget is built when it comes into view (issue 18: "render what is visible").
+ *
+ * A form far from the viewport is *deferred*: widget.js wires it (hidden input, recovery from
+ * Potato's reset, two-tab tracking) and has the widget *describe* its stored value (summary,
+ * data-incomplete-reason for Potato's required check, notices: runtime.js's describePass), but
+ * does not call the widget's render; the form gets
+ * data-ma-deferred="true", its body is hidden behind a short placeholder, and data-ma-ready is not
+ * set (it means "built"). A deferred form is built once, then renders on later passes as before,
+ * when any of these happens:
+ *   - it comes within about one viewport of the screen (checked in the render pass, then an
+ *     IntersectionObserver), once Potato has shown the item and restored its answers
+ *     (`potato:instance-ready`; until then no form is built, so none is built twice);
+ *   - it receives focus or a pointer (Tab reaches its placeholder button);
+ *   - another part of the page needs it: buildFor(predicate), e.g. the runtime for a trace-view
+ *     step action aimed at it;
+ *   - Potato is about to leave the item (its globals navigateTo*): every deferred form is built
+ *     synchronously first;
+ *   - idle time after the item is shown, one form per callback (a hidden page gets there through
+ *     the callback's timeout), so every widget is eventually built without scrolling.
+ * Step actions a widget type declares (register options.stepActions) are written on its deferred
+ * forms, so the trace view offers them before the form is built. Beside the wrap of Potato's
+ * required check lives the guard on the banner that check fills (written as text, not markup).
+ * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
+ * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
+ */
+(function (root, factory) {
+  'use strict';
+  var install = factory(root);
+  if (typeof module === 'object' && module !== null && module.exports) { module.exports = install; }
+  else if (root) { root.PotatoMultiagentLazy = install; }
+}(typeof globalThis !== 'undefined' ? globalThis : this, function (root) {
+  'use strict';
+
+  var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
+  var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
+  var IN_VIEW_MARK = 'multiagent:in-view-ready';
+  var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
+
+  return function install(core) {
+    var h = core.base.h;
+    var clear = core.base.clear;
+    var appendChildren = core.base.appendChildren;
+    var shown = false;          // the item is on screen: positions are real, idle builds may run
+    var observer = null;
+    var idleQueued = false;
+
+    /** Within about one viewport of the screen; a form with no box (hidden page part) is not. */
+    function isNear(form) {
+      if (!form.getClientRects().length) { return false; }
+      var rect = form.getBoundingClientRect();
+      var height = root.innerHeight || document.documentElement.clientHeight || 0;
+      return rect.bottom >= -height * NEAR_MARGIN && rect.top <= height * (1 + NEAR_MARGIN);
+    }
+
+    /** Called by the render pass before the widget's render: true when the form stays deferred.
+     * Until the item is shown every form waits: Potato's values are not restored yet. */
+    function defers(state) {
+      if (state.built) { return false; }
+      if (!state.wanted && !(shown && isNear(state.form))) { showDeferred(state); return true; }
+      state.built = true;
+      hideDeferred(state);
+      return false;
+    }
+
+    function showDeferred(state) {
+      var form = state.form;
+      if (!state.placeholder) {
+        state.placeholder = h('div', {class: 'ma-deferred', 'data-ma': 'deferred'}, [
+          h('p', {class: 'ma-deferred-text', text: 'This question is drawn when you scroll to it.'}),
+          h('button', {type: 'button', class: 'ma-button', 'data-ma': 'deferred-build', text: 'Show this question'})
+        ]);
+        wireWakeUps(state);
+      }
+      if (!state.placeholder.isConnected) {
+        var body = state.body;
+        if (body !== form && body.parentNode) { body.parentNode.insertBefore(state.placeholder, body); }
+        else { (form.querySelector('fieldset') || form).appendChild(state.placeholder); }
+      }
+      if (state.body !== form) { state.body.hidden = true; }
+      form.setAttribute('data-ma-deferred', 'true');
+      var declared = core.stepActionsOf(state);
+      if (declared.length && !form.hasAttribute('data-ma-step-actions')) {
+        form.setAttribute('data-ma-step-actions', declared.join(' '));
+      }
+      if (shown) { observe(form); }
+    }
+
+    function hideDeferred(state) {
+      if (!state.placeholder) { return; }
+      if (state.placeholder.parentNode) { state.placeholder.parentNode.removeChild(state.placeholder); }
+      if (state.body !== state.form) { state.body.hidden = false; }
+      state.form.removeAttribute('data-ma-deferred');
+      if (observer) { observer.unobserve(state.form); }
+    }
+
+    /** Focus or a pointer on a deferred form builds it; focus moves to its first control. */
+    function wireWakeUps(state) {
+      var form = state.form;
+      form.addEventListener('focusin', function () {
+        if (state.built) { return; }
+        build(state);
+        var active = document.activeElement;
+        if (!active || active === document.body || !form.contains(active)) { focusFirstControl(state); }
+      });
+      form.addEventListener('pointerdown', function () { if (!state.built) { build(state); } });
+    }
+
+    function focusFirstControl(state) {
+      var control = state.body.querySelector('button:not([disabled]), input:not([type=hidden]):not([disabled]), ' +
+        'select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])');
+      if (control) { control.focus(); }
+    }
+
+    function build(state) {
+      state.wanted = true;
+      core.renderForm(state.form);
+    }
+
+    /** Build now every deferred form `wanted(state)` accepts (every one without a predicate). */
+    function buildFor(wanted) {
+      var waiting = [];
+      core.eachFormState(function (state) {
+        if (!state.built && state.form.hasAttribute('data-ma-deferred') && (!wanted || wanted(state))) {
+          waiting.push(state);
+        }
+      });
+      waiting.forEach(build);
+    }
+
+    function observe(form) {
+      if (!observer && typeof root.IntersectionObserver === 'function') {
+        observer = new root.IntersectionObserver(onIntersect, {rootMargin: (NEAR_MARGIN * 100) + '% 0px'});
+      }
+      if (observer) { observer.observe(form); }
+    }
+
+    function onIntersect(entries) {
+      var near = entries.filter(function (entry) { return entry.isIntersecting; }).map(function (entry) {
+        return entry.target;
+      });
+      if (near.length) { buildFor(function (state) { return near.indexOf(state.form) >= 0; }); }
+    }
+
+    /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
+     * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
+     * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
+    function itemShown(renderAll) {
+      shown = true;
+      renderAll();
+      var perf = root.performance;
+      if (perf && typeof perf.mark === 'function') {
+        try { perf.mark(IN_VIEW_MARK); } catch (ignored) { /* never fatal */ }
+      }
+      core.eachFormState(function (state) { if (!state.built) { observe(state.form); } });
+      scheduleIdle();
+    }
+
+    function scheduleIdle() {
+      if (idleQueued) { return; }
+      var next = null;
+      core.eachFormState(function (state) {
+        if (!next && !state.built && state.form.hasAttribute('data-ma-deferred')) { next = state; }
+      });
+      if (!next) { return; }
+      idleQueued = true;
+      whenIdle(function () {
+        idleQueued = false;
+        if (!next.built) { build(next); }
+        scheduleIdle();
+      });
+    }
+
+    function whenIdle(fn) {
+      if (typeof root.requestIdleCallback === 'function') {
+        root.requestIdleCallback(fn, {timeout: IDLE_TIMEOUT_MS});
+      } else {
+        setTimeout(fn, 0);
+      }
+    }
+
+    /** Potato leaves the item: every deferred form is built first, so the item is left as it is
+     * when every widget was drawn. Potato's required check (validateRequiredFields, called on load
+     * and on every input) is not wrapped: it reads data-incomplete-reason, which a deferred form
+     * already has from its describe pass, and building there would build everything at load. */
+    function wrapPotato() {
+      POTATO_LEAVING.forEach(function (name) {
+        core.wrapGlobal(name, function (original, self, args) {
+          buildFor(null);
+          return original.apply(self, args);
+        }, 'multiagentLazy');
+      });
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Potato's required-question banner, written as text (next to the required check's wrap above)
+    // ---------------------------------------------------------------------------------------------
+
+    /**
+     * Potato 2.12.1's updateRequiredFieldsError (annotation.js, a global) writes each unanswered
+     * question's legend text and data-incomplete-reason into the banner with innerHTML, so markup
+     * in any scheme's description runs when Next is pressed (docs/security.md). The same banner,
+     * built with textContent: installed once, only where Potato's function exists.
+     */
+    function guardRequiredBanner() {
+      if (typeof root.updateRequiredFieldsError !== 'function' || root.updateRequiredFieldsError.multiagentText) {
+        return;
+      }
+      var textBanner = function updateRequiredFieldsError(unfilledSchemas) {
+        var banner = requiredBanner(unfilledSchemas.length > 0);
+        if (!banner) { return; }
+        if (unfilledSchemas.length === 0) { banner.style.display = 'none'; return; }
+        clear(banner);
+        var plural = unfilledSchemas.length > 1 ? 's' : '';
+        appendChildren(banner, [h('i', {class: 'fas fa-exclamation-circle'}),
+          ' Please answer the required question' + plural + ': ']);
+        unfilledSchemas.forEach(function (schema, position) {
+          appendChildren(banner, [position ? ', ' : null, h('strong', {text: schema.label}),
+            schema.reason ? ' (' + schema.reason + ')' : null]);
+        });
+        banner.style.display = 'block';
+      };
+      textBanner.multiagentText = true;
+      root.updateRequiredFieldsError = textBanner;
+    }
+
+    /** Potato's #required-fields-error (made where Potato makes it, when `create` and missing). */
+    function requiredBanner(create) {
+      var banner = document.getElementById('required-fields-error');
+      var nav = document.querySelector('.potato-nav');
+      if (banner || !create || !nav) { return banner; }
+      banner = h('div', {id: 'required-fields-error', class: 'required-fields-error', role: 'alert'});
+      nav.parentNode.insertBefore(banner, nav);
+      return banner;
+    }
+
+    return {
+      guardRequiredBanner: guardRequiredBanner,
+      defers: defers,
+      buildFor: buildFor,
+      itemShown: itemShown,
+      wrapPotato: wrapPotato,
+      /** Potato's annotation page, which dispatches potato:instance-ready once the item is shown. */
+      potatoOnPage: function () {
+        return typeof root.navigateToNext === 'function' && !(root.config && root.config.is_annotation_page === false);
+      }
+    };
+  };
+}));
