@@ -109,7 +109,8 @@ def test_joined_files_keep_their_own_semantics(tmp_path):
     # (joined bare, the next file's parenthesis would call its result); a third file after both
     package = fake_package(tmp_path, {
         "one.js": "undeclared = 1; var sloppy = typeof undeclared // no newline at the end",
-        "two.js": "(function () { 'use strict'; try { leaked = 1; } catch (e) { this.strictThrew = true; } }).call(this)",
+        "two.js": "(function () { 'use strict';"
+                  " try { leaked = 1; } catch (e) { this.strictThrew = true; } }).call(this)",
         "three.js": "(function (root) { root.third = 3; }(this));\n",
     })
     bundle = served_bundle(package, ["one.js", "two.js", "three.js"], [], cache=tmp_path / "cache")
