@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 from urllib.parse import urlparse
@@ -103,8 +104,19 @@ def measure_load(context, task: harness.PotatoTask, spec: PageSpec,
 
 
 def probe_script(spec: PageSpec) -> str:
-    """probe.js with the page's built-in items to watch for, and whether it shows our trace view."""
-    return f"window.__benchConfig = {json.dumps({'builtins': spec.builtin_items, 'traceView': spec.trace_view})};\n{PROBE}"
+    """probe.js with the page's built-in items to watch for, whether it shows our trace view, and
+    where each file starts in our bundle (to name the file that registers a listener)."""
+    config = {'builtins': spec.builtin_items, 'traceView': spec.trace_view, 'bundle': bundle_first_lines()}
+    return f"window.__benchConfig = {json.dumps(config)};\n{PROBE}"
+
+
+@lru_cache(maxsize=1)
+def bundle_first_lines() -> List[Any]:
+    """[line, file] of each page script in the one script the plugin serves (served.py)."""
+    from potato_multiagent import types
+    from potato_multiagent.served import first_lines, join_scripts
+
+    return [list(part) for part in first_lines(join_scripts(types.PACKAGE, types.scripts()))]
 
 
 def open_as_new_annotator(context, page, base_url: str) -> None:

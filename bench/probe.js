@@ -25,7 +25,8 @@
  * other such listeners (Potato's own) that run before or after it. To tell a widget's own time
  * from theirs, every DOMContentLoaded listener on the document is wrapped and logged in
  * bench.listeners as {owner, start, end}: owner is the registering script's file name
- * ("widget.js") or, for a built-in's inline script, "schema:<its SCHEMA>".
+ * ("widget.js", told inside our bundle by the line of the call) or, for a built-in's inline
+ * script, "schema:<its SCHEMA>".
  *
  * window.__benchInteract(formSelector, actionBody) runs one interaction (a function body with
  * `form` in scope) and resolves to {valueMs, frameMs, value}: milliseconds until the form's
@@ -51,9 +52,23 @@
     }
   });
 
+  // Our page scripts come as one bundle (served.py); the file a bundle line belongs to is the last
+  // one starting at or before it (config.bundle: [first line, path] per file).
+  var BUNDLE_FRAME = /\/multiagent\.[0-9a-f]+\.js[^\s:]*:(\d+):\d+/;
+
+  function bundledFile(stack) {
+    var frame = BUNDLE_FRAME.exec(stack || '');
+    var name = null;
+    (config.bundle || []).forEach(function (part) { if (frame && part[0] <= Number(frame[1])) { name = part[1]; } });
+    return name && name.split('/').pop();
+  }
+
   function scriptOwner(script) {
     if (!script) { return 'unknown'; }
-    if (script.src) { return script.src.split('?')[0].split('/').pop(); }
+    if (script.src) {
+      var file = script.src.split('?')[0].split('/').pop();
+      return /^multiagent\.[0-9a-f]+\.js$/.test(file) ? bundledFile(new Error().stack) || file : file;
+    }
     var schema = /var SCHEMA = '([^']*)'/.exec(script.textContent);
     return schema ? 'schema:' + schema[1] : 'inline';
   }

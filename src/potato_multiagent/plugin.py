@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from . import types
-from .served import served_folder
+from .served import served_bundle
 
 
 def register(api) -> None:
     """Register every type folder with its declared config keys, and the scripts and styles of the
-    widgets, in the order the folders give (``web/`` first, then each type); then the trace view.
-    Potato serves all of the assets folder, so it is a folder of those files alone (served.py),
-    never the package with its Python."""
+    widgets, in the order the folders give (``web/`` first, then each type), joined into one script
+    and one style sheet; then the trace view. Potato serves all of the assets folder, so it is a
+    folder of that bundle alone (served.py), never the package with its Python."""
     for type_name, scheme in types.SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
-    scripts, styles = types.scripts(), types.styles()
-    api.add_assets(str(served_folder(types.PACKAGE, scripts + styles)), scripts=scripts, styles=styles)
+    bundle = served_bundle(types.PACKAGE, types.scripts(), types.styles())
+    api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])
     register_trace_view(api)
 
 

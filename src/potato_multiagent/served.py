@@ -1,14 +1,22 @@
-"""The folder Potato serves our browser files from: those files only, never the package's Python.
+"""The folder Potato serves our browser files from: one script and one style sheet, never the Python.
 
 Potato serves one folder per plugin, all of it (``api.add_assets(folder, ...)``, at
 ``/plugin-static/multiagent/<path>``, potato/plugins.py). The package folder holds our Python and
-templates, so it is not that folder: when the plugin registers, the scripts and styles the pages
-load (``types.scripts()``, ``types.styles()``) are linked into a folder of their own, at the same
-relative paths (the URLs stay as they were). Nothing is copied into git or the wheel.
+templates, so it is not that folder. When the plugin registers, the scripts the pages load
+(``types.scripts()``, in their load order) are joined into one script and the style sheets
+(``types.styles()``) into one sheet, in a folder of their own: one request, one parse and one
+evaluation instead of one per file (docs/performance.md section 11).
 
-Links follow edits of the files (an editable install). Where the system refuses links, the files
-are copied, and the folder's name then covers their content, so a copy is never stale. The folder
-is built under a temporary name and renamed into place: servers starting together share it.
+Each file keeps its own semantics: every page script is a self-contained UMD/IIFE (its
+``'use strict'`` inside its function), and the files are joined with ``;`` on a line of its own,
+each after a header comment naming it (``/* ==== web/words.js ==== */``), so a reader of the
+bundle, or of a stack trace's line, can tell which file a line came from.
+
+The bundle's name holds a hash of its content (``multiagent.<hash>.js``): Potato's ``?v=`` is
+the plugin's version, which an edit does not change, so the name is what keeps a browser from
+serving a changed plugin stale. The folder is named by the same hash, built under a temporary
+name and renamed into place: servers starting together share it, and an unchanged plugin reuses
+it. Nothing is written into git or the wheel.
 """
 
 from __future__ import annotations
@@ -18,22 +26,69 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import List, NamedTuple, Optional, Sequence, Tuple
+
+BUNDLE_NAME = "multiagent"
+"""The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
 
 
-def served_folder(package: Path, files: Iterable[str], cache: Optional[Path] = None) -> Path:
-    """A folder holding exactly ``files`` (paths relative to ``package``), made when missing."""
-    files = sorted(set(files))
+class Bundle(NamedTuple):
+    """What the plugin registers: the folder Potato serves and the two files in it."""
+    folder: Path
+    script: str
+    style: str
+
+
+HEADER_OPEN, HEADER_CLOSE = "/* ==== ", " ==== */"
+
+
+def header(name: str) -> str:
+    """The comment line that opens each file's part of a bundle (valid in JS and CSS)."""
+    return f"{HEADER_OPEN}{name}{HEADER_CLOSE}\n"
+
+
+def first_lines(bundle_text: str) -> List[Tuple[int, str]]:
+    """(line number, from 1, of each file's header; the file's name) in a bundle: which file a line
+    of a stack trace came from (the bench's probe uses it to tell widget.js's listener)."""
+    return [(number, line[len(HEADER_OPEN):-len(HEADER_CLOSE)])
+            for number, line in enumerate(bundle_text.split("\n"), start=1)
+            if line.startswith(HEADER_OPEN) and line.endswith(HEADER_CLOSE)]
+
+
+def join_scripts(package: Path, names: Sequence[str]) -> str:
+    """The scripts ``names`` (relative to ``package``) as one script, in order. A file need not
+    end with a newline: its part does, then a ``;`` line ends a statement left open (``}())``)."""
+    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n;\n" for name in names)
+
+
+def join_styles(package: Path, names: Sequence[str]) -> str:
+    """The style sheets ``names`` as one sheet, in order (none of ours uses ``@import``, which
+    would have to come first)."""
+    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n" for name in names)
+
+
+def served_bundle(package: Path, scripts: Sequence[str], styles: Sequence[str],
+                  cache: Optional[Path] = None) -> Bundle:
+    """The folder holding ``scripts`` joined into one script and ``styles`` into one sheet, made
+    when missing; a missing file is named."""
+    script, style = join_scripts(package, scripts), join_styles(package, styles)
+    digest = hashlib.sha256(script.encode() + b"\0" + style.encode()).hexdigest()[:20]
+    files = {f"{BUNDLE_NAME}.{digest}.js": script, f"{BUNDLE_NAME}.{digest}.css": style}
     root = cache if cache is not None else _cache_root()
-    try:
-        return _ensure(root, package, files, link=True)
-    except OSError:
-        return _ensure(root, package, files, link=False)
+    folder = _ensure(root / f"bundle-{digest}", files)
+    return Bundle(folder, *files)
+
+
+def _text(package: Path, name: str) -> str:
+    path = package / name
+    if not path.is_file():
+        raise FileNotFoundError(f"browser asset not found: {path}")
+    return path.read_text(encoding="utf-8")
 
 
 def _cache_root() -> Path:
     """The user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``); a private temporary folder if it is
-    not writable (never a shared one: a link planted there by someone else would be served)."""
+    not writable (never a shared one: a file planted there by someone else would be served)."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "potato-multiagent" / "served"
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -44,38 +99,18 @@ def _cache_root() -> Path:
     return Path(tempfile.mkdtemp(prefix="potato-multiagent-served-"))
 
 
-def _ensure(root: Path, package: Path, files: list, link: bool) -> Path:
-    target = root / _name(package, files, link)
+def _ensure(target: Path, files: dict) -> Path:
+    """``target`` holding ``files`` (name: text); built aside and renamed, so never seen half-made."""
     if target.is_dir():
         return target
-    root.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=root))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
-        for name in files:
-            _place(package / name, building / name, link)
+        for name, text in files.items():
+            (building / name).write_text(text, encoding="utf-8")
         os.rename(building, target)
     except OSError:
         shutil.rmtree(building, ignore_errors=True)
         if not target.is_dir():   # not made by another server meanwhile: a real failure
             raise
     return target
-
-
-def _place(source: Path, destination: Path, link: bool) -> None:
-    if not source.is_file():
-        raise FileNotFoundError(f"browser asset not found: {source}")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    if link:
-        os.symlink(source, destination)
-    else:
-        shutil.copyfile(source, destination)
-
-
-def _name(package: Path, files: list, link: bool) -> str:
-    """Which package and files the folder holds (and, for copies, their content)."""
-    digest = hashlib.sha256(str(package.resolve()).encode())
-    for name in files:
-        digest.update(b"\0" + name.encode())
-        if not link:
-            digest.update(b"\0" + (package / name).read_bytes())
-    return ("links-" if link else "copies-") + digest.hexdigest()[:24]

@@ -3,8 +3,8 @@ no server (rendering, keyboard, re-render from the hidden input, stale marks).
 
 The page is what Potato's annotation page gives a widget and nothing more: the record in a
 `[data-instance-json]` element, the form HTML our scheme's own generator (`Scheme.render`)
-returns for the config, and the plugin's own scripts and styles in the order the plugin
-registers them (`types.scripts()`, `types.styles()`), loaded from the package over file://.
+returns for the config, and the plugin's own script and style sheet as the plugin registers them
+(`types.scripts()` and `types.styles()` joined by `served.served_bundle`), loaded over file://.
 What reaches Potato's saving (autosave, user_state.json, Next/Prev, reload) stays in the e2e
 tests against a real server.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from potato_multiagent import types
+from potato_multiagent.served import served_bundle
 
 from .harness import READY_PROBE
 
@@ -41,9 +42,9 @@ def page_html(record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]],
     and the trace views `displays` (`instance_display.fields` entries, drawn by our display)."""
     from potato_multiagent.trace_view.display import TraceDisplay
 
-    package = types.PACKAGE
-    styles = "\n".join(f'<link rel="stylesheet" href="{(package / s).as_uri()}">' for s in types.styles())
-    scripts = "\n".join(f'<script src="{(package / s).as_uri()}"></script>' for s in types.scripts())
+    bundle = served_bundle(types.PACKAGE, types.scripts(), types.styles())
+    styles = f'<link rel="stylesheet" href="{(bundle.folder / bundle.style).as_uri()}">'
+    scripts = f'<script src="{(bundle.folder / bundle.script).as_uri()}"></script>'
     forms = "\n".join(types.SCHEMES[scheme["annotation_type"]].render(dict(scheme))[0] for scheme in schemes)
     shells = "\n".join(TraceDisplay().render(dict(field), record.get(field["key"])) for field in displays)
     return PAGE.format(styles=styles, scripts=scripts, forms=forms, displays=shells,

@@ -401,27 +401,34 @@ def test_a_long_run_keeps_the_dom_bounded_and_still_reaches_any_step(trace_task,
         1: "false", 2: "true", 3: "false", 4: "true"}
 
 
-def plugin_static_status(base_url: str, path: str) -> int:
+def plugin_static(base_url: str, path: str):
+    """(status, text) of one path under our plugin's static URL."""
     try:
         with urllib.request.urlopen(f"{base_url}/plugin-static/multiagent/{path}", timeout=10) as response:
-            return response.status
+            return response.status, response.read().decode("utf-8")
     except urllib.error.HTTPError as error:
-        return error.code
+        return error.code, ""
 
 
-def test_potato_serves_the_page_scripts_and_none_of_the_python(trace_task, page):
+BUNDLE_HEADER = re.compile(r"^/\* ==== (\S+) ==== \*/$", re.MULTILINE)
+
+
+def test_potato_serves_the_page_scripts_as_one_bundle_and_none_of_the_python(trace_task, page):
     task, _ = trace_task
     login(page, task.base_url, fresh_user())
     wait_view(page)
     loaded = page.evaluate("""() => performance.getEntriesByType('resource').map((entry) => entry.name)
       .filter((name) => name.includes('/plugin-static/multiagent/'))""")
-    for script in types.scripts():
-        assert any(f"/plugin-static/multiagent/{script}?" in name for name in loaded), script
+    paths = sorted(name.split("/plugin-static/multiagent/")[1].split("?")[0] for name in loaded)
+    assert len(paths) == 2 and [path.rsplit(".", 1)[1] for path in paths] == ["css", "js"], loaded
+    for path, files in zip(paths, (types.styles(), types.scripts())):
+        status, text = plugin_static(task.base_url, path)
+        assert status == 200, path
+        assert BUNDLE_HEADER.findall(text) == files   # every file, in load order
     assert page.locator('form[data-schema-name="attribution"][data-ma-ready="true"]').count() == 1
-    assert plugin_static_status(task.base_url, "web/widget.js") == 200
-    for python in ("plugin.py", "types/failure_attribution/scheme.py", "trace_view/display.py", "__init__.py",
-                   "types/failure_attribution/template.html", "web/../plugin.py"):
-        assert plugin_static_status(task.base_url, python) == 404, python
+    for hidden in ("web/widget.js", "plugin.py", "types/failure_attribution/scheme.py", "trace_view/display.py",
+                   "__init__.py", "types/failure_attribution/template.html", "web/../plugin.py"):
+        assert plugin_static(task.base_url, hidden)[0] == 404, hidden
 
 
 AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"

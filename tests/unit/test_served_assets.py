@@ -1,64 +1,128 @@
-"""Potato serves only our browser files: the folder the plugin registers holds the scripts and styles
-the pages load, at their package paths, and no Python (src/potato_multiagent/served.py).
+"""Potato serves only our browser files, joined: the folder the plugin registers holds one script
+(every page script, in load order) and one style sheet, named by their content, and no Python
+(src/potato_multiagent/served.py).
 
-The server-level check (a .py path is 404 while the widgets' scripts load) is in
-tests/e2e/test_trace_view.py, on a server that suite starts anyway.
+The server-level check (the page loads the bundle, a .py path and a single source file are 404)
+is in tests/e2e/test_trace_view.py, on a server that suite starts anyway.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from potato.plugins import PluginAPI
 
 from potato_multiagent import plugin, types
-from potato_multiagent.served import served_folder
+from potato_multiagent.served import served_bundle
+
+HEADER = re.compile(r"^/\* ==== (\S+) ==== \*/$", re.MULTILINE)
 
 
 def files_under(folder):
     return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if not path.is_dir())
 
 
-def test_the_plugin_serves_a_folder_of_the_page_assets_and_no_python(tmp_path, monkeypatch):
+def parts(bundle_text):
+    """(file name, its part of the bundle) for each header line, in bundle order."""
+    heads = list(HEADER.finditer(bundle_text))
+    ends = [head.start() for head in heads[1:]] + [len(bundle_text)]
+    return [(head.group(1), bundle_text[head.end() + 1:end]) for head, end in zip(heads, ends)]
+
+
+def assert_holds_in_order(bundle_text, names):
+    """The bundle is exactly ``names``' files, in that order, each whole and unchanged."""
+    found = parts(bundle_text)
+    assert [name for name, _ in found] == list(names)
+    for name, part in found:
+        assert part.startswith((types.PACKAGE / name).read_text(encoding="utf-8").rstrip("\n")), name
+
+
+@pytest.fixture
+def registered(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     api = PluginAPI("multiagent", "potato-multiagent", "test", str(types.PACKAGE))   # Potato's own, uncommitted
     plugin.register(api)
-    folder, scripts, styles = api._static_dir, api._scripts, api._styles
-    assert scripts == types.scripts() and styles == types.styles()
-    assert os.path.isabs(folder) and not folder.startswith(str(types.PACKAGE))
-    served = files_under(Path(folder))
-    assert served == sorted(scripts + styles)
-    assert "web/widget.js" in served and "types/failure_attribution/view.js" in served
-    assert not [name for name in served if not name.endswith((".js", ".css"))]
-    for name in served:
-        assert (Path(folder) / name).read_bytes() == (types.PACKAGE / name).read_bytes()
+    return api
+
+
+def test_the_plugin_registers_one_script_and_one_style_sheet_and_serves_no_python(registered):
+    folder, scripts, styles = Path(registered._static_dir), registered._scripts, registered._styles
+    assert len(scripts) == 1 and len(styles) == 1
+    assert re.fullmatch(r"multiagent\.[0-9a-f]{20}\.js", scripts[0]), scripts
+    assert styles[0] == scripts[0][:-len("js")] + "css"
+    assert folder.is_absolute() and not str(folder).startswith(str(types.PACKAGE))
+    assert files_under(folder) == sorted(scripts + styles)
+
+
+def test_the_script_is_every_page_script_whole_in_load_order(registered):
+    bundle = (Path(registered._static_dir) / registered._scripts[0]).read_text(encoding="utf-8")
+    assert_holds_in_order(bundle, types.scripts())
+
+
+def test_the_style_sheet_is_every_style_sheet_whole_in_order(registered):
+    sheet = (Path(registered._static_dir) / registered._styles[0]).read_text(encoding="utf-8")
+    assert_holds_in_order(sheet, types.styles())
 
 
 def test_a_second_start_reuses_the_folder(tmp_path):
-    first = served_folder(types.PACKAGE, ["web/words.js"], cache=tmp_path)
-    assert served_folder(types.PACKAGE, ["web/words.js"], cache=tmp_path) == first
-    assert [path.name for path in tmp_path.iterdir()] == [first.name]   # no half-built folder left
+    first = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"], cache=tmp_path)
+    again = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"], cache=tmp_path)
+    assert again == first
+    assert [path.name for path in tmp_path.iterdir()] == [first.folder.name]   # no half-built folder left
 
 
-def test_where_links_are_refused_the_files_are_copied_under_a_name_that_covers_their_content(tmp_path, monkeypatch):
+def fake_package(tmp_path, files):
     package = tmp_path / "package"
-    (package / "web").mkdir(parents=True)
-    (package / "web" / "a.js").write_text("var a = 1;\n", encoding="utf-8")
+    for name, text in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text, encoding="utf-8")
+    return package
 
-    def refuse(*args, **kwargs):
-        raise OSError("symbolic links are not allowed here")
 
-    monkeypatch.setattr(os, "symlink", refuse)
-    first = served_folder(package, ["web/a.js"], cache=tmp_path / "cache")
-    assert not (first / "web" / "a.js").is_symlink()
-    assert (first / "web" / "a.js").read_text(encoding="utf-8") == "var a = 1;\n"
+def test_a_changed_file_is_served_under_a_new_name(tmp_path):
+    package = fake_package(tmp_path, {"web/a.js": "var a = 1;\n", "web/a.css": "a { color: red; }\n"})
+    first = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=tmp_path / "cache")
     (package / "web" / "a.js").write_text("var a = 2;\n", encoding="utf-8")
-    second = served_folder(package, ["web/a.js"], cache=tmp_path / "cache")
-    assert second != first and (second / "web" / "a.js").read_text(encoding="utf-8") == "var a = 2;\n"
+    second = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=tmp_path / "cache")
+    assert second.script != first.script and second.style != first.style and second.folder != first.folder
+    assert "var a = 2;" in (second.folder / second.script).read_text(encoding="utf-8")
+    assert "var a = 1;" in (first.folder / first.script).read_text(encoding="utf-8")   # a page still open keeps its own
+
+
+JOINED_IN_NODE = """
+const fs = require('fs');
+const vm = require('vm');
+const context = vm.createContext({});
+vm.runInContext(fs.readFileSync(process.argv[1], 'utf8'), context);
+process.stdout.write(JSON.stringify([context.sloppy, context.strictThrew, context.third]));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_joined_files_keep_their_own_semantics(tmp_path):
+    # a sloppy file ending in a line comment with no newline; a strict IIFE with no semicolon
+    # (joined bare, the next file's parenthesis would call its result); a third file after both
+    package = fake_package(tmp_path, {
+        "one.js": "undeclared = 1; var sloppy = typeof undeclared // no newline at the end",
+        "two.js": "(function () { 'use strict';"
+                  " try { leaked = 1; } catch (e) { this.strictThrew = true; } }).call(this)",
+        "three.js": "(function (root) { root.third = 3; }(this));\n",
+    })
+    bundle = served_bundle(package, ["one.js", "two.js", "three.js"], [], cache=tmp_path / "cache")
+    out = subprocess.run(["node", "-e", JOINED_IN_NODE, str(bundle.folder / bundle.script)],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == '["number",true,3]'
+    assert [name for name, _ in parts((bundle.folder / bundle.script).read_text(encoding="utf-8"))] == \
+        ["one.js", "two.js", "three.js"]
 
 
 def test_a_missing_asset_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere.js"):
-        served_folder(types.PACKAGE, ["web/nowhere.js"], cache=tmp_path)
+        served_bundle(types.PACKAGE, ["web/nowhere.js"], [], cache=tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -23,8 +23,8 @@ from ._base import Scheme, SchemeConfig
 
 HERE = Path(__file__).parent
 PACKAGE = HERE.parent
-"""The plugin's package folder; the asset paths are relative to it (Potato serves them at
-``/plugin-static/multiagent/<path>``, from a folder of those files alone: ``served.py``)."""
+"""The plugin's package folder; the asset paths are relative to it (Potato serves them joined into
+one script and one style sheet, from a folder of that bundle alone: ``served.py``)."""
 WEB = PACKAGE / "web"
 """The browser files every type shares: derivation, value check, widget runtime, base CSS."""
 
