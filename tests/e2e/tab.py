@@ -23,6 +23,7 @@ DEFAULT_VIEWPORT = {"width": 1280, "height": 720}   # Playwright's, when the con
 DEFAULT_TIMEOUT_MS = 30_000   # Playwright's own default for actions, restored after a test sets another
 LEAVE_TIMEOUT_MS = 15_000
 SETTLE_TIMEOUT_S = 10
+QUIET_S = 0.15
 SILENCE_AND_FORGET = """() => {
   navigator.sendBeacon = () => true;
   try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}
@@ -39,17 +40,16 @@ class WorkerTab:
         self._viewport = viewport
         self._navigation_timeout_ms = navigation_timeout_ms
         self._page = None
-        self._in_flight: set = set()
+        in_flight: set = set()   # every request of every page of the context, until it ends
+        context.on("request", lambda request: in_flight.add(request))
+        context.on("requestfinished", lambda request: in_flight.discard(request))
+        context.on("requestfailed", lambda request: in_flight.discard(request))
+        self._in_flight = in_flight
         self._undo: List[Callable[[], Any]] = []
 
     def take(self):
         if self._page is None or self._page.is_closed():
             self._page = self.context.new_page()
-            self._in_flight = set()
-            in_flight = self._in_flight
-            self._page.on("request", lambda request: in_flight.add(request))
-            self._page.on("requestfinished", lambda request: in_flight.discard(request))
-            self._page.on("requestfailed", lambda request: in_flight.discard(request))
         self._record(self._page)
         return self._page
 
@@ -67,16 +67,25 @@ class WorkerTab:
             if other is not page:
                 _quietly(other.evaluate, SILENCE_AND_FORGET)
                 other.close()
-        if page is not None and not page.is_closed():
-            self._settle(page)
-        self.context.clear_cookies()
+        self._forget_session()
 
-    def _settle(self, page) -> None:
-        """Wait until no request of the tab is in flight (an answer that arrives later would set its
-        session's cookie again, after the next test has logged in as someone else)."""
+    def _forget_session(self) -> None:
+        """Clear the cookies once no request is in flight and none comes back for a moment: a
+        request of the test that ends after this (a beacon sent on a reload the test made) would
+        set its session's cookie again after the next test has logged in as someone else."""
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        while self._in_flight and time.monotonic() < deadline:
-            page.wait_for_timeout(20)
+        quiet_since = None
+        while time.monotonic() < deadline:
+            if self._in_flight or self.context.cookies():
+                self.context.clear_cookies()
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= QUIET_S:
+                return
+            time.sleep(0.02)   # each round's cookies() call lets Playwright deliver the request events
+        self._in_flight.clear()   # a request that never ended must not hold up every later test
+        self.context.clear_cookies()
 
     # ------------------------------------------------------------------ what a test changes
 

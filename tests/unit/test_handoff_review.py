@@ -13,7 +13,7 @@ import pytest
 from potato_multiagent import derive, validate_value
 from potato_multiagent.types import SCHEMES, scheme_for
 
-from .test_value_shape import assert_same_verdicts
+from .test_value_shape import assert_same_verdicts, node_shapes  # noqa: F401 (a fixture)
 
 TYPE = "multiagent.handoff_review"
 CONFIG = {"annotation_type": TYPE, "name": "handoffs", "description": "Review each handoff"}
@@ -180,9 +180,9 @@ def test_rejects_malformed_values_naming_the_field(value, pattern):
     assert found and re.match(pattern, found[0]), found
 
 
-def test_browser_shape_check_agrees_with_pydantic():
+def test_browser_shape_check_agrees_with_pydantic(node_shapes):
     good = entry(0)
-    assert_same_verdicts(SCHEMES[TYPE], [
+    assert_same_verdicts(node_shapes, SCHEMES[TYPE], [
         [], [good], [entry(0, quality=None)], [entry(0, quality=1.0)], [entry(0, quality=0)], [entry(0, quality=True)],
         [entry(0, flags=["a", "a"])], [entry(0, flags=["a", "b"])], [entry(0, index=-1)], [entry(0, bulk=True)],
         [entry(0, bulk=None)], [entry(0, note=None)], [entry(0, extra=1)],
