@@ -19,8 +19,7 @@
  *   - idle time after the item is shown, one form per callback (a hidden page gets there through
  *     the callback's timeout), so every widget is eventually built without scrolling.
  * Step actions a widget type declares (register options.stepActions) are written on its deferred
- * forms, so the trace view offers them before the form is built. Beside the wrap of Potato's
- * required check lives the guard on the banner that check fills (written as text, not markup).
+ * forms, so the trace view offers them before the form is built.
  * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
  * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
  */
@@ -39,8 +38,6 @@
 
   return function install(core) {
     var h = core.base.h;
-    var clear = core.base.clear;
-    var appendChildren = core.base.appendChildren;
     var shown = false;          // the item is on screen: positions are real, idle builds may run
     var observer = null;
     var idleQueued = false;
@@ -192,50 +189,7 @@
       });
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Potato's required-question banner, written as text (next to the required check's wrap above)
-    // ---------------------------------------------------------------------------------------------
-
-    /**
-     * Potato 2.12.1's updateRequiredFieldsError (annotation.js, a global) writes each unanswered
-     * question's legend text and data-incomplete-reason into the banner with innerHTML, so markup
-     * in any scheme's description runs when Next is pressed (docs/security.md). The same banner,
-     * built with textContent: installed once, only where Potato's function exists.
-     */
-    function guardRequiredBanner() {
-      if (typeof root.updateRequiredFieldsError !== 'function' || root.updateRequiredFieldsError.multiagentText) {
-        return;
-      }
-      var textBanner = function updateRequiredFieldsError(unfilledSchemas) {
-        var banner = requiredBanner(unfilledSchemas.length > 0);
-        if (!banner) { return; }
-        if (unfilledSchemas.length === 0) { banner.style.display = 'none'; return; }
-        clear(banner);
-        var plural = unfilledSchemas.length > 1 ? 's' : '';
-        appendChildren(banner, [h('i', {class: 'fas fa-exclamation-circle'}),
-          ' Please answer the required question' + plural + ': ']);
-        unfilledSchemas.forEach(function (schema, position) {
-          appendChildren(banner, [position ? ', ' : null, h('strong', {text: schema.label}),
-            schema.reason ? ' (' + schema.reason + ')' : null]);
-        });
-        banner.style.display = 'block';
-      };
-      textBanner.multiagentText = true;
-      root.updateRequiredFieldsError = textBanner;
-    }
-
-    /** Potato's #required-fields-error (made where Potato makes it, when `create` and missing). */
-    function requiredBanner(create) {
-      var banner = document.getElementById('required-fields-error');
-      var nav = document.querySelector('.potato-nav');
-      if (banner || !create || !nav) { return banner; }
-      banner = h('div', {id: 'required-fields-error', class: 'required-fields-error', role: 'alert'});
-      nav.parentNode.insertBefore(banner, nav);
-      return banner;
-    }
-
     return {
-      guardRequiredBanner: guardRequiredBanner,
       defers: defers,
       buildFor: buildFor,
       itemShown: itemShown,

@@ -396,7 +396,7 @@
   function start() {
     if (started || typeof document === 'undefined') { return; }
     started = true;
-    lazy.guardRequiredBanner();
+    banner.guardRequiredBanner();
     sync.guardLeaving();
     sync.wrapPotatoSaves();
     lazy.wrapPotato();
@@ -418,6 +418,10 @@
     eachFormState: eachFormState,
     keyOf: function (state) { return (widgetOptions[state.widgetName] || {}).entryKey; }
   });
+
+  // Potato's required-question banner, written as text (banner.js).
+  var banner = (typeof module === 'object' && module !== null && module.exports
+    ? require('./banner.js') : root.PotatoMultiagentBanner)(base);
 
   // Build a form when it comes into view (lazy.js), wired to this core.
   var lazy = (typeof module === 'object' && module !== null && module.exports
