@@ -12,7 +12,6 @@ from playwright.sync_api import expect
 
 from .harness import CHROMIUM, CHROMIUM_ARGS, EXAMPLES_DIR, PotatoTask, prepare_task_dir, start_potato
 from .hostile import FIRE_PROBE
-from .tab import DEFAULT_VIEWPORT, WorkerTab
 
 
 def _running_in_ci() -> bool:
@@ -26,27 +25,11 @@ NAVIGATION_TIMEOUT_MS = 60_000
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
-@pytest.fixture(scope="session")
-def worker_tab(browser, browser_context_args):
-    """The session's one context and tab (tests/e2e/tab.py says why and what each test gets)."""
-    context = browser.new_context(**browser_context_args)
+@pytest.fixture
+def context(context):
+    """pytest-playwright's per-test context, with the patient navigation timeout."""
     context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
-    yield WorkerTab(context, browser_context_args.get("viewport") or DEFAULT_VIEWPORT, NAVIGATION_TIMEOUT_MS)
-    context.close()
-
-
-@pytest.fixture
-def context(worker_tab):
-    """The session's context (pytest-playwright's is one per test): cookies cleared and every page
-    the test opened closed when it ends."""
-    yield worker_tab.context
-    worker_tab.give_back()
-
-
-@pytest.fixture
-def page(context, worker_tab):
-    """The session's tab, as a new visitor (pytest-playwright's is a new page per test)."""
-    return worker_tab.take()
+    return context
 
 
 @pytest.fixture(scope="session")

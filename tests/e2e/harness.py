@@ -18,7 +18,6 @@ What Potato 2.12.1 does that these helpers rely on (read from its installed sour
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import random
@@ -30,7 +29,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
@@ -60,8 +58,6 @@ OUTPUT_DIR_NAME = "annotation_output"
 PAGE_READY_TIMEOUT_MS = 45_000
 
 # Records each `potato:instance-ready` in the page, so tests wait for Potato rather than for time.
-LOGIN_ATTEMPTS = 3
-
 READY_PROBE = """
 window.__potatoReady = false;
 document.addEventListener('potato:instance-ready', () => { window.__potatoReady = true; });
@@ -401,32 +397,10 @@ def login(page, base_url: str, user: str, via_form: bool = False) -> None:
         page.click("#login-content button[type=submit]")
         page.wait_for_url("**/annotate**")
     else:
-        for attempt in range(LOGIN_ATTEMPTS):
-            response = page.request.post(f"{base_url}/auth", form={"action": "login", "email": user}, max_redirects=0)
-            assert response.status in (302, 303), f"POST /auth for {user!r} answered {response.status}: {response.text()[:500]}"
-            page.goto(f"{base_url}/annotate")
-            wait_instance_ready(page)
-            if session_user(page.context) == user:
-                return
-            # an answer to a request of an earlier test (a beacon sent as its page was left)
-            # arrived after this login and set that test's session again: log in once more
-            page.context.clear_cookies()
-        raise AssertionError(f"the browser's session is not {user!r} after {LOGIN_ATTEMPTS} logins")
+        response = page.request.post(f"{base_url}/auth", form={"action": "login", "email": user}, max_redirects=0)
+        assert response.status in (302, 303), f"POST /auth for {user!r} answered {response.status}: {response.text()[:500]}"
+        page.goto(f"{base_url}/annotate")
     wait_instance_ready(page)
-
-
-def session_user(context) -> str | None:
-    """The user name in Potato's (Flask's) session cookie: signed, not encrypted: base64 JSON,
-    zlib-compressed when it starts with a dot."""
-    for cookie in context.cookies():
-        if cookie["name"] != "session":
-            continue
-        payload = cookie["value"].split(".")[1] if cookie["value"].startswith(".") else cookie["value"].split(".")[0]
-        data = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        if cookie["value"].startswith("."):
-            data = zlib.decompress(data)
-        return json.loads(data).get("username")
-    return None
 
 
 def wait_instance_ready(page, timeout_ms: float | None = None) -> None:

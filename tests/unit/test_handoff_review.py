@@ -13,7 +13,7 @@ import pytest
 from potato_multiagent import derive, validate_value
 from potato_multiagent.types import SCHEMES, scheme_for
 
-from .test_value_shape import assert_same_verdicts, node_shapes  # noqa: F401 (a fixture)
+from .test_value_shape import assert_same_verdicts
 
 TYPE = "multiagent.handoff_review"
 CONFIG = {"annotation_type": TYPE, "name": "handoffs", "description": "Review each handoff"}

@@ -7,10 +7,7 @@ same verdict (valid or not), so the two can never drift apart.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,45 +16,7 @@ from pydantic import ValidationError
 
 from potato_multiagent.types import SCHEMES
 
-NODE = shutil.which("node")
-SHAPE_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "web" / "value_shape.js"
-# One node process for the module, one JSON line per batch of values: a node start per hypothesis
-# example cost more than the checks themselves (about 26 s of the suite's CPU).
-CHECK_LINES = """
-const {checkShape} = require(process.argv[1]);
-require('readline').createInterface({input: process.stdin}).on('line', line => {
-  const {schema, values} = JSON.parse(line);
-  process.stdout.write(JSON.stringify(values.map(v => checkShape(v, schema))) + '\\n');
-});
-"""
-
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
-
-
-class NodeShapeChecker:
-    """value_shape.js's checkShape in a node process that answers a line per batch."""
-
-    def __init__(self) -> None:
-        self._process = subprocess.Popen([NODE, "-e", CHECK_LINES, str(SHAPE_JS)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True)
-
-    def problems(self, schema: dict, values: list) -> list:
-        self._process.stdin.write(json.dumps({"schema": schema, "values": values}) + "\n")
-        self._process.stdin.flush()
-        answer = self._process.stdout.readline()
-        assert answer, f"node exited with code {self._process.poll()} (value_shape.js)"
-        return json.loads(answer)
-
-    def close(self) -> None:
-        self._process.stdin.close()
-        self._process.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def node_shapes():
-    checker = NodeShapeChecker()
-    yield checker
-    checker.close()
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
 def pydantic_accepts(scheme, value) -> bool:
@@ -69,6 +28,7 @@ def pydantic_accepts(scheme, value) -> bool:
 
 
 def assert_same_verdicts(node_shapes, scheme, values):
+    """`node_shapes` is the conftest fixture: value_shape.js in one node process."""
     schema = scheme.Value.model_json_schema()
     for value, problems in zip(values, node_shapes.problems(schema, values)):
         assert (problems == []) == pydantic_accepts(scheme, value), (scheme.type_name(), value, problems)
