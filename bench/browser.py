@@ -81,7 +81,7 @@ class Interaction:
 
 def launch(playwright):
     """Debian's Chromium with the e2e harness's arguments (never a downloaded browser)."""
-    return playwright.chromium.launch(executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS)
+    return playwright.chromium.launch(executable_path=str(harness.BENCH_CHROMIUM), args=harness.CHROMIUM_ARGS)
 
 
 def measure_load(context, task: harness.PotatoTask, spec: PageSpec,

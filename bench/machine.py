@@ -52,7 +52,7 @@ def _ram() -> str:
 
 
 def _chromium_version() -> str:
-    text = _output([str(harness.CHROMIUM), "--version"])
+    text = _output([str(harness.BENCH_CHROMIUM), "--version"])
     match = re.search(r"Chromium [\d.]+", text)
     return match.group(0) if match else text
 

@@ -82,8 +82,8 @@ def missing_tools(parts: Sequence[str]) -> List[str]:
     problems = []
     if "derive" in parts and shutil.which("node") is None:
         problems.append("node is not on PATH (derive.js is timed under node)")
-    if ("pages" in parts or "scale" in parts) and not harness.CHROMIUM.exists():
-        problems.append(f"{harness.CHROMIUM} is missing (run `bash scripts/setup.sh`)")
+    if ("pages" in parts or "scale" in parts) and not harness.BENCH_CHROMIUM.exists():
+        problems.append(f"{harness.BENCH_CHROMIUM} is missing (run `bash scripts/setup.sh`)")
     return problems
 
 

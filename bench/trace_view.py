@@ -108,7 +108,7 @@ def measure(steps: int, runs: int) -> Dict[str, Dict[str, float]]:
         tasks = {side: harness.start_potato(task_folder(Path(root), side, record), timeout=600) for side in SIDES}
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(harness.CHROMIUM), args=harness.CHROMIUM_ARGS)
+                browser = playwright.chromium.launch(executable_path=str(harness.BENCH_CHROMIUM), args=harness.CHROMIUM_ARGS)
                 pages = {}
                 for side, task in tasks.items():
                     pages[side] = browser.new_page(viewport={"width": 1400, "height": 900})

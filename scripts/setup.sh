@@ -3,7 +3,8 @@
 #
 #   .venv                  python3.11 (or python3) venv, created when missing or broken
 #   pip install -e .[test] skipped while pyproject.toml is unchanged since the last install
-#   /usr/bin/chromium      Debian's chromium from apt, only when missing (the e2e tests drive it;
+#   /usr/bin/chromium      Debian's chromium and chromium-headless-shell from apt, only when missing
+#   /usr/bin/chromium-headless-shell  (the e2e tests drive the shell, the bench the full browser;
 #                          `playwright install` is never used)
 #   node_modules/axe-core  npm ci, only when missing (the accessibility e2e test injects it)
 #
@@ -75,16 +76,19 @@ ensure_package() {
 }
 
 ensure_chromium() {
-    [ -x /usr/bin/chromium ] && return 0
-    say "installing Debian chromium with apt"
-    if ! apt_install chromium; then
+    # chromium: the bench's browser; chromium-headless-shell: the tests' (a third of the suite's CPU)
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromium-headless-shell ] && return 0
+    say "installing Debian chromium and chromium-headless-shell with apt"
+    if ! apt_install chromium chromium-headless-shell; then
         if [ "${CI:-}" = "true" ]; then
-            die "/usr/bin/chromium is missing and apt-get is not available"
+            die "/usr/bin/chromium or /usr/bin/chromium-headless-shell is missing and apt-get is not available"
         fi
         say "WARNING: apt-get is not available; browser tests will be skipped"
         return 0
     fi
-    [ -x /usr/bin/chromium ] || die "apt installed chromium but /usr/bin/chromium is missing"
+    for browser in /usr/bin/chromium /usr/bin/chromium-headless-shell; do
+        [ -x "$browser" ] || die "apt installed chromium but $browser is missing"
+    done
 }
 
 ensure_node_modules() {

@@ -1,5 +1,5 @@
 """Fixtures for the end-to-end tests: a real Potato server per test module, and pytest-playwright
-driving Debian's /usr/bin/chromium (never a browser from `playwright install`)."""
+driving Debian's /usr/bin/chromium-headless-shell (never a browser from `playwright install`)."""
 
 from __future__ import annotations
 

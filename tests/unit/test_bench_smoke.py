@@ -157,7 +157,8 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "bench", "--quick", "--only", "failure_attribution", "--out", str(out),
          "--workdir", str(tmp_path / "work")],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "POTATO_MA_BENCH_CHROMIUM": str(CHROMIUM)})   # the tests' browser: a smoke run
     assert completed.returncode == 0, completed.stderr[-3000:]
 
     results = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
