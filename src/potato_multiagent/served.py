@@ -17,6 +17,11 @@ the plugin's version, which an edit does not change, so the name is what keeps a
 serving a changed plugin stale. The folder is named by the same hash, built under a temporary
 name and renamed into place: servers starting together share it, and an unchanged plugin reuses
 it. Nothing is written into git or the wheel.
+
+Every start marks its folder as used (its time stamp) and removes the bundle folders nobody has
+started for ``UNUSED_FOR_DAYS`` days: an edited or upgraded plugin leaves its old bundle behind
+(~600 KB each), but a page still open on a server that is running keeps its own (a server started
+less than that long ago marked it).
 """
 
 from __future__ import annotations
@@ -25,11 +30,15 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 BUNDLE_NAME = "multiagent"
 """The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
+
+UNUSED_FOR_DAYS = 30
+"""A bundle folder no server has started from for this long is removed by the next start."""
 
 
 class Bundle(NamedTuple):
@@ -76,6 +85,8 @@ def served_bundle(package: Path, scripts: Sequence[str], styles: Sequence[str],
     files = {f"{BUNDLE_NAME}.{digest}.js": script, f"{BUNDLE_NAME}.{digest}.css": style}
     root = cache if cache is not None else _cache_root()
     folder = _ensure(root / f"bundle-{digest}", files)
+    os.utime(folder)
+    _remove_unused(root, keep=folder)
     return Bundle(folder, *files)
 
 
@@ -97,6 +108,19 @@ def _cache_root() -> Path:
     except OSError:
         pass
     return Path(tempfile.mkdtemp(prefix="potato-multiagent-served-"))
+
+
+def _remove_unused(root: Path, keep: Path) -> None:
+    """Remove the bundle folders (and folders left half-built) of ``root`` not started from for
+    ``UNUSED_FOR_DAYS`` days; one that cannot be removed now is left for a later start."""
+    oldest_kept = time.time() - UNUSED_FOR_DAYS * 86_400
+    for folder in root.iterdir():
+        if folder != keep and folder.name.lstrip(".").startswith("bundle-") and folder.is_dir():
+            try:
+                if folder.stat().st_mtime < oldest_kept:
+                    shutil.rmtree(folder)
+            except OSError:
+                pass
 
 
 def _ensure(target: Path, files: dict) -> Path:

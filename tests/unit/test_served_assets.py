@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,32 @@ def test_a_changed_file_is_served_under_a_new_name(tmp_path):
     assert second.script != first.script and second.style != first.style and second.folder != first.folder
     assert "var a = 2;" in (second.folder / second.script).read_text(encoding="utf-8")
     assert "var a = 1;" in (first.folder / first.script).read_text(encoding="utf-8")   # a page still open keeps its own
+
+
+def test_a_start_removes_the_bundles_nobody_started_for_a_month(tmp_path):
+    cache = tmp_path / "cache"
+    package = fake_package(tmp_path, {"web/a.js": "var a = 1;\n", "web/a.css": "a { color: red; }\n"})
+    old = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=cache).folder
+    (package / "web" / "a.js").write_text("var a = 2;\n", encoding="utf-8")
+    recent = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=cache).folder
+    half_built = cache / ".bundle-0123-abc"
+    half_built.mkdir()
+    unrelated = cache / "notes"
+    unrelated.mkdir()
+    month_ago = time.time() - 31 * 86_400
+    for folder in (old, half_built, unrelated):
+        os.utime(folder, (month_ago, month_ago))
+
+    (package / "web" / "a.js").write_text("var a = 3;\n", encoding="utf-8")
+    current = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=cache).folder
+    assert sorted(path.name for path in cache.iterdir()) == sorted([recent.name, current.name, "notes"])
+
+    os.utime(recent, (month_ago, month_ago))          # a month unused, then started again ...
+    (package / "web" / "a.js").write_text("var a = 2;\n", encoding="utf-8")
+    served_bundle(package, ["web/a.js"], ["web/a.css"], cache=cache)
+    (package / "web" / "a.js").write_text("var a = 3;\n", encoding="utf-8")
+    served_bundle(package, ["web/a.js"], ["web/a.css"], cache=cache)
+    assert recent.is_dir() and current.is_dir()       # ... is kept by the next start of another
 
 
 JOINED_IN_NODE = """
