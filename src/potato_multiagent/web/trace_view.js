@@ -92,7 +92,7 @@
       this.auto = 'lanes';
       return;
     }
-    this.judged = judgments.judgmentMarks(page.record, judgments.pageSchemes());
+    this.judged = judgments.judgmentMarks(page.record, core.pageSchemes());
     if (page.derivation === this.derivation) { return; }
     var derivation = this.derivation = page.derivation;
     this.steps = model.stepModel(derivation, page.record, core.deriveOptions(this.config));

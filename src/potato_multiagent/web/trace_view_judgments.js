@@ -1,8 +1,8 @@
 /*
  * trace_view_judgments.js: the trace view's judgment markers ("judge SOURCE: WHAT" on the steps a
  * record's judgments point at, docs/judgments.md), from the judgments of the page's multiagent
- * schemes (which judgments a record carries, and whether they show: judgments.js). Pure but for
- * pageSchemes (reads the forms).
+ * schemes (which judgments a record carries, and whether they show: judgments.js). Pure: the
+ * schemes come from the runtime (PotatoMultiagent.pageSchemes, which reads the forms).
  * Page global PotatoMultiagentTraceJudgments; module.exports under node (tests).
  */
 (function (root, factory) {
@@ -68,17 +68,5 @@
     return marks;
   }
 
-  /** The page's multiagent schemes, from their forms: [{name, widget, config}]. */
-  function pageSchemes() {
-    var schemes = [];
-    document.querySelectorAll('form[data-ma-widget][data-ma-config]').forEach(function (form) {
-      var config;
-      try { config = JSON.parse(form.getAttribute('data-ma-config')); } catch (error) { return; }
-      schemes.push({name: form.getAttribute('data-schema-name'), widget: form.getAttribute('data-ma-widget'),
-        config: config && typeof config === 'object' ? config : {}});
-    });
-    return schemes;
-  }
-
-  return {judgedSteps: judgedSteps, judgmentMarks: judgmentMarks, pageSchemes: pageSchemes};
+  return {judgedSteps: judgedSteps, judgmentMarks: judgmentMarks};
 }));
