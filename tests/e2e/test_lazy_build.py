@@ -168,6 +168,32 @@ def test_a_required_deferred_widget_blocks_next_by_name(task, page):
     click_next_expecting_block(page, ATTRIBUTION_QUESTION, RECORDS[0]["id"])
 
 
+# Runs in the same task as the runtime's instance-ready pass, right after it (registered later).
+CHECK_AFTER_SHOWN = """
+window.__reasonSeen = [];
+document.addEventListener('DOMContentLoaded', () => {
+  document.addEventListener('potato:instance-ready', () => {
+    const form = document.querySelector('form[data-schema-name="%s"]');
+    window.__reasonSeen.push(form.getAttribute('data-incomplete-reason'));
+    window.validateRequiredFields();
+    window.__reasonSeen.push(form.getAttribute('data-incomplete-reason'));
+  });
+});
+""" % ATTRIBUTION
+
+
+def test_a_deferred_form_is_described_after_the_item_is_shown_or_when_potato_checks(task, page):
+    """The describe pass of a deferred form waits for a task after the in-view builds, and Potato's
+    required check run before then gets its reason all the same (docs/performance.md section 13)."""
+    page.add_init_script(CHECK_AFTER_SHOWN)
+    open_item(page, task, fresh_user())
+    expect_deferred(page, ATTRIBUTION)
+    reason = "Choose the responsible agent and the decisive step"
+    assert page.evaluate("window.__reasonSeen") == [None, reason]
+    expect(form(page, ATTRIBUTION)).to_have_attribute("data-incomplete-reason", reason)
+    expect(form(page, ATTRIBUTION).locator(".ma-summary")).not_to_have_text("")
+
+
 def test_stored_values_of_deferred_forms_are_read_not_rewritten(task, page):
     seeded = {ATTRIBUTION: COMPLETE_ATTRIBUTION, "review": STALE_REVIEW}
     open_item(page, task, RETURNING)
