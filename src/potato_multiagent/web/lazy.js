@@ -23,8 +23,9 @@
  * A deferred form's describe pass (describe(state, run)) is not run before the item is shown: Potato
  * then hides the item, resets and restores the answers, and its load-time required check shows
  * nothing (no Next attempt yet), so the pass that shows the item describes every deferred form.
- * In that pass the describes wait for a task of their own, after the in-view builds; Potato's
- * required check (validateRequiredFields) and a build run the waiting ones first.
+ * In that pass the describes wait for a task of their own after the next frame (the in-view builds
+ * are painted first); Potato's required check (validateRequiredFields) and a build run the waiting
+ * ones first.
  * (docs/performance.md section 13: on a long run they held up the forms in view.)
  * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
  * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
@@ -39,6 +40,7 @@
 
   var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
   var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
+  var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
   var IN_VIEW_MARK = 'multiagent:in-view-ready';
   var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
   var POTATO_REQUIRED_CHECK = 'validateRequiredFields';
@@ -79,8 +81,19 @@
       if (waitingDescribes.indexOf(state) < 0) { waitingDescribes.push(state); }
       if (!describesQueued) {
         describesQueued = true;
-        setTimeout(describeWaiting, 0);
+        afterNextFrame(describeWaiting);
       }
+    }
+
+    /** fn once, in a task after the next frame (the forms in view painted first), or after
+     * FRAME_WAIT_MS (a hidden page paints no frames). */
+    function afterNextFrame(fn) {
+      var done = false;
+      function once() { if (!done) { done = true; fn(); } }
+      if (typeof root.requestAnimationFrame === 'function') {
+        root.requestAnimationFrame(function () { setTimeout(once, 0); });
+      }
+      setTimeout(once, FRAME_WAIT_MS);
     }
 
     /** The waiting describe passes, in the order they were asked for (the page's order). */
