@@ -154,16 +154,73 @@ def breakdown(trace_bytes: bytes, url_part: str = "") -> Dict[str, float]:
     return result
 
 
+NETWORK = ("ResourceSendRequest", "ResourceFinish")
+TASK_DETAIL = ("EventDispatch", "TimerFire", "FunctionCall", "EvaluateScript", "ParseHTML", "UpdateLayoutTree",
+               "Layout", "FireIdleCallback", "MinorGC", "MajorGC")
+
+
+def timeline(trace_bytes: bytes, url_part: str = "", min_ms: float = 2.0) -> List[Tuple[float, str, str]]:
+    """`(ms, kind, text)` rows of one page load, in order, from the navigationStart of the page whose
+    URL holds `url_part` (its last):
+    its main thread's tasks of at least `min_ms` (wall, with their CPU and their longest parts:
+    which event, timer or script), the page's marks (user timing and navigation) and its requests
+    (sent, finished). Where the time between two moments went, and which waits were network."""
+    events = _events(trace_bytes)
+    thread = main_thread(events, url_part)
+    starts = [event["ts"] for event in events if event.get("name") == "navigationStart"
+              and event.get("pid") == thread[0] and url_part in json.dumps(event.get("args", {}))]
+    origin = max(starts) if starts else min(event["ts"] for event in events if "ts" in event)
+    rows: List[Tuple[float, str, str]] = []
+    for event in events:
+        if event.get("pid") != thread[0] or event.get("ph") not in ("R", "I", "n", "b", "X") or "ts" not in event:
+            continue
+        data = (event.get("args") or {}).get("data") or {}
+        if event["name"] in NETWORK:
+            rows.append(((event["ts"] - origin) / 1000, "request", f"{event['name']} {data.get('url', data.get('requestId', ''))}"))
+        elif "user_timing" in event.get("cat", "") or event.get("cat") == "blink.user_timing":
+            rows.append(((event["ts"] - origin) / 1000, "mark", event["name"]))
+    spans = sorted((event for event in events if (event.get("pid"), event.get("tid")) == thread
+                    and event.get("ph") == "X" and "dur" in event), key=lambda event: (event["ts"], -event["dur"]))
+    task_end = -1.0
+    for task in spans:
+        if task["name"] != "RunTask" or task["ts"] < task_end:
+            continue
+        task_end = task["ts"] + task["dur"]
+        if task["dur"] < min_ms * 1000:
+            continue
+        parts = sorted((part for part in spans if task["ts"] <= part["ts"] < task_end and part["name"] in TASK_DETAIL),
+                       key=lambda part: -part["dur"])[:4]
+        said = "; ".join(f"{_label(part)} {part['dur'] / 1000:.1f}" for part in parts)
+        rows.append(((task["ts"] - origin) / 1000, "task",
+                     f"{task['dur'] / 1000:.1f} ms (CPU {task.get('tdur', task['dur']) / 1000:.1f}): {said}"))
+    return sorted(row for row in rows if row[0] >= 0)
+
+
+def _label(event: Dict[str, Any]) -> str:
+    data = (event.get("args") or {}).get("data") or {}
+    where = data.get("type") or data.get("functionName") or ""
+    url = str(data.get("url") or "").split("?")[0].rsplit("/", 1)[-1]
+    line = f":{data['lineNumber']}" if url and "lineNumber" in data else ""
+    return " ".join(part for part in (event["name"], where, url + line) if part)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    """`python -m bench.chrome_trace TRACE.json[.gz] ...`: each trace's breakdown as JSON."""
+    """`python -m bench.chrome_trace TRACE.json[.gz] ...`: each trace's breakdown as JSON, or with
+    `--timeline MS` its load as rows (tasks of at least MS ms, marks, requests)."""
     parser = argparse.ArgumentParser(prog="python -m bench.chrome_trace", description=main.__doc__)
     parser.add_argument("traces", nargs="+", type=Path)
     parser.add_argument("--url", default="", help="the part of the page's URL that picks its renderer")
+    parser.add_argument("--timeline", type=float, metavar="MS", help="print the load's timeline instead")
     args = parser.parse_args(argv)
     for path in args.traces:
         data = path.read_bytes()
         if path.suffix == ".gz":
             data = gzip.decompress(data)
+        if args.timeline is not None:
+            print(f"# {path}")
+            for ms, kind, text in timeline(data, args.url, args.timeline):
+                print(f"{ms:9.1f}  {kind:8} {text}")
+            continue
         print(json.dumps({"trace": str(path), **breakdown(data, args.url),
                           "top_other": top_other(data, args.url, 5)}))
 

@@ -539,12 +539,18 @@ def decisive_step_count(form) -> int:
 # --------------------------------------------------------------------------- Potato's required check
 
 
-def click_next_expecting_block(page, description: str, instance_id: str):
+def click_next_expecting_block(page, description: str, instance_id: str, *, in_place: bool = False):
     """Click Next on a required, unfinished question: Potato's required-fields alert shows, naming
-    the question by its `description`, and the page stays on `instance_id`. Returns the alert."""
+    the question by its `description`, and the page stays on `instance_id`. Returns the alert.
+    `in_place`: the click event is sent to the button where it is, without scrolling to it first
+    (scrolling brings deferred forms near the screen, and their builds can move the button away
+    from under Playwright's click)."""
     from playwright.sync_api import expect
 
-    page.click("#next-btn")
+    if in_place:
+        page.locator("#next-btn").dispatch_event("click")
+    else:
+        page.click("#next-btn")
     message = page.locator("#required-fields-error")
     expect(message).to_be_visible()
     expect(message).to_have_attribute("role", "alert")

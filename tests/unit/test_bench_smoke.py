@@ -103,6 +103,33 @@ def test_trace_self_time_counts_nested_work_once():
     assert (cpu["parse_html"], cpu["script"], cpu["layout"]) == (0.03, 0.005, 0.005)
 
 
+def test_trace_timeline_puts_tasks_marks_and_requests_of_the_page_in_order():
+    thread = {"pid": 1, "tid": 2}
+    page = {"args": {"data": {"documentLoaderURL": "http://x/annotate"}}}
+    events = [
+        {"ph": "M", "name": "thread_name", "args": {"name": "CrRendererMain"}, **thread},
+        {"ph": "R", "name": "navigationStart", "ts": 1_000, "cat": "blink.user_timing", **thread, **page},
+        {"ph": "X", "name": "RunTask", "ts": 500, "dur": 9_000, **thread},             # before the page: left out
+        {"ph": "X", "name": "RunTask", "ts": 11_000, "dur": 8_000, "tdur": 3_000, **thread},
+        {"ph": "X", "name": "EventDispatch", "ts": 11_100, "dur": 7_000, **thread,
+         "args": {"data": {"type": "DOMContentLoaded"}}},
+        {"ph": "X", "name": "FunctionCall", "ts": 11_200, "dur": 6_000, **thread,
+         "args": {"data": {"functionName": "firstPass", "url": "http://x/m.js?v=1", "lineNumber": 7}}},
+        {"ph": "X", "name": "RunTask", "ts": 20_000, "dur": 500, **thread},            # under min_ms
+        {"ph": "I", "name": "ResourceSendRequest", "ts": 12_000, **thread,
+         "args": {"data": {"url": "http://x/api/spans/1"}}},
+        {"ph": "R", "name": "multiagent:in-view-ready", "ts": 30_000, "cat": "blink.user_timing", **thread},
+        {"ph": "X", "name": "RunTask", "ts": 15_000, "dur": 9_000, "pid": 1, "tid": 3},  # another thread
+    ]
+    rows = chrome_trace.timeline(json.dumps(events).encode(), "/annotate", min_ms=2)
+    assert rows == [
+        (0.0, "mark", "navigationStart"),
+        (10.0, "task", "8.0 ms (CPU 3.0): EventDispatch DOMContentLoaded 7.0; FunctionCall firstPass m.js:7 6.0"),
+        (11.0, "request", "ResourceSendRequest http://x/api/spans/1"),
+        (29.0, "mark", "multiagent:in-view-ready"),
+    ]
+
+
 # --------------------------------------------------------------------------- scenario data
 
 

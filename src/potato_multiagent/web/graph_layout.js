@@ -154,40 +154,41 @@
     column.forEach(function (item, pos) { item.pos = pos; });
   }
 
-  /** Crossings between adjacent columns: inversions of the lower ends, counted by merge sort. */
+  /**
+   * Crossings between adjacent columns: pairs of edges whose upper ends are in one order and whose
+   * lower ends in the other. The upper ends are taken in column order, and each edge counts the
+   * edges of earlier upper ends whose lower end is further down, from a Fenwick tree of the lower
+   * ends seen so far (edges that share an upper end never cross). No sorting and no arrays per
+   * pair: the barycentre sweeps call this once per sweep, and it was most of the graph's drawing
+   * time on a long run (docs/performance.md section 13).
+   */
   function crossings(columns) {
     var total = 0;
     for (var c = 0; c + 1 < columns.length; c++) {
-      var pairs = [];
-      columns[c].forEach(function (item) {
-        item.down.forEach(function (next) { pairs.push([item.pos, next.pos]); });
-      });
-      pairs.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-      total += inversions(pairs.map(function (pair) { return pair[1]; }));
+      var upper = columns[c];
+      var byPosition = new Array(upper.length);
+      upper.forEach(function (item) { byPosition[item.pos] = item; });
+      var tree = new Int32Array(columns[c + 1].length + 1);
+      var seen = 0;
+      for (var k = 0; k < byPosition.length; k++) {
+        var down = byPosition[k].down;
+        for (var d = 0; d < down.length; d++) { total += seen - countUpTo(tree, down[d].pos); }
+        for (d = 0; d < down.length; d++) { addAt(tree, down[d].pos); }
+        seen += down.length;
+      }
     }
     return total;
   }
 
-  function inversions(values) {
-    if (values.length < 2) { return 0; }
-    var middle = values.length >> 1;
-    var left = values.slice(0, middle);
-    var right = values.slice(middle);
-    var count = inversions(left) + inversions(right);
-    var i = 0;
-    var j = 0;
-    var k = 0;
-    while (i < left.length && j < right.length) {
-      if (left[i] <= right[j]) {
-        values[k++] = left[i++];
-      } else {
-        values[k++] = right[j++];
-        count += left.length - i;
-      }
-    }
-    while (i < left.length) { values[k++] = left[i++]; }
-    while (j < right.length) { values[k++] = right[j++]; }
+  /** Fenwick tree over positions 0..n-1: how many added at positions up to `pos`, and add one. */
+  function countUpTo(tree, pos) {
+    var count = 0;
+    for (var i = pos + 1; i > 0; i -= i & -i) { count += tree[i]; }
     return count;
+  }
+
+  function addAt(tree, pos) {
+    for (var i = pos + 1; i < tree.length; i += i & -i) { tree[i] += 1; }
   }
 
   /** Barycentre sweeps, down then up, keeping the order with the fewest crossings. */

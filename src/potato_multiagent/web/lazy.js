@@ -20,6 +20,13 @@
  *     the callback's timeout), so every widget is eventually built without scrolling.
  * Step actions a widget type declares (register options.stepActions) are written on its deferred
  * forms, so the trace view offers them before the form is built.
+ * A deferred form's describe pass (describe(state, run)) is not run before the item is shown: Potato
+ * then hides the item, resets and restores the answers, and its load-time required check shows
+ * nothing (no Next attempt yet), so the pass that shows the item describes every deferred form.
+ * In that pass the describes wait for a task of their own after the next frame (the in-view builds
+ * are painted first); Potato's required check (validateRequiredFields) and a build run the waiting
+ * ones first.
+ * (docs/performance.md section 13: on a long run they held up the forms in view.)
  * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
  * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
  */
@@ -33,14 +40,19 @@
 
   var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
   var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
+  var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
   var IN_VIEW_MARK = 'multiagent:in-view-ready';
   var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
+  var POTATO_REQUIRED_CHECK = 'validateRequiredFields';
 
   return function install(core) {
     var h = core.base.h;
     var shown = false;          // the item is on screen: positions are real, idle builds may run
+    var showing = false;        // inside the pass that shows the item (itemShown's renderAll)
     var observer = null;
     var idleQueued = false;
+    var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
+    var describesQueued = false;
 
     /** Within about one viewport of the screen; a form with no box (hidden page part) is not. */
     function isNear(form) {
@@ -56,8 +68,42 @@
       if (state.built) { return false; }
       if (!state.wanted && !(shown && isNear(state.form))) { showDeferred(state); return true; }
       state.built = true;
+      state.describeLater = null;   // its render pass paints the description
       hideDeferred(state);
       return false;
+    }
+
+    /** Run (or hold) a deferred form's describe pass `run`; see the header. */
+    function describe(state, run) {
+      if (!shown) { return; }
+      if (!showing) { state.describeLater = null; run(); return; }
+      state.describeLater = run;
+      if (waitingDescribes.indexOf(state) < 0) { waitingDescribes.push(state); }
+      if (!describesQueued) {
+        describesQueued = true;
+        afterNextFrame(describeWaiting);
+      }
+    }
+
+    /** fn once, in a task after the next frame (the forms in view painted first), or after
+     * FRAME_WAIT_MS (a hidden page paints no frames). */
+    function afterNextFrame(fn) {
+      var done = false;
+      function once() { if (!done) { done = true; fn(); } }
+      if (typeof root.requestAnimationFrame === 'function') {
+        root.requestAnimationFrame(function () { setTimeout(once, 0); });
+      }
+      setTimeout(once, FRAME_WAIT_MS);
+    }
+
+    /** The waiting describe passes, in the order they were asked for (the page's order). */
+    function describeWaiting() {
+      describesQueued = false;
+      waitingDescribes.splice(0).forEach(function (state) {
+        var run = state.describeLater;
+        state.describeLater = null;
+        if (run && !state.built) { run(); }
+      });
     }
 
     function showDeferred(state) {
@@ -144,7 +190,8 @@
      * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
     function itemShown(renderAll) {
       shown = true;
-      renderAll();
+      showing = true;
+      try { renderAll(); } finally { showing = false; }
       var perf = root.performance;
       if (perf && typeof perf.mark === 'function') {
         try { perf.mark(IN_VIEW_MARK); } catch (ignored) { /* never fatal */ }
@@ -178,8 +225,8 @@
 
     /** Potato leaves the item: every deferred form is built first, so the item is left as it is
      * when every widget was drawn. Potato's required check (validateRequiredFields, called on load
-     * and on every input) is not wrapped: it reads data-incomplete-reason, which a deferred form
-     * already has from its describe pass, and building there would build everything at load. */
+     * and on every input) reads data-incomplete-reason: the waiting describe passes run first
+     * (building there would build everything at load). */
     function wrapPotato() {
       POTATO_LEAVING.forEach(function (name) {
         core.wrapGlobal(name, function (original, self, args) {
@@ -187,10 +234,15 @@
           return original.apply(self, args);
         }, 'multiagentLazy');
       });
+      core.wrapGlobal(POTATO_REQUIRED_CHECK, function (original, self, args) {
+        describeWaiting();
+        return original.apply(self, args);
+      }, 'multiagentLazy');
     }
 
     return {
       defers: defers,
+      describe: describe,
       buildFor: buildFor,
       itemShown: itemShown,
       wrapPotato: wrapPotato,

@@ -123,6 +123,7 @@
       cleanup: null,
       wired: false,
       built: false, wanted: false, placeholder: null,   // lazy.js: rendered once / asked for / its stand-in
+      describeLater: null,    // lazy.js: its describe pass, waiting for a task of its own
       syncNotice: null,       // the polite status line "refreshed with another tab's changes"
       // What the server is known to hold for this item (base of the merge), what this page wrote
       // (its own saves read back are not another tab's), the read in flight, one more wanted.
@@ -304,7 +305,7 @@
       var describe = (widgetOptions[state.widgetName] || {}).describe;
       if (typeof describe === 'function' && lazy.defers(state)) {   // not built yet: only described
         deferred = true;
-        describe(makeContext(state, config, page.record, page.derivation));
+        lazy.describe(state, function () { describe(makeContext(state, config, page.record, page.derivation)); });
         return;
       }
       if (typeof state.cleanup === 'function') {
