@@ -120,10 +120,9 @@
       widgetNotices: [],
       lastWrite: null,        // {instanceId, raw}: what this page wrote, to survive Potato's reset
       widgetState: {},        // kept across renders for the widget (listeners wired once, ...)
-      cleanup: null,
-      wired: false,
-      built: false, wanted: false, placeholder: null,   // lazy.js: rendered once / asked for / its stand-in
-      describeLater: null,    // lazy.js: its describe pass, waiting for a task of its own
+      cleanup: null, wired: false,
+      // lazy.js: rendered once / asked for / its stand-in / its describe pass, waiting for a task of its own
+      built: false, wanted: false, placeholder: null, describeLater: null,
       syncNotice: null,       // the polite status line "refreshed with another tab's changes"
       // What the server is known to hold for this item (base of the merge), what this page wrote
       // (its own saves read back are not another tab's), the read in flight, one more wanted.
