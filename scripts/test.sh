@@ -19,6 +19,11 @@ if [ -z "${POTATO_MA_CORPUS:-}" ] && [ -d "$REPO_ROOT/../shared/corpus" ]; then
     export POTATO_MA_CORPUS
 fi
 
+# Python's bytecode caches are written, whatever the environment says: otherwise every `potato
+# start`, `potato validate` and CLI run of the suite (about 170 processes) compiles our package
+# again, and each pytest worker rewrites every test module's asserts again (tests/README.md).
+unset PYTHONDONTWRITEBYTECODE
+
 command -v node >/dev/null 2>&1 || { echo "test: ERROR: node is not on PATH (Node 20 runs tests/conformance/*.test.js)" >&2; exit 1; }
 
 failed=()

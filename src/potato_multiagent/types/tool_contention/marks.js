@@ -12,9 +12,7 @@
 PotatoMultiagent.marks('tool_contention', function (lib) {
   'use strict';
 
-  var MAX_STALE_NOTICES = 10;
-  var MAX_NAME = 120;
-  var DAY = 86400;
+  var MAX_STALE_NOTICES = 10, MAX_NAME = 120, DAY = 86400;
   var CLOCK_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200];
   var LAYOUT = {labelWidth: 130, axisHeight: 30, laneHeight: 30, rowHeight: 18, maxRows: 4, padRight: 12,
     minBlockWidth: 3, defaultWidth: 900};
@@ -492,25 +490,11 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
   }
 
   return {
-    LAYOUT: LAYOUT,
-    timeScale: timeScale,
-    formatTime: formatTime,
-    niceStep: niceStep,
-    ticks: ticks, maxTicksFor: maxTicksFor,
-    axisCaption: axisCaption,
-    clip: clip,
-    callName: callName,
-    regionName: regionName,
-    regionKey: regionKey,
-    describeRegion: describeRegion,
-    linkedSets: linkedSets,
-    matchMarks: matchMarks, composeValue: composeValue, judgmentsByRegion: judgmentsByRegion,
-    leftOutText: leftOutText,
-    incompleteReason: incompleteReason,
-    summaryText: summaryText,
-    noticesFor: noticesFor,
-    isCallProblem: isCallProblem,
-    problems: problems,
-    describe: describe
+    LAYOUT: LAYOUT, timeScale: timeScale, formatTime: formatTime, niceStep: niceStep, ticks: ticks,
+    maxTicksFor: maxTicksFor, axisCaption: axisCaption, clip: clip, callName: callName, regionName: regionName,
+    regionKey: regionKey, describeRegion: describeRegion, linkedSets: linkedSets, matchMarks: matchMarks,
+    composeValue: composeValue, judgmentsByRegion: judgmentsByRegion, leftOutText: leftOutText,
+    incompleteReason: incompleteReason, summaryText: summaryText, noticesFor: noticesFor,
+    isCallProblem: isCallProblem, problems: problems, describe: describe
   };
 });
