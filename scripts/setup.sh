@@ -76,7 +76,7 @@ ensure_package() {
 }
 
 ensure_chromium() {
-    # chromium: the bench's browser; chromium-headless-shell: the tests' (a third of the suite's CPU)
+    # chromium: the bench's browser; chromium-headless-shell: the tests' (it saves about a third of the suite's CPU)
     [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromium-headless-shell ] && return 0
     say "installing Debian chromium and chromium-headless-shell with apt"
     if ! apt_install chromium chromium-headless-shell; then
