@@ -159,8 +159,8 @@
    * lower ends in the other. The upper ends are taken in column order, and each edge counts the
    * edges of earlier upper ends whose lower end is further down, from a Fenwick tree of the lower
    * ends seen so far (edges that share an upper end never cross). No sorting and no arrays per
-   * pair: the barycentre sweeps call this once per sweep, and it was most of the graph's drawing
-   * time on a long run (docs/performance.md section 13).
+   * pair: the barycentre sweeps call this once per sweep, and it was a tenth of a cold layout of a
+   * long run under node (docs/performance.md section 13).
    */
   function crossings(columns) {
     var total = 0;
