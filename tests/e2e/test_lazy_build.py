@@ -33,6 +33,9 @@ SCHEMES = [
     {"annotation_type": "multiagent.agent_interaction_graph", "name": "graph", "description": "Mark the critical path"},
     {"annotation_type": "multiagent.handoff_review", "name": "handoffs", "description": "Review the handoffs",
      "flags": ["info_loss", "goal_drift"]},
+    # The graph again, far below and on a derivation of its own (its options differ), for the prepare test.
+    {"annotation_type": "multiagent.agent_interaction_graph", "name": "graph_far", "description": "The graph again",
+     "agent_qualifiers": False},
     {"annotation_type": "multiagent.agent_scorecard", "name": "scorecard", "description": "Score the agents",
      "agent_dimensions": ["contribution"], "team_dimensions": ["coordination"]},
     {"annotation_type": "multiagent.tool_contention", "name": "contention", "description": "Label contention",
@@ -56,6 +59,16 @@ window.__idleHeld = [];
 window.requestIdleCallback = (callback) => { window.__idleHeld.push(callback); return window.__idleHeld.length; };
 """
 VIEWPORT = {"width": 1100, "height": 360}
+# Every call of graph_layout.js's layoutGraph, wrapped when the bundle defines the library.
+COUNT_LAYOUTS = """
+window.__layouts = 0;
+Object.defineProperty(window, 'PotatoMultiagentGraphLayout', {configurable: true, get: () => undefined,
+  set(lib) {
+    const layoutGraph = lib.layoutGraph;
+    lib.layoutGraph = function () { window.__layouts += 1; return layoutGraph.apply(this, arguments); };
+    Object.defineProperty(window, 'PotatoMultiagentGraphLayout', {value: lib, writable: true, configurable: true});
+  }});
+"""
 
 
 def config_text() -> str:
@@ -236,3 +249,18 @@ def test_idle_time_builds_every_form(task, page):
     release_idle(page)
     for name in NAMES:
         expect_built(page, name)
+
+
+def test_a_graph_far_below_is_laid_out_before_it_is_built_and_drawn_from_that_layout(task, page):
+    """The graph's prepare (runtime.js) lays it out in a task after the first pass, before the item
+    is shown; the build draws from that layout: one layout per derivation, whenever it is built."""
+    page.add_init_script(COUNT_LAYOUTS)
+    open_item(page, task, fresh_user())
+    expect_deferred(page, "graph_far")
+    page.wait_for_function("window.__layouts >= 2", polling=100, timeout=10_000)
+    assert page.evaluate("window.__layouts") == 2, "the graph at the top drew from its prepared layout"
+    form(page, "graph_far").scroll_into_view_if_needed()
+    expect_built(page, "graph_far")
+    expect(form(page, "graph_far").locator("svg.ma-aig-svg")).to_be_visible()
+    assert form(page, "graph_far").locator(".ma-aig-node").count() >= 2
+    assert page.evaluate("window.__layouts") == 2

@@ -33,15 +33,41 @@
   var TRACE_VIEW = 'section.ma-trace';
   var mounts = new WeakMap();   // form -> its mount (see mountOf)
 
-  /** define(name, {describe, render[, entryKey][, stepActions]}): a widget on this runtime; stepActions
-   * lists the trace-view actions its forms take (ui.onStepAction), offered before a form is built. */
+  var prepares = Object.create(null);   // widget name -> its spec.prepare (see prepareUnbuilt)
+
+  /** define(name, {describe, render[, entryKey][, stepActions][, prepare]}): a widget on this runtime;
+   * stepActions lists the trace-view actions its forms take (ui.onStepAction), offered before a form is
+   * built; prepare is pure work done before the form is built (prepareUnbuilt). */
   function define(name, spec) {
     if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
     }
+    if (typeof spec.prepare === 'function') { prepares[name] = spec.prepare; }
     core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey,
       stepActions: spec.stepActions, describe: function (ctx) { describePass(spec, ctx); }});
   }
+
+  /**
+   * spec.prepare({derivation, config, el}) of every form not built yet, in a task of its own after the
+   * page's first pass: Potato is then still waiting for the server before it shows the item, so the
+   * build that shows it finds that work done (the graph's layout; docs/performance.md §18). Pure work
+   * the widget caches itself: a form built before this task computes it in its render, as before.
+   */
+  function prepareUnbuilt() {
+    core.pageSchemes().forEach(function (scheme) {
+      var prepare = prepares[scheme.widget];
+      if (!prepare || scheme.form.hasAttribute('data-ma-ready')) { return; }
+      var page = core.pageDerivation(scheme.config);
+      if (page.error) { return; }   // the form says so when it is drawn
+      try {
+        prepare({derivation: page.derivation, config: scheme.config, el: core.formState(scheme.form).body});
+      } catch (error) {   // never fatal: the render does the same work and reports what fails
+        if (root.console) { root.console.error('multiagent: preparing "' + scheme.name + '" failed:', error); }
+      }
+    });
+  }
+
+  function prepareAfterFirstPass() { setTimeout(prepareUnbuilt, 0); }
 
   /** The per-form memory of the runtime, kept across render passes. */
   function mountOf(form) {
@@ -302,11 +328,13 @@
   }
 
   document.addEventListener(STEP_ACTION, routeStepAction);
+  if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', prepareAfterFirstPass); }
+  else { prepareAfterFirstPass(); }
 
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
    *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]},
-   *     render(args)[, entryKey][, stepActions: ['decisive', ...]]})
+   *     render(args)[, entryKey][, stepActions: ['decisive', ...]][, prepare({derivation, config, el})]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)

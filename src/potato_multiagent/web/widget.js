@@ -340,14 +340,14 @@
     return {value: value};
   }
 
-  /** The page's schemes, [{name, widget, config}]; a form whose config is unreadable shows its own error. */
+  /** The page's schemes, [{name, widget, config, form}]; a form whose config is unreadable shows its own error. */
   function pageSchemes() {
     var schemes = [];
     document.querySelectorAll('form[data-ma-widget][data-ma-config]').forEach(function (form) {
       var config = readConfig(form);
       if (config.error) { return; }
       schemes.push({name: form.getAttribute('data-schema-name'), widget: form.getAttribute('data-ma-widget'),
-        config: config.value});
+        config: config.value, form: form});
     });
     return schemes;
   }
@@ -462,7 +462,7 @@
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   pageDerivation(config) -> {record, derivation} | {error}   (shared with the trace view)
-   *   pageSchemes() -> [{name, widget, config}]   the page's forms and their configs (the trace view's judgments)
+   *   pageSchemes() -> [{name, widget, config, form}]   the page's forms and their configs (the trace view's judgments)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
    *   aboveBound(field, value, bound),
    *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),

@@ -25,14 +25,39 @@
   }
 
   /** Text widths measured with the page's font, as the SVG will draw them. */
-  function canvasMeasure(container) {
+  function canvasMeasure(family) {
     var context = document.createElement('canvas').getContext('2d');
     if (!context) { return layoutLib.estimateWidth; }
-    var family = window.getComputedStyle(container).fontFamily || 'sans-serif';
     return function (text, fontSize) {
       context.font = fontSize + 'px ' + family;
       return context.measureText(text).width + 2;
     };
+  }
+
+  var layouts = new WeakMap();   // derivation -> {font, layout}: computed once (layoutFor)
+
+  function familyOf(canvas) { return window.getComputedStyle(canvas).fontFamily || 'sans-serif'; }
+
+  /** Whether the page's web font for the labels has arrived (else canvas measures a fallback font). */
+  function fontArrived(family) {
+    return !document.fonts || document.fonts.check(GEOMETRY.nodeFont + 'px ' + family);
+  }
+
+  /**
+   * The derivation's layout in the canvas's font, computed once per derivation and font: by prepare
+   * before the form is built (runtime.js runs it while Potato waits for the server), else by the
+   * first drawing. Whether the web font has arrived is part of the key: it measures differently.
+   */
+  function layoutFor(derivation, canvas) {
+    var family = familyOf(canvas);
+    var font = family + (fontArrived(family) ? '' : ' (not arrived)');
+    var known = layouts.get(derivation);
+    if (!known || known.font !== font) {
+      known = {font: font, layout: layoutLib.layoutGraph(derivation.agents, derivation.edges,
+        {measure: canvasMeasure(family)})};
+      layouts.set(derivation, known);
+    }
+    return known.layout;
   }
 
   function drawNode(node) {
@@ -92,7 +117,7 @@
       view.canvas.appendChild(runtime.h('p', {class: 'ma-aig-empty', text: 'This trace has no agents to draw.'}));
       return;
     }
-    var layout = layoutLib.layoutGraph(derivation.agents, derivation.edges, {measure: canvasMeasure(view.canvas)});
+    var layout = layoutFor(derivation, view.canvas);
     var edgeLayer = svg('g', {class: 'ma-aig-edges'});
     var nodeLayer = svg('g', {class: 'ma-aig-nodes'});
     layout.edges.forEach(function (edge) {
@@ -435,5 +460,18 @@
     args.model.on('change', function () { showJudgments(view, args); });
   }
 
-  runtime.define('agent_interaction_graph', {describe: marks.describe, render: render});
+  /** Before the form is built: its layout in the page's font (the build then only draws); a web font
+   * still on its way is waited for (and asked for), unless the form is built first. */
+  function prepare(args) {
+    if (!args.derivation.agents.length) { return; }
+    var canvas = part(args.el, 'canvas');
+    var family = familyOf(canvas);
+    function layOut() {
+      if (!args.el.closest('form[data-ma-ready]')) { layoutFor(args.derivation, canvas); }
+    }
+    if (fontArrived(family)) { layOut(); }
+    else { document.fonts.load(GEOMETRY.nodeFont + 'px ' + family).then(layOut, function () {}); }
+  }
+
+  runtime.define('agent_interaction_graph', {describe: marks.describe, render: render, prepare: prepare});
 }(PotatoMultiagent, PotatoMultiagentGraphLayout));
