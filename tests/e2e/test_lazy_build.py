@@ -59,9 +59,16 @@ window.__idleHeld = [];
 window.requestIdleCallback = (callback) => { window.__idleHeld.push(callback); return window.__idleHeld.length; };
 """
 VIEWPORT = {"width": 1100, "height": 360}
-# Every call of graph_layout.js's layoutGraph, wrapped when the bundle defines the library.
-COUNT_LAYOUTS = """
+# The graph's layouts (graph_layout.js's layoutGraph, wrapped when the bundle defines the library)
+# and drawings (the class of a drawing's svg element), counted.
+COUNT_GRAPH_WORK = """
 window.__layouts = 0;
+window.__drawings = 0;
+const setAttribute = Element.prototype.setAttribute;
+Element.prototype.setAttribute = function (name, value) {
+  if (name === 'class' && value === 'ma-aig-svg') { window.__drawings += 1; }
+  return setAttribute.call(this, name, value);
+};
 Object.defineProperty(window, 'PotatoMultiagentGraphLayout', {configurable: true, get: () => undefined,
   set(lib) {
     const layoutGraph = lib.layoutGraph;
@@ -251,16 +258,18 @@ def test_idle_time_builds_every_form(task, page):
         expect_built(page, name)
 
 
-def test_a_graph_far_below_is_laid_out_before_it_is_built_and_drawn_from_that_layout(task, page):
-    """The graph's prepare (runtime.js) lays it out in a task after the first pass, before the item
-    is shown; the build draws from that layout: one layout per derivation, whenever it is built."""
-    page.add_init_script(COUNT_LAYOUTS)
+def test_a_graph_far_below_is_laid_out_and_drawn_before_it_is_built_and_shown_from_that_drawing(task, page):
+    """The graph's prepare (runtime.js) lays it out and draws it outside the page in a task after
+    the first pass, before the item is shown; the build puts that drawing in: one layout and one
+    drawing per derivation, whenever the form is built."""
+    page.add_init_script(COUNT_GRAPH_WORK)
     open_item(page, task, fresh_user())
     expect_deferred(page, "graph_far")
-    page.wait_for_function("window.__layouts >= 2", polling=100, timeout=10_000)
-    assert page.evaluate("window.__layouts") == 2, "the graph at the top drew from its prepared layout"
+    page.wait_for_function("window.__layouts >= 2 && window.__drawings >= 2", polling=100, timeout=10_000)
+    assert page.evaluate("[window.__layouts, window.__drawings]") == [2, 2], \
+        "the graph at the top was shown from its prepared drawing"
     form(page, "graph_far").scroll_into_view_if_needed()
     expect_built(page, "graph_far")
     expect(form(page, "graph_far").locator("svg.ma-aig-svg")).to_be_visible()
     assert form(page, "graph_far").locator(".ma-aig-node").count() >= 2
-    assert page.evaluate("window.__layouts") == 2
+    assert page.evaluate("[window.__layouts, window.__drawings]") == [2, 2]

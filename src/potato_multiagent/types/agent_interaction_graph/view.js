@@ -34,10 +34,9 @@
     };
   }
 
-  var layouts = new WeakMap();   // derivation -> {font, layout}: computed once (layoutFor)
+  var layouts = new WeakMap();   // derivation -> {font, layout, spare}: layoutFor; spare: prepare's drawing
 
   function familyOf(canvas) { return window.getComputedStyle(canvas).fontFamily || 'sans-serif'; }
-
   /** Whether the page's web font for the labels has arrived (else canvas measures a fallback font). */
   function fontArrived(family) {
     return !document.fonts || document.fonts.check(GEOMETRY.nodeFont + 'px ' + family);
@@ -54,7 +53,7 @@
     var known = layouts.get(derivation);
     if (!known || known.font !== font) {
       known = {font: font, layout: layoutLib.layoutGraph(derivation.agents, derivation.edges,
-        {measure: canvasMeasure(family)})};
+        {measure: canvasMeasure(family)}), spare: null};
       layouts.set(derivation, known);
     }
     return known.layout;
@@ -117,30 +116,50 @@
       view.canvas.appendChild(runtime.h('p', {class: 'ma-aig-empty', text: 'This trace has no agents to draw.'}));
       return;
     }
-    var layout = layoutFor(derivation, view.canvas);
+    var drawing = takeDrawing(derivation, view.canvas, view.help);
+    drawing.edges.forEach(function (drawn) {
+      view.edges.set(drawn.id, drawn);
+      view.byElement.set(drawn.element, drawn);
+    });
+    drawing.nodes.forEach(function (drawn) {
+      view.nodes.set(drawn.node.name, drawn);
+      view.byElement.set(drawn.element, drawn);
+    });
+    view.canvas.appendChild(drawing.svg);
+    view.navigation = navigationOf(drawing.layout);
+    setRover(view, view.nodes.get(view.navigation.order[0]).element);
+  }
+
+  /** The drawing prepare made for this derivation and layout if no form took it yet, else a new one. */
+  function takeDrawing(derivation, canvas, help) {
+    var layout = layoutFor(derivation, canvas);
+    var known = layouts.get(derivation), spare = known.spare;
+    known.spare = null;   // one drawing per page part: a second form on the derivation draws its own
+    return spare && spare.layout === layout ? spare : drawingOf(derivation, layout, help);
+  }
+
+  /** The SVG of a layout, not yet in the page (nothing is laid out or painted until it is). */
+  function drawingOf(derivation, layout, help) {
     var edgeLayer = svg('g', {class: 'ma-aig-edges'});
     var nodeLayer = svg('g', {class: 'ma-aig-nodes'});
-    layout.edges.forEach(function (edge) {
+    var edges = layout.edges.map(function (edge) {
       var drawn = drawEdge(edge);
       drawn.source = derivation.edges[edge.index];
       drawn.id = marks.edgeId(edge.from, edge.to);
-      view.edges.set(drawn.id, drawn);
-      view.byElement.set(drawn.element, drawn);
       edgeLayer.appendChild(drawn.element);
+      return drawn;
     });
-    layout.nodes.forEach(function (node) {
+    var nodes = layout.nodes.map(function (node) {
       var drawn = drawNode(node);
-      view.nodes.set(node.name, drawn);
-      view.byElement.set(drawn.element, drawn);
       nodeLayer.appendChild(drawn.element);
+      return drawn;
     });
-    view.canvas.appendChild(svg('svg', {class: 'ma-aig-svg', viewBox: '0 0 ' + layout.width + ' ' + layout.height,
+    var root = svg('svg', {class: 'ma-aig-svg', viewBox: '0 0 ' + layout.width + ' ' + layout.height,
       width: layout.width, height: layout.height, role: 'group',
       'aria-label': 'Interaction graph: ' + plural(layout.nodes.length, 'agent', 'agents') + ', ' +
         plural(layout.edges.length, 'edge', 'edges'),
-      'aria-describedby': view.help && view.help.id ? view.help.id : null}, [edgeLayer, nodeLayer]));
-    view.navigation = navigationOf(layout);
-    setRover(view, view.nodes.get(view.navigation.order[0]).element);
+      'aria-describedby': help && help.id ? help.id : null}, [edgeLayer, nodeLayer]);
+    return {svg: root, edges: edges, nodes: nodes, layout: layout};
   }
 
   /** Reading order of the agents and, per agent side, its edges from top to bottom. */
@@ -460,14 +479,17 @@
     args.model.on('change', function () { showJudgments(view, args); });
   }
 
-  /** Before the form is built: its layout in the page's font (the build then only draws); a web font
-   * still on its way is waited for (and asked for), unless the form is built first. */
+  /** Before the form is built: its layout in the page's font and its SVG, outside the page (the build
+   * then only puts it in); a web font still on its way is waited for (and asked for), unless the form
+   * is built first. */
   function prepare(args) {
     if (!args.derivation.agents.length) { return; }
     var canvas = part(args.el, 'canvas');
     var family = familyOf(canvas);
     function layOut() {
-      if (!args.el.closest('form[data-ma-ready]')) { layoutFor(args.derivation, canvas); }
+      if (args.el.closest('form[data-ma-ready]')) { return; }
+      var layout = layoutFor(args.derivation, canvas), known = layouts.get(args.derivation);
+      if (!known.spare) { known.spare = drawingOf(args.derivation, layout, part(args.el, 'help')); }
     }
     if (fontArrived(family)) { layOut(); }
     else { document.fonts.load(GEOMETRY.nodeFont + 'px ' + family).then(layOut, function () {}); }
