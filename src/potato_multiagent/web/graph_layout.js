@@ -141,133 +141,260 @@
     return columns;
   }
 
-  function barycentre(neighbours, fallback) {
-    if (!neighbours.length) { return fallback; }
-    var sum = 0;
-    neighbours.forEach(function (item) { sum += item.pos; });
-    return sum / neighbours.length;
+  /**
+   * The columns as flat typed arrays, for the barycentre sweeps and row passes, which visit every
+   * item a few dozen times: item objects in mixed shapes, closures per visit and an array per
+   * column per pass made most of a cold layout's time and garbage (docs/performance.md section 15).
+   * Items are numbered column by column; `order` holds each column's items top to bottom (column
+   * c is order[start[c]] .. order[start[c + 1] - 1]); `pos` is an item's place in its column.
+   * Neighbours upstream and downstream are kept in the order of the items' `up`/`down` lists, so
+   * every sum below adds the same numbers in the same order as before (the same floats).
+   */
+  function gridOf(columns) {
+    var items = [];
+    var start = new Int32Array(columns.length + 1);
+    for (var c = 0; c < columns.length; c++) {
+      start[c] = items.length;
+      for (var k = 0; k < columns[c].length; k++) {
+        columns[c][k].id = items.length;
+        items.push(columns[c][k]);
+      }
+    }
+    start[columns.length] = items.length;
+    var count = items.length;
+    var grid = {items: items, columnCount: columns.length, start: start, order: new Int32Array(count),
+      pos: new Int32Array(count), key: new Float64Array(count), y: new Float64Array(count),
+      height: new Float64Array(count), up: neighboursOf(items, 'up'), down: neighboursOf(items, 'down')};
+    for (c = 0; c < columns.length; c++) {
+      for (var id = start[c]; id < start[c + 1]; id++) {
+        grid.order[id] = id;
+        grid.pos[id] = id - start[c];
+        grid.height[id] = items[id].height;
+      }
+    }
+    return grid;
   }
 
-  function sortColumn(column, side) {
-    column.forEach(function (item) { item.key = barycentre(item[side], item.pos); });
-    column.sort(function (a, b) { return a.key - b.key || a.pos - b.pos; });
-    column.forEach(function (item, pos) { item.pos = pos; });
+  /** One side's neighbour lists in compressed form: item i's are list[first[i]] .. list[first[i + 1] - 1]. */
+  function neighboursOf(items, side) {
+    var first = new Int32Array(items.length + 1);
+    var total = 0;
+    for (var id = 0; id < items.length; id++) {
+      first[id] = total;
+      total += items[id][side].length;
+    }
+    first[items.length] = total;
+    var list = new Int32Array(total);
+    for (id = 0; id < items.length; id++) {
+      var near = items[id][side];
+      for (var k = 0; k < near.length; k++) { list[first[id] + k] = near[k].id; }
+    }
+    return {first: first, list: list};
+  }
+
+  /**
+   * Order column c by the barycentre of its neighbours on one side (an item without any keeps its
+   * place as key), ties by the current place. The order is total, so any sort gives the same
+   * result: a binary insertion sort, comparing inline (a comparator call per comparison was most
+   * of a cold sweep) and moving with copyWithin.
+   */
+  function sortColumn(grid, c, near) {
+    var order = grid.order;
+    var pos = grid.pos;
+    var key = grid.key;
+    var first = grid.start[c];
+    var end = grid.start[c + 1];
+    for (var k = first; k < end; k++) {
+      var id = order[k];
+      var from = near.first[id];
+      var to = near.first[id + 1];
+      if (from === to) {
+        key[id] = pos[id];
+      } else {
+        var sum = 0;
+        for (var n = from; n < to; n++) { sum += pos[near.list[n]]; }
+        key[id] = sum / (to - from);
+      }
+    }
+    for (k = first + 1; k < end; k++) {
+      var moving = order[k];
+      var movingKey = key[moving];
+      var movingPos = pos[moving];
+      var low = first;
+      var high = k;   // order[first .. k - 1] is sorted: find the first item that comes after `moving`
+      while (low < high) {
+        var middle = (low + high) >> 1;
+        var other = order[middle];
+        if (key[other] > movingKey || (key[other] === movingKey && pos[other] > movingPos)) { high = middle; } else { low = middle + 1; }
+      }
+      if (low < k) {
+        order.copyWithin(low + 1, low, k);
+        order[low] = moving;
+      }
+    }
+    for (k = first; k < end; k++) { pos[order[k]] = k - first; }
   }
 
   /**
    * Crossings between adjacent columns: pairs of edges whose upper ends are in one order and whose
-   * lower ends in the other. The upper ends are taken in column order, and each edge counts the
-   * edges of earlier upper ends whose lower end is further down, from a Fenwick tree of the lower
-   * ends seen so far (edges that share an upper end never cross). No sorting and no arrays per
-   * pair: the barycentre sweeps call this once per sweep, and it was a tenth of a cold layout of a
-   * long run under node (docs/performance.md section 13).
+   * lower ends in the other (edges that share an end never cross). The lower ends' places, taken
+   * in the order of their upper ends (and rising within one upper end), are insertion-sorted into
+   * `lower`: each step past a greater place is one crossing. That is linear in the edges plus the
+   * crossings, which are few once ordered (hundreds against a thousand edges); a Fenwick tree
+   * paid a logarithm twice per edge and was most of a cold layout's sweeps under node.
    */
-  function crossings(columns) {
+  function crossings(grid, lower) {
     var total = 0;
-    for (var c = 0; c + 1 < columns.length; c++) {
-      var upper = columns[c];
-      var byPosition = new Array(upper.length);
-      upper.forEach(function (item) { byPosition[item.pos] = item; });
-      var tree = new Int32Array(columns[c + 1].length + 1);
-      var seen = 0;
-      for (var k = 0; k < byPosition.length; k++) {
-        var down = byPosition[k].down;
-        for (var d = 0; d < down.length; d++) { total += seen - countUpTo(tree, down[d].pos); }
-        for (d = 0; d < down.length; d++) { addAt(tree, down[d].pos); }
-        seen += down.length;
+    var down = grid.down;
+    for (var c = 0; c + 1 < grid.columnCount; c++) {
+      var length = 0;
+      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
+        var id = grid.order[k];
+        var group = length;
+        for (var d = down.first[id]; d < down.first[id + 1]; d++) { lower[length++] = grid.pos[down.list[d]]; }
+        sortRange(lower, group, length);
+        for (var next = group; next < length; next++) {
+          var place = lower[next];
+          var at = next;
+          while (at > 0 && lower[at - 1] > place) { lower[at] = lower[at - 1]; at--; }
+          total += next - at;
+          lower[at] = place;
+        }
       }
     }
     return total;
   }
 
-  /** Fenwick tree over positions 0..n-1: how many added at positions up to `pos`, and add one. */
-  function countUpTo(tree, pos) {
-    var count = 0;
-    for (var i = pos + 1; i > 0; i -= i & -i) { count += tree[i]; }
-    return count;
-  }
-
-  function addAt(tree, pos) {
-    for (var i = pos + 1; i < tree.length; i += i & -i) { tree[i] += 1; }
+  /** Insertion sort of values[from .. to - 1], rising (an agent's few edges). */
+  function sortRange(values, from, to) {
+    for (var k = from + 1; k < to; k++) {
+      var value = values[k];
+      var at = k;
+      while (at > from && values[at - 1] > value) { values[at] = values[at - 1]; at--; }
+      values[at] = value;
+    }
   }
 
   /** Barycentre sweeps, down then up, keeping the order with the fewest crossings. */
-  function orderColumns(columns) {
-    columns.forEach(function (column) { column.forEach(function (item, pos) { item.pos = pos; }); });
-    var best = null;
+  function orderColumns(grid) {
+    var best = grid.order.slice();
     var fewest = Infinity;
+    var lower = new Int32Array(grid.down.list.length);
     for (var sweep = 0; sweep < SWEEPS; sweep++) {
       var down = sweep % 2 === 0;
-      for (var step = 1; step < columns.length; step++) {
-        var c = down ? step : columns.length - 1 - step;
-        sortColumn(columns[c], down ? 'up' : 'down');
+      for (var step = 1; step < grid.columnCount; step++) {
+        if (down) { sortColumn(grid, step, grid.up); } else { sortColumn(grid, grid.columnCount - 1 - step, grid.down); }
       }
-      var count = crossings(columns);
+      var count = crossings(grid, lower);
       if (count < fewest) {
         fewest = count;
-        best = columns.map(function (column) { return column.slice(); });
+        best.set(grid.order);
       }
     }
-    if (best) {
-      best.forEach(function (column, c) {
-        columns[c] = column;
-        column.forEach(function (item, pos) { item.pos = pos; });
-      });
+    grid.order.set(best);
+    for (var c = 0; c < grid.columnCount; c++) {
+      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) { grid.pos[grid.order[k]] = k - grid.start[c]; }
     }
+  }
+
+  /** The item objects of each column in the grid's order, with their places. */
+  function orderedColumns(grid) {
+    var columns = [];
+    for (var c = 0; c < grid.columnCount; c++) {
+      var column = [];
+      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
+        var item = grid.items[grid.order[k]];
+        item.pos = k - grid.start[c];
+        column.push(item);
+      }
+      columns.push(column);
+    }
+    return columns;
   }
 
   /**
    * Centres as close as possible to `desired` (least squares) keeping the column's order and
-   * gaps: pool-adjacent-violators on the centres minus the minimum offsets.
+   * gaps: pool-adjacent-violators on the centres minus the minimum offsets (`offsets`, by the
+   * column's places, fixed once the order is). `blockSum`/`blockSize` are scratch space.
    */
-  function settleColumn(column, desired, gap) {
-    var offsets = [0];
-    for (var i = 1; i < column.length; i++) {
-      offsets.push(offsets[i - 1] + (column[i - 1].height + column[i].height) / 2 + gap);
+  function settleColumn(grid, c, desired, offsets, blockSum, blockSize) {
+    var first = grid.start[c];
+    var end = grid.start[c + 1];
+    var blocks = 0;
+    for (var k = first; k < end; k++) {
+      blockSum[blocks] = desired[k] - offsets[k];
+      blockSize[blocks] = 1;
+      blocks++;
+      while (blocks > 1 && blockSum[blocks - 2] / blockSize[blocks - 2] > blockSum[blocks - 1] / blockSize[blocks - 1]) {
+        blockSum[blocks - 2] += blockSum[blocks - 1];
+        blockSize[blocks - 2] += blockSize[blocks - 1];
+        blocks--;
+      }
     }
-    var blocks = [];
-    desired.forEach(function (target, index) {
-      blocks.push({sum: target - offsets[index], size: 1});
-      while (blocks.length > 1) {
-        var last = blocks[blocks.length - 1];
-        var before = blocks[blocks.length - 2];
-        if (before.sum / before.size <= last.sum / last.size) { break; }
-        blocks.pop();
-        before.sum += last.sum;
-        before.size += last.size;
+    var index = first;
+    for (var b = 0; b < blocks; b++) {
+      for (var n = 0; n < blockSize[b]; n++, index++) {
+        grid.y[grid.order[index]] = blockSum[b] / blockSize[b] + offsets[index];
       }
-    });
-    var index = 0;
-    blocks.forEach(function (block) {
-      for (var k = 0; k < block.size; k++, index++) {
-        column[index].y = block.sum / block.size + offsets[index];
-      }
-    });
+    }
   }
 
-  function placeRows(columns, gap) {
-    columns.forEach(function (column) {
-      var top = 0;
-      column.forEach(function (item) {
-        item.y = top + item.height / 2;
-        top += item.height + gap;
-      });
-    });
-    for (var pass = 0; pass < ROW_PASSES; pass++) {
-      var forward = pass % 2 === 0;
-      for (var step = 0; step < columns.length; step++) {
-        var column = columns[forward ? step : columns.length - 1 - step];
-        var desired = column.map(function (item) {
-          var near = forward ? item.up : item.down;
-          if (!near.length) { near = forward ? item.down : item.up; }
-          if (!near.length) { return item.y; }
-          var sum = 0;
-          near.forEach(function (other) { sum += other.y; });
-          return sum / near.length;
-        });
-        settleColumn(column, desired, gap);
+  /** Each column's minimum offsets from its first centre: half heights and the gap between neighbours. */
+  function columnOffsets(grid, gap) {
+    var offsets = new Float64Array(grid.items.length);
+    for (var c = 0; c < grid.columnCount; c++) {
+      for (var k = grid.start[c] + 1; k < grid.start[c + 1]; k++) {
+        offsets[k] = offsets[k - 1] + (grid.height[grid.order[k - 1]] + grid.height[grid.order[k]]) / 2 + gap;
       }
     }
+    return offsets;
+  }
+
+  /** The mean height of an item's neighbours on one side, or null without any. */
+  function meanY(grid, near, id) {
+    var from = near.first[id];
+    var to = near.first[id + 1];
+    if (from === to) { return null; }
+    var sum = 0;
+    for (var n = from; n < to; n++) { sum += grid.y[near.list[n]]; }
+    return sum / (to - from);
+  }
+
+  /**
+   * Rows: stacked from the top, then passes alternately left to right and back, each column
+   * settled towards the mean height of its neighbours on the side already placed (else the other
+   * side, else where it is).
+   */
+  function placeRows(grid, gap) {
+    var count = grid.items.length;
+    for (var c = 0; c < grid.columnCount; c++) {
+      var top = 0;
+      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
+        var id = grid.order[k];
+        grid.y[id] = top + grid.height[id] / 2;
+        top += grid.height[id] + gap;
+      }
+    }
+    var offsets = columnOffsets(grid, gap);
+    var desired = new Float64Array(count);
+    var blockSum = new Float64Array(count);
+    var blockSize = new Int32Array(count);
+    for (var pass = 0; pass < ROW_PASSES; pass++) {
+      var forward = pass % 2 === 0;
+      var before = forward ? grid.up : grid.down;
+      var after = forward ? grid.down : grid.up;
+      for (var step = 0; step < grid.columnCount; step++) {
+        var column = forward ? step : grid.columnCount - 1 - step;
+        for (k = grid.start[column]; k < grid.start[column + 1]; k++) {
+          id = grid.order[k];
+          var mean = meanY(grid, before, id);
+          if (mean === null) { mean = meanY(grid, after, id); }
+          desired[k] = mean === null ? grid.y[id] : mean;
+        }
+        settleColumn(grid, column, desired, offsets, blockSum, blockSize);
+      }
+    }
+    for (id = 0; id < count; id++) { grid.items[id].y = grid.y[id]; }
   }
 
   function placeColumns(columns, geometry) {
@@ -376,9 +503,10 @@
       link.low = link.reversed ? link.to : link.from;
       link.high = link.reversed ? link.from : link.to;
     });
-    var columns = buildColumns(nodes, links, longestPathLayers(nodes.length, links));
-    orderColumns(columns);
-    placeRows(columns, geometry.rowGap);
+    var grid = gridOf(buildColumns(nodes, links, longestPathLayers(nodes.length, links)));
+    orderColumns(grid);
+    placeRows(grid, geometry.rowGap);
+    var columns = orderedColumns(grid);
     var top = Infinity;
     var bottom = -Infinity;
     columns.forEach(function (column) {
