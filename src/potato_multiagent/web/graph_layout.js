@@ -163,7 +163,7 @@
     start[columns.length] = items.length;
     var count = items.length;
     var grid = {items: items, columnCount: columns.length, start: start, order: new Int32Array(count),
-      pos: new Int32Array(count), key: new Float64Array(count), y: new Float64Array(count),
+      pos: new Int32Array(count), keySum: new Int32Array(count), keyCount: new Int32Array(count), y: new Float64Array(count),
       height: new Float64Array(count), up: neighboursOf(items, 'up'), down: neighboursOf(items, 'down')};
     for (c = 0; c < columns.length; c++) {
       for (var id = start[c]; id < start[c + 1]; id++) {
@@ -195,42 +195,46 @@
   /**
    * Order column c by the barycentre of its neighbours on one side (an item without any keeps its
    * place as key), ties by the current place. The order is total, so any sort gives the same
-   * result: a binary insertion sort, comparing inline (a comparator call per comparison was most
-   * of a cold sweep) and moving with copyWithin.
+   * result: a binary insertion sort with the comparison inline (a comparator call per comparison
+   * was most of a cold sweep), which first checks whether an item is already in place (most are).
+   * A key is kept as the fraction keySum / keyCount of integers and compared by cross-multiplying,
+   * which orders exactly as the divided floats did (the fractions are small, so two different ones
+   * never round to one float) without a float per comparison.
    */
   function sortColumn(grid, c, near) {
     var order = grid.order;
     var pos = grid.pos;
-    var key = grid.key;
+    var keySum = grid.keySum;
+    var keyCount = grid.keyCount;
     var first = grid.start[c];
     var end = grid.start[c + 1];
     for (var k = first; k < end; k++) {
       var id = order[k];
       var from = near.first[id];
       var to = near.first[id + 1];
-      if (from === to) {
-        key[id] = pos[id];
-      } else {
-        var sum = 0;
-        for (var n = from; n < to; n++) { sum += pos[near.list[n]]; }
-        key[id] = sum / (to - from);
-      }
+      var sum = from === to ? pos[id] : 0;
+      for (var n = from; n < to; n++) { sum += pos[near.list[n]]; }
+      keySum[id] = sum;
+      keyCount[id] = from === to ? 1 : to - from;
     }
     for (k = first + 1; k < end; k++) {
       var moving = order[k];
-      var movingKey = key[moving];
+      var movingSum = keySum[moving];
+      var movingCount = keyCount[moving];
       var movingPos = pos[moving];
+      var other = order[k - 1];
+      var before = keySum[other] * movingCount - movingSum * keyCount[other];
+      if (before < 0 || (before === 0 && pos[other] < movingPos)) { continue; }   // in place already
       var low = first;
-      var high = k;   // order[first .. k - 1] is sorted: find the first item that comes after `moving`
+      var high = k - 1;   // order[first .. k - 1] is sorted and order[k - 1] comes after `moving`
       while (low < high) {
         var middle = (low + high) >> 1;
-        var other = order[middle];
-        if (key[other] > movingKey || (key[other] === movingKey && pos[other] > movingPos)) { high = middle; } else { low = middle + 1; }
+        other = order[middle];
+        before = keySum[other] * movingCount - movingSum * keyCount[other];
+        if (before > 0 || (before === 0 && pos[other] > movingPos)) { high = middle; } else { low = middle + 1; }
       }
-      if (low < k) {
-        order.copyWithin(low + 1, low, k);
-        order[low] = moving;
-      }
+      order.copyWithin(low + 1, low, k);
+      order[low] = moving;
     }
     for (k = first; k < end; k++) { pos[order[k]] = k - first; }
   }
@@ -315,26 +319,32 @@
   /**
    * Centres as close as possible to `desired` (least squares) keeping the column's order and
    * gaps: pool-adjacent-violators on the centres minus the minimum offsets (`offsets`, by the
-   * column's places, fixed once the order is). `blockSum`/`blockSize` are scratch space.
+   * column's places, fixed once the order is). `blockSum`/`blockSize`/`blockMean` are scratch
+   * space; a block's mean is divided once, when the block forms.
    */
-  function settleColumn(grid, c, desired, offsets, blockSum, blockSize) {
+  function settleColumn(grid, c, desired, offsets, blockSum, blockSize, blockMean) {
     var first = grid.start[c];
     var end = grid.start[c + 1];
     var blocks = 0;
     for (var k = first; k < end; k++) {
-      blockSum[blocks] = desired[k] - offsets[k];
-      blockSize[blocks] = 1;
-      blocks++;
-      while (blocks > 1 && blockSum[blocks - 2] / blockSize[blocks - 2] > blockSum[blocks - 1] / blockSize[blocks - 1]) {
-        blockSum[blocks - 2] += blockSum[blocks - 1];
-        blockSize[blocks - 2] += blockSize[blocks - 1];
+      var sum = desired[k] - offsets[k];
+      var size = 1;
+      var mean = sum / size;
+      while (blocks > 0 && blockMean[blocks - 1] > mean) {   // pool with the block before
         blocks--;
+        sum = blockSum[blocks] + sum;
+        size = blockSize[blocks] + size;
+        mean = sum / size;
       }
+      blockSum[blocks] = sum;
+      blockSize[blocks] = size;
+      blockMean[blocks] = mean;
+      blocks++;
     }
     var index = first;
     for (var b = 0; b < blocks; b++) {
       for (var n = 0; n < blockSize[b]; n++, index++) {
-        grid.y[grid.order[index]] = blockSum[b] / blockSize[b] + offsets[index];
+        grid.y[grid.order[index]] = blockMean[b] + offsets[index];
       }
     }
   }
@@ -379,6 +389,7 @@
     var desired = new Float64Array(count);
     var blockSum = new Float64Array(count);
     var blockSize = new Int32Array(count);
+    var blockMean = new Float64Array(count);
     for (var pass = 0; pass < ROW_PASSES; pass++) {
       var forward = pass % 2 === 0;
       var before = forward ? grid.up : grid.down;
@@ -391,7 +402,7 @@
           if (mean === null) { mean = meanY(grid, after, id); }
           desired[k] = mean === null ? grid.y[id] : mean;
         }
-        settleColumn(grid, column, desired, offsets, blockSum, blockSize);
+        settleColumn(grid, column, desired, offsets, blockSum, blockSize, blockMean);
       }
     }
     for (id = 0; id < count; id++) { grid.items[id].y = grid.y[id]; }
@@ -433,13 +444,16 @@
   }
 
   function round(value) { return Math.round(value * 10) / 10; }
+  function roundedPoint(x, y) { return [round(x), round(y)]; }
 
-  /** The drawn polyline of a link (source to target), its arrowhead and its label box. */
+  /** The drawn polyline of a link (source to target), its arrowhead and its label box, rounded. */
   function routeLink(link, boxes) {
+    var chain = link.chain;
     var points = [[link.lowPort.x, link.lowPort.y]];
-    link.chain.slice(1, -1).forEach(function (slot) {
-      points.push([boxes[slot.column].left, slot.y], [boxes[slot.column].right, slot.y]);
-    });
+    for (var k = 1; k + 1 < chain.length; k++) {
+      var box = boxes[chain[k].column];
+      points.push([box.left, chain[k].y], [box.right, chain[k].y]);
+    }
     points.push([link.highPort.x, link.highPort.y]);
     if (link.reversed) { points.reverse(); }
     var tip = points[points.length - 1];
@@ -447,12 +461,13 @@
     var direction = before[0] < tip[0] ? 1 : -1;
     var length = 5 + link.stroke;
     var half = 2.5 + link.stroke * 0.6;
-    var base = [tip[0] - direction * length, tip[1]];
-    points[points.length - 1] = base;
+    var baseX = tip[0] - direction * length;
+    points[points.length - 1] = [baseX, tip[1]];
+    for (k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
     var slot = link.labelSlot;
     return {
-      points: points.map(function (p) { return [round(p[0]), round(p[1])]; }),
-      arrow: [tip, [base[0], tip[1] - half], [base[0], tip[1] + half]].map(function (p) { return [round(p[0]), round(p[1])]; }),
+      points: points,
+      arrow: [roundedPoint(tip[0], tip[1]), roundedPoint(baseX, tip[1] - half), roundedPoint(baseX, tip[1] + half)],
       label: {x: round(boxes[slot.column].centre - slot.width / 2), y: round(slot.y - slot.height / 2),
         width: round(slot.width), height: round(slot.height)}
     };
