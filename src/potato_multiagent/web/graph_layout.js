@@ -108,87 +108,87 @@
    * Columns alternate: agents in even columns, edge slots in odd ones. Each edge is a chain from
    * its lower end to its higher end with one slot in every column in between; its count label
    * sits in the middle odd-column slot.
+   *
+   * The columns are flat typed arrays, as the barycentre sweeps and row passes visit every item a
+   * few dozen times: an object and two arrays per slot, closures per visit and an array per column
+   * per pass made most of a cold layout's time and garbage (docs/performance.md section 15).
+   * Items are numbered column by column in the order they are placed (agents, then slots in edge
+   * order); agent k is item `node.id`, `link.slots` lists an edge's slots from its lower end and
+   * `link.labelSlot` is the one with its label. `order` holds each column's items top to bottom
+   * (column c is order[start[c]] .. order[start[c + 1] - 1]) and `pos` is an item's place in it.
+   * Each item's neighbours upstream (`up`) and downstream (`down`) are listed in edge order, so
+   * every sum over them adds the same numbers in the same order.
    */
-  function buildColumns(nodes, links, layers) {
-    var columns = [];
-    function place(item, column) {
-      while (columns.length <= column) { columns.push([]); }
-      item.column = column;
-      columns[column].push(item);
+  function buildGrid(nodes, links, layers) {
+    var columnCount = 0;
+    nodes.forEach(function (node, index) { columnCount = Math.max(columnCount, 2 * layers[index] + 1); });
+    var start = new Int32Array(columnCount + 1);
+    nodes.forEach(function (node, index) { start[2 * layers[index] + 1] += 1; });
+    links.forEach(function (link) {
+      for (var column = 2 * layers[link.low] + 1; column < 2 * layers[link.high]; column++) { start[column + 1] += 1; }
+    });
+    for (var c = 0; c < columnCount; c++) { start[c + 1] += start[c]; }
+    var count = start[columnCount];
+    var grid = {count: count, columnCount: columnCount, start: start, order: new Int32Array(count),
+      pos: new Int32Array(count), column: new Int32Array(count), width: new Float64Array(count),
+      height: new Float64Array(count), y: new Float64Array(count), keySum: new Int32Array(count),
+      keyCount: new Int32Array(count)};
+    var next = start.slice(0, columnCount);
+    function place(column, width, height) {
+      var id = next[column]++;
+      grid.order[id] = id;
+      grid.pos[id] = id - start[column];
+      grid.column[id] = column;
+      grid.width[id] = width;
+      grid.height[id] = height;
+      return id;
     }
-    nodes.forEach(function (node, index) { place(node, 2 * layers[index]); });
+    nodes.forEach(function (node, index) {
+      node.column = 2 * layers[index];
+      node.id = place(node.column, node.width, node.height);
+    });
     links.forEach(function (link) {
       var first = 2 * layers[link.low] + 1;
       var last = 2 * layers[link.high] - 1;
       var labelColumn = first + 2 * Math.floor((last - first) / 4);
-      link.chain = [nodes[link.low]];
+      link.slots = [];
       for (var column = first; column <= last; column++) {
         var isLabel = column === labelColumn;
-        var slot = {width: isLabel ? link.labelWidth : 0, height: isLabel ? link.labelHeight : link.passHeight};
+        var slot = place(column, isLabel ? link.labelWidth : 0, isLabel ? link.labelHeight : link.passHeight);
         if (isLabel) { link.labelSlot = slot; }
-        place(slot, column);
-        link.chain.push(slot);
-      }
-      link.chain.push(nodes[link.high]);
-    });
-    columns.forEach(function (column) { column.forEach(function (item) { item.up = []; item.down = []; }); });
-    links.forEach(function (link) {
-      for (var k = 1; k < link.chain.length; k++) {
-        link.chain[k - 1].down.push(link.chain[k]);
-        link.chain[k].up.push(link.chain[k - 1]);
+        link.slots.push(slot);
       }
     });
-    return columns;
-  }
-
-  /**
-   * The columns as flat typed arrays, for the barycentre sweeps and row passes, which visit every
-   * item a few dozen times: item objects in mixed shapes, closures per visit and an array per
-   * column per pass made most of a cold layout's time and garbage (docs/performance.md section 15).
-   * Items are numbered column by column; `order` holds each column's items top to bottom (column
-   * c is order[start[c]] .. order[start[c + 1] - 1]); `pos` is an item's place in its column.
-   * Neighbours upstream and downstream are kept in the order of the items' `up`/`down` lists, so
-   * every sum below adds the same numbers in the same order as before (the same floats).
-   */
-  function gridOf(columns) {
-    var items = [];
-    var start = new Int32Array(columns.length + 1);
-    for (var c = 0; c < columns.length; c++) {
-      start[c] = items.length;
-      for (var k = 0; k < columns[c].length; k++) {
-        columns[c][k].id = items.length;
-        items.push(columns[c][k]);
-      }
-    }
-    start[columns.length] = items.length;
-    var count = items.length;
-    var grid = {items: items, columnCount: columns.length, start: start, order: new Int32Array(count),
-      pos: new Int32Array(count), keySum: new Int32Array(count), keyCount: new Int32Array(count), y: new Float64Array(count),
-      height: new Float64Array(count), up: neighboursOf(items, 'up'), down: neighboursOf(items, 'down')};
-    for (c = 0; c < columns.length; c++) {
-      for (var id = start[c]; id < start[c + 1]; id++) {
-        grid.order[id] = id;
-        grid.pos[id] = id - start[c];
-        grid.height[id] = items[id].height;
-      }
-    }
+    grid.up = neighbourLists(nodes, links, count, -1);
+    grid.down = neighbourLists(nodes, links, count, 1);
     return grid;
   }
 
-  /** One side's neighbour lists in compressed form: item i's are list[first[i]] .. list[first[i + 1] - 1]. */
-  function neighboursOf(items, side) {
-    var first = new Int32Array(items.length + 1);
-    var total = 0;
-    for (var id = 0; id < items.length; id++) {
-      first[id] = total;
-      total += items[id][side].length;
-    }
-    first[items.length] = total;
-    var list = new Int32Array(total);
-    for (id = 0; id < items.length; id++) {
-      var near = items[id][side];
-      for (var k = 0; k < near.length; k++) { list[first[id] + k] = near[k].id; }
-    }
+  /**
+   * One side's neighbour lists in compressed form (item i's are list[first[i]] .. list[first[i + 1]
+   * - 1]), in edge order; `side` is -1 upstream, 1 downstream. A slot has one neighbour on each
+   * side: the next slot that way on its edge's chain, else the agent at that end. An agent has,
+   * on each side, the end slot of every edge that leaves it that way (downstream from its lower
+   * end, upstream from its higher end).
+   */
+  function neighbourLists(nodes, links, count, side) {
+    var end = side < 0 ? 'high' : 'low';
+    var first = new Int32Array(count + 1);
+    for (var id = 0; id < count; id++) { first[id + 1] = 1; }
+    nodes.forEach(function (node) { first[node.id + 1] = 0; });
+    links.forEach(function (link) { first[nodes[link[end]].id + 1] += 1; });
+    for (id = 0; id < count; id++) { first[id + 1] += first[id]; }
+    var list = new Int32Array(first[count]);
+    var fill = first.slice(0, count);
+    links.forEach(function (link) {
+      var slots = link.slots;
+      for (var k = 0; k < slots.length; k++) {
+        var along = k + side;
+        var neighbour = along < 0 ? nodes[link.low].id : along >= slots.length ? nodes[link.high].id : slots[along];
+        list[fill[slots[k]]++] = neighbour;
+      }
+      list[fill[nodes[link[end]].id]++] = side < 0 ? slots[slots.length - 1] : slots[0];
+    });
     return {first: first, list: list};
   }
 
@@ -301,57 +301,49 @@
     }
   }
 
-  /** The item objects of each column in the grid's order, with their places. */
-  function orderedColumns(grid) {
-    var columns = [];
-    for (var c = 0; c < grid.columnCount; c++) {
-      var column = [];
-      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
-        var item = grid.items[grid.order[k]];
-        item.pos = k - grid.start[c];
-        column.push(item);
-      }
-      columns.push(column);
-    }
-    return columns;
-  }
-
   /**
-   * Centres as close as possible to `desired` (least squares) keeping the column's order and
-   * gaps: pool-adjacent-violators on the centres minus the minimum offsets (`offsets`, by the
-   * column's places, fixed once the order is). `blockSum`/`blockSize`/`blockMean` are scratch
-   * space; a block's mean is divided once, when the block forms.
+   * Settle column c: centres as close as possible to each item's target height (least squares)
+   * keeping the column's order and gaps: pool-adjacent-violators on the targets minus the minimum
+   * offsets (`offsets`, by the column's places, fixed once the order is). The target is the mean
+   * height of the item's neighbours on side `near` (else `far`, else its own height). A block's
+   * mean is divided once, when the block forms. `blocks` is scratch space; in a cold run every
+   * float read or computed is a new heap number, so this reads each float once.
    */
-  function settleColumn(grid, c, desired, offsets, blockSum, blockSize, blockMean) {
+  function settleColumn(grid, c, near, far, offsets, blocks) {
     var first = grid.start[c];
     var end = grid.start[c + 1];
-    var blocks = 0;
+    var count = 0;
+    var lastMean = 0;
     for (var k = first; k < end; k++) {
-      var sum = desired[k] - offsets[k];
+      var id = grid.order[k];
+      var target = meanY(grid, near, id);
+      if (target === null) { target = meanY(grid, far, id); }
+      var sum = (target === null ? grid.y[id] : target) - offsets[k];
       var size = 1;
-      var mean = sum / size;
-      while (blocks > 0 && blockMean[blocks - 1] > mean) {   // pool with the block before
-        blocks--;
-        sum = blockSum[blocks] + sum;
-        size = blockSize[blocks] + size;
+      var mean = sum;
+      while (count > 0 && lastMean > mean) {   // pool with the block before
+        count--;
+        sum = blocks.sum[count] + sum;
+        size = blocks.size[count] + size;
         mean = sum / size;
+        lastMean = count > 0 ? blocks.mean[count - 1] : 0;
       }
-      blockSum[blocks] = sum;
-      blockSize[blocks] = size;
-      blockMean[blocks] = mean;
-      blocks++;
+      blocks.sum[count] = sum;
+      blocks.size[count] = size;
+      blocks.mean[count] = mean;
+      lastMean = mean;
+      count++;
     }
     var index = first;
-    for (var b = 0; b < blocks; b++) {
-      for (var n = 0; n < blockSize[b]; n++, index++) {
-        grid.y[grid.order[index]] = blockMean[b] + offsets[index];
-      }
+    for (var b = 0; b < count; b++) {
+      var blockMean = blocks.mean[b];
+      for (var n = blocks.size[b]; n > 0; n--, index++) { grid.y[grid.order[index]] = blockMean + offsets[index]; }
     }
   }
 
   /** Each column's minimum offsets from its first centre: half heights and the gap between neighbours. */
   function columnOffsets(grid, gap) {
-    var offsets = new Float64Array(grid.items.length);
+    var offsets = new Float64Array(grid.count);
     for (var c = 0; c < grid.columnCount; c++) {
       for (var k = grid.start[c] + 1; k < grid.start[c + 1]; k++) {
         offsets[k] = offsets[k - 1] + (grid.height[grid.order[k - 1]] + grid.height[grid.order[k]]) / 2 + gap;
@@ -360,10 +352,14 @@
     return offsets;
   }
 
-  /** The mean height of an item's neighbours on one side, or null without any. */
+  /**
+   * The mean height of an item's neighbours on one side, or null without any. One neighbour (most
+   * items: the slots) is its height as it is: 0 + y and y / 1 are y, and no y is -0.
+   */
   function meanY(grid, near, id) {
     var from = near.first[id];
     var to = near.first[id + 1];
+    if (to - from === 1) { return grid.y[near.list[from]]; }
     if (from === to) { return null; }
     var sum = 0;
     for (var n = from; n < to; n++) { sum += grid.y[near.list[n]]; }
@@ -376,7 +372,7 @@
    * side, else where it is).
    */
   function placeRows(grid, gap) {
-    var count = grid.items.length;
+    var count = grid.count;
     for (var c = 0; c < grid.columnCount; c++) {
       var top = 0;
       for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
@@ -386,33 +382,45 @@
       }
     }
     var offsets = columnOffsets(grid, gap);
-    var desired = new Float64Array(count);
-    var blockSum = new Float64Array(count);
-    var blockSize = new Int32Array(count);
-    var blockMean = new Float64Array(count);
+    var blocks = {sum: new Float64Array(count), size: new Int32Array(count), mean: new Float64Array(count)};
     for (var pass = 0; pass < ROW_PASSES; pass++) {
       var forward = pass % 2 === 0;
-      var before = forward ? grid.up : grid.down;
-      var after = forward ? grid.down : grid.up;
       for (var step = 0; step < grid.columnCount; step++) {
         var column = forward ? step : grid.columnCount - 1 - step;
-        for (k = grid.start[column]; k < grid.start[column + 1]; k++) {
-          id = grid.order[k];
-          var mean = meanY(grid, before, id);
-          if (mean === null) { mean = meanY(grid, after, id); }
-          desired[k] = mean === null ? grid.y[id] : mean;
-        }
-        settleColumn(grid, column, desired, offsets, blockSum, blockSize, blockMean);
+        settleColumn(grid, column, forward ? grid.up : grid.down, forward ? grid.down : grid.up, offsets, blocks);
       }
     }
-    for (id = 0; id < count; id++) { grid.items[id].y = grid.y[id]; }
   }
 
-  function placeColumns(columns, geometry) {
-    var x = geometry.margin;
-    return columns.map(function (column, c) {
+  /**
+   * Move everything down so that the top edge is at the margin; the extent before the move. A
+   * column's top edge is its first item's and its bottom edge its last item's (placeRows keeps the
+   * gaps), so only those are read.
+   */
+  function shiftRows(grid, margin) {
+    var top = Infinity;
+    var bottom = -Infinity;
+    for (var c = 0; c < grid.columnCount; c++) {
+      if (grid.start[c] === grid.start[c + 1]) { continue; }
+      var upper = grid.order[grid.start[c]];
+      var lower = grid.order[grid.start[c + 1] - 1];
+      top = Math.min(top, grid.y[upper] - grid.height[upper] / 2);
+      bottom = Math.max(bottom, grid.y[lower] + grid.height[lower] / 2);
+    }
+    var shift = grid.count ? margin - top : 0;
+    for (var id = 0; id < grid.count; id++) { grid.y[id] += shift; }
+    return {top: top, bottom: bottom};
+  }
+
+  function placeColumns(grid, geometry) {
+    var widths = [];
+    for (var c = 0; c < grid.columnCount; c++) {
       var width = geometry.emptyColumn;
-      column.forEach(function (item) { width = Math.max(width, item.width); });
+      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) { width = Math.max(width, grid.width[k]); }
+      widths.push(width);
+    }
+    var x = geometry.margin;
+    return widths.map(function (width) {
       var box = {left: x, right: x + width, centre: x + width / 2};
       x += width + geometry.columnGap;
       return box;
@@ -420,20 +428,17 @@
   }
 
   /** Each node side spreads its edges' ends over its height, in the order of their other ends. */
-  function assignPorts(nodes, links) {
+  function assignPorts(nodes, links, grid) {
     nodes.forEach(function (node) { node.ports = {left: [], right: []}; });
     links.forEach(function (link) {
-      var chain = link.chain;
-      [[chain[0], chain[1], 'lowPort'], [chain[chain.length - 1], chain[chain.length - 2], 'highPort']]
-        .forEach(function (end) {
-          var side = end[1].column > end[0].column ? 'right' : 'left';
-          end[0].ports[side].push({link: link, towards: end[1], end: end[2]});
-        });
+      var slots = link.slots;
+      addPort(nodes[link.low], link, slots[0], 'lowPort', grid);
+      addPort(nodes[link.high], link, slots[slots.length - 1], 'highPort', grid);
     });
     nodes.forEach(function (node) {
       ['left', 'right'].forEach(function (side) {
         var ports = node.ports[side];
-        ports.sort(function (a, b) { return a.towards.y - b.towards.y || a.link.index - b.link.index; });
+        ports.sort(function (a, b) { return a.towardsY - b.towardsY || a.link.index - b.link.index; });
         ports.forEach(function (port, k) {
           port.y = node.y - node.height / 2 + node.height * (k + 1) / (ports.length + 1);
           port.x = side === 'right' ? node.x + node.width / 2 : node.x - node.width / 2;
@@ -443,17 +448,22 @@
     });
   }
 
+  /** The end of `link` at `node`, on the side of its neighbouring slot (item `towards`). */
+  function addPort(node, link, towards, end, grid) {
+    var side = grid.column[towards] > node.column ? 'right' : 'left';
+    node.ports[side].push({link: link, towardsY: grid.y[towards], end: end});
+  }
+
   function round(value) { return Math.round(value * 10) / 10; }
   function roundedPoint(x, y) { return [round(x), round(y)]; }
 
   /** The drawn polyline of a link (source to target), its arrowhead and its label box, rounded. */
-  function routeLink(link, boxes) {
-    var chain = link.chain;
+  function routeLink(link, boxes, grid) {
     var points = [[link.lowPort.x, link.lowPort.y]];
-    for (var k = 1; k + 1 < chain.length; k++) {
-      var box = boxes[chain[k].column];
-      points.push([box.left, chain[k].y], [box.right, chain[k].y]);
-    }
+    link.slots.forEach(function (slot) {
+      var box = boxes[grid.column[slot]];
+      points.push([box.left, grid.y[slot]], [box.right, grid.y[slot]]);
+    });
     points.push([link.highPort.x, link.highPort.y]);
     if (link.reversed) { points.reverse(); }
     var tip = points[points.length - 1];
@@ -463,13 +473,13 @@
     var half = 2.5 + link.stroke * 0.6;
     var baseX = tip[0] - direction * length;
     points[points.length - 1] = [baseX, tip[1]];
-    for (k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
-    var slot = link.labelSlot;
+    for (var k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
+    var label = link.labelSlot;
     return {
       points: points,
       arrow: [roundedPoint(tip[0], tip[1]), roundedPoint(baseX, tip[1] - half), roundedPoint(baseX, tip[1] + half)],
-      label: {x: round(boxes[slot.column].centre - slot.width / 2), y: round(slot.y - slot.height / 2),
-        width: round(slot.width), height: round(slot.height)}
+      label: {x: round(boxes[grid.column[label]].centre - grid.width[label] / 2),
+        y: round(grid.y[label] - grid.height[label] / 2), width: round(grid.width[label]), height: round(grid.height[label])}
     };
   }
 
@@ -518,33 +528,26 @@
       link.low = link.reversed ? link.to : link.from;
       link.high = link.reversed ? link.from : link.to;
     });
-    var grid = gridOf(buildColumns(nodes, links, longestPathLayers(nodes.length, links)));
+    var grid = buildGrid(nodes, links, longestPathLayers(nodes.length, links));
     orderColumns(grid);
     placeRows(grid, geometry.rowGap);
-    var columns = orderedColumns(grid);
-    var top = Infinity;
-    var bottom = -Infinity;
-    columns.forEach(function (column) {
-      column.forEach(function (item) {
-        top = Math.min(top, item.y - item.height / 2);
-        bottom = Math.max(bottom, item.y + item.height / 2);
-      });
+    var extent = shiftRows(grid, geometry.margin);
+    var boxes = placeColumns(grid, geometry);
+    nodes.forEach(function (node) {
+      node.x = boxes[node.column].centre;
+      node.y = grid.y[node.id];
     });
-    var shift = nodes.length ? geometry.margin - top : 0;
-    columns.forEach(function (column) { column.forEach(function (item) { item.y += shift; }); });
-    var boxes = placeColumns(columns, geometry);
-    nodes.forEach(function (node) { node.x = boxes[node.column].centre; });
-    assignPorts(nodes, links);
+    assignPorts(nodes, links, grid);
     var last = boxes[boxes.length - 1];
     return {
       width: Math.ceil(last ? last.right + geometry.margin : 2 * geometry.margin),
-      height: Math.ceil(nodes.length ? bottom - top + 2 * geometry.margin : 2 * geometry.margin),
+      height: Math.ceil(nodes.length ? extent.bottom - extent.top + 2 * geometry.margin : 2 * geometry.margin),
       nodes: nodes.map(function (node) {
         return {name: node.name, label: node.label, lines: node.lines, column: node.column,
           x: round(node.x), y: round(node.y), width: node.width, height: node.height};
       }),
       edges: links.map(function (link) {
-        var route = routeLink(link, boxes);
+        var route = routeLink(link, boxes, grid);
         return {from: link.edge.from, to: link.edge.to, count: link.edge.count, index: link.index,
           stroke: round(link.stroke), reversed: link.reversed, points: route.points, arrow: route.arrow,
           label: route.label};
