@@ -195,19 +195,25 @@
   /**
    * Order column c by the barycentre of its neighbours on one side (an item without any keeps its
    * place as key), ties by the current place. The order is total, so any sort gives the same
-   * result: a binary insertion sort with the comparison inline (a comparator call per comparison
-   * was most of a cold sweep), which first checks whether an item is already in place (most are).
-   * A key is kept as the fraction keySum / keyCount of integers and compared by cross-multiplying,
-   * which orders exactly as the divided floats did (the fractions are small, so two different ones
-   * never round to one float) without a float per comparison.
+   * result. A key is kept as the fraction keySum / keyCount of integers and compared by
+   * cross-multiplying, which orders exactly as the divided floats did (the fractions are small, so
+   * two different ones never round to one float) without a float per comparison. Most keys are
+   * whole places (a slot has one neighbour), so a counting sort by the key's whole part, stable in
+   * the current order, does most of the work in one pass; an insertion pass with the exact
+   * comparison then orders what shares a whole part (binary insertion with comparator calls
+   * moved more than half the items of every column on every sweep, most of a cold layout).
    */
-  function sortColumn(grid, c, near) {
+  function sortColumn(grid, c, near, scratch) {
     var order = grid.order;
     var pos = grid.pos;
     var keySum = grid.keySum;
     var keyCount = grid.keyCount;
     var first = grid.start[c];
     var end = grid.start[c + 1];
+    var buckets = scratch.buckets;
+    var nearColumn = near === grid.up ? c - 1 : c + 1;   // keys are places here or in column c
+    var range = Math.max(end - first, grid.start[nearColumn + 1] - grid.start[nearColumn]);
+    buckets.fill(0, 0, range + 1);
     for (var k = first; k < end; k++) {
       var id = order[k];
       var from = near.first[id];
@@ -216,27 +222,33 @@
       for (var n = from; n < to; n++) { sum += pos[near.list[n]]; }
       keySum[id] = sum;
       keyCount[id] = from === to ? 1 : to - from;
+      var whole = keyCount[id] === 1 ? sum : Math.floor(sum / keyCount[id]);
+      scratch.whole[id] = whole;
+      buckets[whole + 1] += 1;
     }
+    for (var b = 1; b <= range; b++) { buckets[b] += buckets[b - 1]; }
+    var sorted = scratch.order;
+    for (k = first; k < end; k++) { sorted[buckets[scratch.whole[order[k]]]++] = order[k]; }
+    order.set(sorted.subarray(0, end - first), first);
     for (k = first + 1; k < end; k++) {
       var moving = order[k];
-      var movingSum = keySum[moving];
-      var movingCount = keyCount[moving];
-      var movingPos = pos[moving];
-      var other = order[k - 1];
-      var before = keySum[other] * movingCount - movingSum * keyCount[other];
-      if (before < 0 || (before === 0 && pos[other] < movingPos)) { continue; }   // in place already
-      var low = first;
-      var high = k - 1;   // order[first .. k - 1] is sorted and order[k - 1] comes after `moving`
-      while (low < high) {
-        var middle = (low + high) >> 1;
-        other = order[middle];
-        before = keySum[other] * movingCount - movingSum * keyCount[other];
-        if (before > 0 || (before === 0 && pos[other] > movingPos)) { high = middle; } else { low = middle + 1; }
+      var at = k;
+      var previous = order[k - 1];
+      var before = keySum[previous] * keyCount[moving] - keySum[moving] * keyCount[previous];
+      if (before < 0 || (before === 0 && pos[previous] < pos[moving])) { continue; }   // in place already
+      while (at > first && comesAfter(grid, order[at - 1], moving)) {
+        order[at] = order[at - 1];
+        at--;
       }
-      order.copyWithin(low + 1, low, k);
-      order[low] = moving;
+      order[at] = moving;
     }
     for (k = first; k < end; k++) { pos[order[k]] = k - first; }
+  }
+
+  /** Whether item a comes after item b in a column being sorted (keys, then current places). */
+  function comesAfter(grid, a, b) {
+    var before = grid.keySum[a] * grid.keyCount[b] - grid.keySum[b] * grid.keyCount[a];
+    return before > 0 || (before === 0 && grid.pos[a] > grid.pos[b]);
   }
 
   /**
@@ -256,7 +268,7 @@
         var id = grid.order[k];
         var group = length;
         for (var d = down.first[id]; d < down.first[id + 1]; d++) { lower[length++] = grid.pos[down.list[d]]; }
-        sortRange(lower, group, length);
+        if (length - group > 1) { sortRange(lower, group, length); }
         for (var next = group; next < length; next++) {
           var place = lower[next];
           var at = next;
@@ -284,10 +296,17 @@
     var best = grid.order.slice();
     var fewest = Infinity;
     var lower = new Int32Array(grid.down.list.length);
+    var tallest = 0;
+    for (var c = 0; c < grid.columnCount; c++) { tallest = Math.max(tallest, grid.start[c + 1] - grid.start[c]); }
+    var scratch = {buckets: new Int32Array(tallest + 1), whole: new Int32Array(grid.count), order: new Int32Array(tallest)};
     for (var sweep = 0; sweep < SWEEPS; sweep++) {
       var down = sweep % 2 === 0;
       for (var step = 1; step < grid.columnCount; step++) {
-        if (down) { sortColumn(grid, step, grid.up); } else { sortColumn(grid, grid.columnCount - 1 - step, grid.down); }
+        if (down) {
+          sortColumn(grid, step, grid.up, scratch);
+        } else {
+          sortColumn(grid, grid.columnCount - 1 - step, grid.down, scratch);
+        }
       }
       var count = crossings(grid, lower);
       if (count < fewest) {
@@ -296,7 +315,7 @@
       }
     }
     grid.order.set(best);
-    for (var c = 0; c < grid.columnCount; c++) {
+    for (c = 0; c < grid.columnCount; c++) {
       for (var k = grid.start[c]; k < grid.start[c + 1]; k++) { grid.pos[grid.order[k]] = k - grid.start[c]; }
     }
   }
@@ -460,10 +479,11 @@
   /** The drawn polyline of a link (source to target), its arrowhead and its label box, rounded. */
   function routeLink(link, boxes, grid) {
     var points = [[link.lowPort.x, link.lowPort.y]];
-    link.slots.forEach(function (slot) {
+    for (var k = 0; k < link.slots.length; k++) {
+      var slot = link.slots[k];
       var box = boxes[grid.column[slot]];
       points.push([box.left, grid.y[slot]], [box.right, grid.y[slot]]);
-    });
+    }
     points.push([link.highPort.x, link.highPort.y]);
     if (link.reversed) { points.reverse(); }
     var tip = points[points.length - 1];
@@ -473,7 +493,7 @@
     var half = 2.5 + link.stroke * 0.6;
     var baseX = tip[0] - direction * length;
     points[points.length - 1] = [baseX, tip[1]];
-    for (var k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
+    for (k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
     var label = link.labelSlot;
     return {
       points: points,
@@ -516,12 +536,15 @@
         height: lines.length * geometry.nodeLine + 2 * geometry.nodePadY};
     });
     var position = new Map(agents.map(function (name, index) { return [name, index]; }));
+    var labelWidths = new Map();   // edges share counts: measure each label text once
     var links = edges.map(function (edge, index) {
       var stroke = strokeWidth(edge.count);
+      var text = edge.count + LABEL_RESERVE;
+      if (!labelWidths.has(text)) { labelWidths.set(text, measure(text, geometry.labelFont)); }
       return {index: index, edge: edge, from: position.get(edge.from), to: position.get(edge.to), reversed: false,
         stroke: stroke, passHeight: Math.max(geometry.passHeight, stroke + 4),
         labelHeight: Math.max(geometry.labelHeight, stroke + 6),
-        labelWidth: Math.ceil(measure(edge.count + LABEL_RESERVE, geometry.labelFont) + 2 * geometry.labelPadX)};
+        labelWidth: Math.ceil(labelWidths.get(text) + 2 * geometry.labelPadX)};
     });
     breakCycles(nodes.length, links);
     links.forEach(function (link) {
