@@ -105,6 +105,17 @@
   }
 
   /**
+   * An array for n floats that the row passes read over and over: a plain array made holding null,
+   * so V8 keeps its elements boxed and never turns it into an unboxed double array. In V8's
+   * interpreter (a cold layout runs there) every float read from a Float64Array or a double array
+   * is a new heap number, and that garbage was most of a cold layout's; from this array a read is
+   * the number already stored.
+   */
+  function boxedNumbers(n) {
+    return new Array(n).fill(null);
+  }
+
+  /**
    * Columns alternate: agents in even columns, edge slots in odd ones. Each edge is a chain from
    * its lower end to its higher end with one slot in every column in between; its count label
    * sits in the middle odd-column slot.
@@ -131,7 +142,7 @@
     var count = start[columnCount];
     var grid = {count: count, columnCount: columnCount, start: start, order: new Int32Array(count),
       pos: new Int32Array(count), column: new Int32Array(count), width: new Float64Array(count),
-      height: new Float64Array(count), y: new Float64Array(count), keySum: new Int32Array(count),
+      height: new Float64Array(count), y: boxedNumbers(count), keySum: new Int32Array(count),
       keyCount: new Int32Array(count)};
     var next = start.slice(0, columnCount);
     function place(column, width, height) {
@@ -362,8 +373,9 @@
 
   /** Each column's minimum offsets from its first centre: half heights and the gap between neighbours. */
   function columnOffsets(grid, gap) {
-    var offsets = new Float64Array(grid.count);
+    var offsets = boxedNumbers(grid.count);
     for (var c = 0; c < grid.columnCount; c++) {
+      if (grid.start[c] < grid.start[c + 1]) { offsets[grid.start[c]] = 0; }
       for (var k = grid.start[c] + 1; k < grid.start[c + 1]; k++) {
         offsets[k] = offsets[k - 1] + (grid.height[grid.order[k - 1]] + grid.height[grid.order[k]]) / 2 + gap;
       }
@@ -401,7 +413,7 @@
       }
     }
     var offsets = columnOffsets(grid, gap);
-    var blocks = {sum: new Float64Array(count), size: new Int32Array(count), mean: new Float64Array(count)};
+    var blocks = {sum: boxedNumbers(count), size: new Int32Array(count), mean: boxedNumbers(count)};
     for (var pass = 0; pass < ROW_PASSES; pass++) {
       var forward = pass % 2 === 0;
       for (var step = 0; step < grid.columnCount; step++) {
