@@ -225,21 +225,24 @@
     var nearColumn = near === grid.up ? c - 1 : c + 1;   // keys are places here or in column c
     var range = Math.max(end - first, grid.start[nearColumn + 1] - grid.start[nearColumn]);
     buckets.fill(0, 0, range + 1);
+    var nearFirst = near.first;
+    var nearList = near.list;
+    var whole = scratch.whole;
     for (var k = first; k < end; k++) {
       var id = order[k];
-      var from = near.first[id];
-      var to = near.first[id + 1];
-      var sum = from === to ? pos[id] : 0;
-      for (var n = from; n < to; n++) { sum += pos[near.list[n]]; }
+      var from = nearFirst[id];
+      var count = nearFirst[id + 1] - from;
+      var sum = count === 0 ? pos[id] : pos[nearList[from]];
+      for (var n = from + 1; n < from + count; n++) { sum += pos[nearList[n]]; }
+      if (count === 0) { count = 1; }
       keySum[id] = sum;
-      keyCount[id] = from === to ? 1 : to - from;
-      var whole = keyCount[id] === 1 ? sum : Math.floor(sum / keyCount[id]);
-      scratch.whole[id] = whole;
-      buckets[whole + 1] += 1;
+      keyCount[id] = count;
+      whole[id] = count === 1 ? sum : Math.floor(sum / count);
+      buckets[whole[id] + 1] += 1;
     }
     for (var b = 1; b <= range; b++) { buckets[b] += buckets[b - 1]; }
     var sorted = scratch.order;
-    for (k = first; k < end; k++) { sorted[buckets[scratch.whole[order[k]]]++] = order[k]; }
+    for (k = first; k < end; k++) { sorted[buckets[whole[order[k]]]++] = order[k]; }
     order.set(sorted.subarray(0, end - first), first);
     for (k = first + 1; k < end; k++) {
       var moving = order[k];
@@ -272,13 +275,17 @@
    */
   function crossings(grid, lower) {
     var total = 0;
-    var down = grid.down;
+    var start = grid.start;
+    var order = grid.order;
+    var pos = grid.pos;
+    var first = grid.down.first;
+    var list = grid.down.list;
     for (var c = 0; c + 1 < grid.columnCount; c++) {
       var length = 0;
-      for (var k = grid.start[c]; k < grid.start[c + 1]; k++) {
-        var id = grid.order[k];
+      for (var k = start[c]; k < start[c + 1]; k++) {
+        var id = order[k];
         var group = length;
-        for (var d = down.first[id]; d < down.first[id + 1]; d++) { lower[length++] = grid.pos[down.list[d]]; }
+        for (var d = first[id], to = first[id + 1]; d < to; d++) { lower[length++] = pos[list[d]]; }
         if (length - group > 1) { sortRange(lower, group, length); }
         for (var next = group; next < length; next++) {
           var place = lower[next];
@@ -340,34 +347,40 @@
    * float read or computed is a new heap number, so this reads each float once.
    */
   function settleColumn(grid, c, near, far, offsets, blocks) {
+    var order = grid.order;
+    var y = grid.y;
+    var sums = blocks.sum;
+    var sizes = blocks.size;
+    var means = blocks.mean;
     var first = grid.start[c];
     var end = grid.start[c + 1];
     var count = 0;
     var lastMean = 0;
     for (var k = first; k < end; k++) {
-      var id = grid.order[k];
-      var target = meanY(grid, near, id);
+      var id = order[k];
+      var from = near.first[id];
+      var target = near.first[id + 1] - from === 1 ? y[near.list[from]] : meanY(grid, near, id);
       if (target === null) { target = meanY(grid, far, id); }
-      var sum = (target === null ? grid.y[id] : target) - offsets[k];
+      var sum = (target === null ? y[id] : target) - offsets[k];
       var size = 1;
       var mean = sum;
       while (count > 0 && lastMean > mean) {   // pool with the block before
         count--;
-        sum = blocks.sum[count] + sum;
-        size = blocks.size[count] + size;
+        sum = sums[count] + sum;
+        size = sizes[count] + size;
         mean = sum / size;
-        lastMean = count > 0 ? blocks.mean[count - 1] : 0;
+        lastMean = count > 0 ? means[count - 1] : 0;
       }
-      blocks.sum[count] = sum;
-      blocks.size[count] = size;
-      blocks.mean[count] = mean;
+      sums[count] = sum;
+      sizes[count] = size;
+      means[count] = mean;
       lastMean = mean;
       count++;
     }
     var index = first;
     for (var b = 0; b < count; b++) {
-      var blockMean = blocks.mean[b];
-      for (var n = blocks.size[b]; n > 0; n--, index++) { grid.y[grid.order[index]] = blockMean + offsets[index]; }
+      var blockMean = means[b];
+      for (var n = sizes[b]; n > 0; n--, index++) { y[order[index]] = blockMean + offsets[index]; }
     }
   }
 
@@ -488,28 +501,43 @@
   function round(value) { return Math.round(value * 10) / 10; }
   function roundedPoint(x, y) { return [round(x), round(y)]; }
 
-  /** The drawn polyline of a link (source to target), its arrowhead and its label box, rounded. */
+  /**
+   * The drawn polyline of a link (source to target), its arrowhead and its label box, rounded. The
+   * polyline runs from the lower end's port over each slot's left and right ends to the higher
+   * end's port (backwards for a reversed link); the last point is pulled back to the arrow's base.
+   * Points are rounded as they are made (a cold layout paid for every intermediate array).
+   */
   function routeLink(link, boxes, grid) {
-    var points = [[link.lowPort.x, link.lowPort.y]];
-    for (var k = 0; k < link.slots.length; k++) {
-      var slot = link.slots[k];
-      var box = boxes[grid.column[slot]];
-      points.push([box.left, grid.y[slot]], [box.right, grid.y[slot]]);
+    var slots = link.slots;
+    var last = 2 * slots.length + 1;
+    var points = new Array(last + 1);
+    var previousX = 0;
+    for (var k = 0; k <= last; k++) {
+      var along = link.reversed ? last - k : k;
+      var x;
+      var y;
+      if (along === 0 || along === last) {
+        var port = along === 0 ? link.lowPort : link.highPort;
+        x = port.x;
+        y = port.y;
+      } else {
+        var slot = slots[(along - 1) >> 1];
+        x = (along - 1) % 2 === 0 ? boxes[grid.column[slot]].left : boxes[grid.column[slot]].right;
+        y = grid.y[slot];
+      }
+      if (k < last) {
+        points[k] = roundedPoint(x, y);
+        previousX = x;
+      }
     }
-    points.push([link.highPort.x, link.highPort.y]);
-    if (link.reversed) { points.reverse(); }
-    var tip = points[points.length - 1];
-    var before = points[points.length - 2];
-    var direction = before[0] < tip[0] ? 1 : -1;
-    var length = 5 + link.stroke;
+    var direction = previousX < x ? 1 : -1;
     var half = 2.5 + link.stroke * 0.6;
-    var baseX = tip[0] - direction * length;
-    points[points.length - 1] = [baseX, tip[1]];
-    for (k = 0; k < points.length; k++) { points[k] = roundedPoint(points[k][0], points[k][1]); }
+    var baseX = x - direction * (5 + link.stroke);
+    points[last] = roundedPoint(baseX, y);
     var label = link.labelSlot;
     return {
       points: points,
-      arrow: [roundedPoint(tip[0], tip[1]), roundedPoint(baseX, tip[1] - half), roundedPoint(baseX, tip[1] + half)],
+      arrow: [roundedPoint(x, y), roundedPoint(baseX, y - half), roundedPoint(baseX, y + half)],
       label: {x: round(boxes[grid.column[label]].centre - grid.width[label] / 2),
         y: round(grid.y[label] - grid.height[label] / 2), width: round(grid.width[label]), height: round(grid.height[label])}
     };
