@@ -316,7 +316,8 @@
     var lower = new Int32Array(grid.down.list.length);
     var tallest = 0;
     for (var c = 0; c < grid.columnCount; c++) { tallest = Math.max(tallest, grid.start[c + 1] - grid.start[c]); }
-    var scratch = {buckets: new Int32Array(tallest + 1), whole: new Int32Array(grid.count), order: new Int32Array(tallest)};
+    var scratch = {buckets: new Int32Array(tallest + 1), whole: new Int32Array(grid.count),
+      order: new Int32Array(tallest)};
     for (var sweep = 0; sweep < SWEEPS; sweep++) {
       var down = sweep % 2 === 0;
       for (var step = 1; step < grid.columnCount; step++) {
@@ -539,7 +540,8 @@
       points: points,
       arrow: [roundedPoint(x, y), roundedPoint(baseX, y - half), roundedPoint(baseX, y + half)],
       label: {x: round(boxes[grid.column[label]].centre - grid.width[label] / 2),
-        y: round(grid.y[label] - grid.height[label] / 2), width: round(grid.width[label]), height: round(grid.height[label])}
+        y: round(grid.y[label] - grid.height[label] / 2), width: round(grid.width[label]),
+        height: round(grid.height[label])}
     };
   }
 
