@@ -131,7 +131,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--sizes", default="5000,20000,50000")
-    parser.add_argument("--baseline", default="main", help="git ref of the layout to compare with ('' for none)")
+    parser.add_argument("--baseline", default="main",
+                        help="git ref of the layout to compare with ('' for none)")
     parser.add_argument("--chromium", action="store_true", help="also time the first layout in Chromium")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -146,8 +147,8 @@ def main() -> None:
         print(f"load average after:  {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
     print(f"medians of {args.runs} runs, each a fresh process (ms):")
     for label, columns in samples.items():
-    parser.add_argument("--baseline", default="main",
-                        help="git ref of the layout to compare with ('' for none)")
+        medians = (f"{key} {statistics.median(values):.1f}" for key, values in columns.items())
+        print(f"  {label:<16} " + "  ".join(medians))
 
 
 if __name__ == "__main__":
