@@ -348,13 +348,13 @@
    * float read or computed is a new heap number, so this reads each float once.
    */
   function settleColumn(grid, c, near, far, offsets, blocks) {
+    var first = grid.start[c];
+    var end = grid.start[c + 1];
     var order = grid.order;
     var y = grid.y;
     var sums = blocks.sum;
     var sizes = blocks.size;
     var means = blocks.mean;
-    var first = grid.start[c];
-    var end = grid.start[c + 1];
     var count = 0;
     var lastMean = 0;
     for (var k = first; k < end; k++) {
