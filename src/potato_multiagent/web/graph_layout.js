@@ -108,7 +108,7 @@
    * An array for n floats that the row passes read over and over: a plain array made holding null,
    * so V8 keeps its elements boxed and never turns it into an unboxed double array. In V8's
    * interpreter (a cold layout runs there) every float read from a Float64Array or a double array
-   * is a new heap number, and that garbage was most of a cold layout's; from this array a read is
+   * is a new heap number (the largest part of a cold layout's garbage); from this array a read is
    * the number already stored.
    */
   function boxedNumbers(n) {
@@ -211,8 +211,9 @@
    * two different ones never round to one float) without a float per comparison. Most keys are
    * whole places (a slot has one neighbour), so a counting sort by the key's whole part, stable in
    * the current order, does most of the work in one pass; an insertion pass with the exact
-   * comparison then orders what shares a whole part (binary insertion with comparator calls
-   * moved more than half the items of every column on every sweep, most of a cold layout).
+   * comparison then orders what shares a whole part. (More than half of a column's items move on
+   * every sweep; a sort with a comparator call per comparison was the largest part of a cold
+   * layout's sweeps.)
    */
   function sortColumn(grid, c, near, scratch) {
     var order = grid.order;
@@ -270,8 +271,8 @@
    * lower ends in the other (edges that share an end never cross). The lower ends' places, taken
    * in the order of their upper ends (and rising within one upper end), are insertion-sorted into
    * `lower`: each step past a greater place is one crossing. That is linear in the edges plus the
-   * crossings, which are few once ordered (hundreds against a thousand edges); a Fenwick tree
-   * paid a logarithm twice per edge and was most of a cold layout's sweeps under node.
+   * crossings, which are few once ordered (hundreds against a thousand edges), where a Fenwick
+   * tree paid a logarithm twice per edge.
    */
   function crossings(grid, lower) {
     var total = 0;
