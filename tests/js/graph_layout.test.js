@@ -5,6 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
+const crypto = require('node:crypto');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
@@ -116,6 +117,54 @@ test('layout is deterministic: the same trace gives the same picture', () => {
   const input = SHAPES['random, hostile names'];
   const copy = JSON.parse(JSON.stringify(input));
   assert.deepEqual(graph.layoutGraph(copy.agents, copy.edges), graph.layoutGraph(input.agents, input.edges));
+});
+
+/** The graph of bench/synth.py's scale_record(5000): 12 agents, all 132 directed edges, as [from, to, count]. */
+const SCALE_AGENTS = ['Planner', 'Critic', 'Coder', 'Analyst', 'Librarian', 'Writer', 'Verifier', 'Editor', 'Researcher',
+  'Tester', 'Booker', 'Reviewer'];
+const SCALE_EDGES = [
+  [0, 1, 28], [1, 2, 13], [2, 3, 22], [3, 4, 22], [4, 3, 23], [3, 5, 28], [5, 1, 21], [1, 6, 20], [6, 4, 21],
+  [4, 5, 17], [5, 7, 17], [7, 8, 22], [8, 9, 15], [9, 10, 17], [10, 6, 17], [6, 1, 15], [1, 4, 17], [5, 0, 20],
+  [0, 3, 19], [4, 2, 17], [2, 1, 12], [1, 7, 23], [7, 3, 11], [7, 11, 18], [11, 9, 11], [9, 2, 19], [2, 4, 21],
+  [4, 7, 18], [7, 4, 13], [11, 3, 19], [3, 10, 24], [10, 1, 21], [1, 5, 19], [5, 8, 18], [8, 5, 24], [5, 9, 15],
+  [9, 0, 21], [0, 4, 23], [4, 0, 23], [0, 2, 19], [2, 7, 16], [8, 10, 25], [10, 11, 12], [3, 1, 19], [1, 11, 16],
+  [11, 0, 21], [0, 5, 15], [7, 6, 14], [6, 11, 17], [3, 8, 22], [5, 4, 18], [3, 0, 18], [0, 8, 21], [8, 11, 10],
+  [11, 6, 12], [6, 9, 15], [9, 3, 24], [8, 1, 17], [6, 0, 20], [1, 10, 21], [10, 3, 21], [3, 6, 19], [11, 7, 13],
+  [7, 1, 18], [1, 8, 19], [8, 7, 14], [7, 2, 14], [3, 2, 19], [5, 6, 19], [6, 5, 18], [8, 0, 20], [10, 5, 19],
+  [4, 6, 14], [6, 7, 6], [7, 0, 20], [1, 9, 21], [0, 6, 16], [1, 3, 20], [10, 0, 18], [9, 1, 18], [3, 9, 22],
+  [6, 10, 11], [10, 2, 15], [2, 11, 22], [11, 4, 11], [7, 10, 17], [10, 8, 11], [8, 4, 18], [2, 9, 16], [9, 7, 16],
+  [4, 9, 22], [6, 2, 20], [7, 9, 17], [9, 4, 16], [4, 1, 15], [0, 10, 10], [4, 8, 16], [11, 1, 15], [8, 3, 24],
+  [6, 3, 16], [5, 10, 13], [8, 2, 18], [2, 10, 14], [5, 2, 21], [2, 8, 23], [2, 0, 18], [1, 0, 10], [0, 7, 22],
+  [6, 8, 17], [8, 6, 10], [0, 11, 18], [9, 8, 12], [9, 11, 11], [11, 8, 14], [11, 5, 16], [5, 11, 15], [11, 10, 15],
+  [4, 11, 12], [7, 5, 13], [2, 6, 16], [0, 9, 18], [11, 2, 15], [2, 5, 10], [9, 6, 19], [4, 10, 16], [10, 9, 16],
+  [9, 5, 15], [5, 3, 17], [10, 7, 20], [10, 4, 13], [3, 11, 11], [3, 7, 12],
+];
+
+// sha256 of JSON.stringify(layoutGraph(...)) for each input, as computed by graph_layout.js before
+// it moved onto typed arrays (docs/performance.md section 15): the speed-up must not move a pixel.
+// A deliberate change of the picture updates these.
+const LAYOUT_BEFORE_SPEEDUP = [
+  ['star from an orchestrator', '3c17511c7b9caa48d2c54845816baa32f30b53106bfeff85b72c2ef4e26b8559'],
+  ['chain with a loop back', '014c90c1cc3811ec9033b24ac61437a23ca6420de067e05bb8052fbc88d28f53'],
+  ['complete graph', '03f2344ec81f3799978452f7b7d6e8793d77a29fb50d909932f55a50fcc1f5f3'],
+  ['random, long names sharing a prefix', '9a78c691f9d17f91d812de116ee547d119e41d33819e912e4e85ffbd9fe298f1'],
+  ['random, hostile names', 'a88ad6d426cd448c690e62890b74c10355490f77819c2b8a4d2a136b914a5dc0'],
+  ['isolated roster agents', '16e9c62488f6dcb7d02fd0db18fe6ed028cc6d1399962f877e9734f4c5136a66'],
+  ['12 agents, every edge (scale_record)', '799bbfb33899ac70405976e0e2080b0d001b4d1acfb42b46e13bc5e3cf1232a8'],
+];
+
+test('the layout is byte for byte what it was before the speed-up (docs/performance.md section 15)', () => {
+  const inputs = Object.assign({}, SHAPES, {
+    '12 agents, every edge (scale_record)': {
+      agents: SCALE_AGENTS,
+      edges: SCALE_EDGES.map(([from, to, count]) => ({ from: SCALE_AGENTS[from], to: SCALE_AGENTS[to], count })),
+    },
+  });
+  for (const [shape, expected] of LAYOUT_BEFORE_SPEEDUP) {
+    const { agents, edges } = inputs[shape];
+    const digest = crypto.createHash('sha256').update(JSON.stringify(graph.layoutGraph(agents, edges))).digest('hex');
+    assert.equal(digest, expected, shape);
+  }
 });
 
 test('layers follow the direction control moves, left to right', () => {
