@@ -124,10 +124,12 @@
     return isName(id) ? id : null;
   }
 
-  // The first of `fields` whose value is a name (objects count by name/id).
+  // The first of `fields` whose value is a name (objects count by name/id). Absent fields are
+  // skipped before any call: this runs for several fields of every step, cold, in the page.
   function firstName(object, fields) {
     for (var i = 0; i < fields.length; i++) {
-      var name = nameOf(ownValue(object, fields[i]));
+      if (!hasOwn.call(object, fields[i])) continue;
+      var name = nameOf(object[fields[i]]);
       if (name !== null) return name;
     }
     return null;
@@ -145,7 +147,8 @@
   // The first of `fields` that is present and not null, else null.
   function firstPresent(object, fields) {
     for (var i = 0; i < fields.length; i++) {
-      var value = ownValue(object, fields[i]);
+      if (!hasOwn.call(object, fields[i])) continue;
+      var value = object[fields[i]];
       if (value !== undefined && value !== null) return value;
     }
     return null;
@@ -444,104 +447,112 @@
   var RESULT_ROLES = ['tool', 'function'];
   var RESULT_AGENTS = ['tool', 'function', 'Computer_terminal'];
 
-  // Strict JSON parse; numbers that overflow to +-Infinity make the text invalid.
-  // Returns {ok: true, value} or {ok: false}.
+  var INVALID_JSON = {}; // parseStrictJson's answer for text that is not strict JSON
+  // Only a number with an exponent or of 300 digits can overflow; text without one needs no reviver.
+  var MAY_OVERFLOW_RE = /[0-9][eE]|[0-9]{300}/;
+  // JSON whitespace, then { or [: only such text can parse to an object or a list.
+  var OPENS_CONTAINER_RE = /^[ \t\n\r]*[{[]/;
+
+  function rejectOverflow(key, item) {
+    if (typeof item === 'number' && !isFinite(item)) throw new SyntaxError('number out of range');
+    return item;
+  }
+
+  // Strict JSON parse: the value, or INVALID_JSON (numbers that overflow to +-Infinity make the
+  // text invalid). No wrapper object: a long run has a call on every few steps.
   function parseStrictJson(text) {
-    var overflow = false;
-    var value;
     try {
-      value = JSON.parse(text, function (key, item) {
-        if (typeof item === 'number' && !isFinite(item)) overflow = true;
-        return item;
-      });
+      return MAY_OVERFLOW_RE.test(text) ? JSON.parse(text, rejectOverflow) : JSON.parse(text);
     } catch (error) {
-      return { ok: false };
+      return INVALID_JSON;
     }
-    return overflow ? { ok: false } : { ok: true, value: value };
   }
 
-  // A string argument becomes its parse when that is an object or a list; a string that looks
-  // like one ({ or [ first) but does not parse stays, flagged invalid. All else is kept.
-  function interpretArguments(value) {
-    if (typeof value !== 'string') return { value: value, invalid: false };
+  // A string argument becomes its parse when that is an object or a list; all else is kept.
+  function parsedArguments(value) {
+    if (typeof value !== 'string' || !OPENS_CONTAINER_RE.test(value)) return value;
     var parsed = parseStrictJson(value);
-    if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') {
-      return { value: parsed.value, invalid: false };
-    }
-    var looksLikeJson = value.charAt(0) === '{' || value.charAt(0) === '[';
-    return { value: value, invalid: !parsed.ok && looksLikeJson };
+    return parsed !== INVALID_JSON && parsed !== null && typeof parsed === 'object' ? parsed : value;
   }
 
-  function ToolCallCollector(agent, stepIndex, calls, problems) {
-    this.agent = agent;
-    this.stepIndex = stepIndex;
-    this.calls = calls;
-    this.problems = problems;
+  // A string that looks like JSON ({ or [ first) but does not parse stays, flagged invalid. Such
+  // text parses to an object or a list when it parses at all, so `kept` (the string still there
+  // after parsedArguments) means it did not.
+  function argumentsInvalid(value, kept) {
+    if (kept !== value || typeof value !== 'string') return false;
+    var first = value.charAt(0);
+    return first === '{' || first === '[';
   }
 
-  // Record one call; problems in the contract's order (name first, then arguments).
-  ToolCallCollector.prototype.add = function (path, id, tool, rawArguments, error) {
-    var args = interpretArguments(rawArguments);
-    this.calls.push({ index: this.calls.length, step: this.stepIndex, id: id, agent: this.agent,
-      tool: tool, arguments: args.value, arguments_invalid: args.invalid, result_step: null,
+  // A call's problem path (steps[i].tool_calls[k], steps[i].action, ...), built only for a problem.
+  function toolCallPath(stepIndex, field, position) {
+    return 'steps[' + stepIndex + '].' + field + (position === null ? '' : '[' + position + ']');
+  }
+
+  // Record one call of `step`; problems in the contract's order (name first, then arguments).
+  function addToolCall(calls, problems, step, field, position, id, tool, rawArguments, error) {
+    var args = parsedArguments(rawArguments);
+    var invalid = argumentsInvalid(rawArguments, args);
+    calls.push({ index: calls.length, step: step.index, id: id, agent: step.agent,
+      tool: tool, arguments: args, arguments_invalid: invalid, result_step: null,
       error: error === undefined ? null : error });
     if (tool === null) {
-      this.problems.push(problem(path, 'tool_name_missing', path + ' has no tool name (name/tool)'));
+      var unnamed = toolCallPath(step.index, field, position);
+      problems.push(problem(unnamed, 'tool_name_missing', unnamed + ' has no tool name (name/tool)'));
     }
-    if (args.invalid) {
-      this.problems.push(problem(path, 'arguments_invalid', path + ' arguments are not valid JSON'));
+    if (invalid) {
+      var broken = toolCallPath(step.index, field, position);
+      problems.push(problem(broken, 'arguments_invalid', broken + ' arguments are not valid JSON'));
     }
-  };
+  }
 
   // An object call: the OpenAI shape reads name and arguments from `function`; id from the call.
-  ToolCallCollector.prototype.addObject = function (path, call) {
+  function addObjectCall(calls, problems, step, field, position, call) {
     if (!isPlainObject(call)) {
-      this.add(path, null, null, null); // keeps positions stable
+      addToolCall(calls, problems, step, field, position, null, null, null); // keeps positions stable
       return;
     }
     var fn = ownValue(call, 'function');
     var source = isPlainObject(fn) ? fn : call;
-    this.add(path, firstName(call, CALL_ID_FIELDS), firstStringName(source, TOOL_NAME_FIELDS),
-      firstPresent(source, ARGUMENT_FIELDS), errorText(ownValue(call, 'error')));
-  };
+    addToolCall(calls, problems, step, field, position, firstName(call, CALL_ID_FIELDS),
+      firstStringName(source, TOOL_NAME_FIELDS), firstPresent(source, ARGUMENT_FIELDS),
+      errorText(ownValue(call, 'error')));
+  }
 
   // `search("x")` or `search[...]` is a call; a bare identifier is a call without arguments.
-  ToolCallCollector.prototype.addActionString = function (path, action) {
+  function addActionString(calls, problems, step, action) {
     var match = ACTION_CALL_RE.exec(action);
     if (match !== null) {
-      this.add(path, null, match[1], match[2] === '' ? null : match[2]);
+      addToolCall(calls, problems, step, 'action', null, null, match[1], match[2] === '' ? null : match[2]);
     } else if (BARE_TOOL_RE.test(action)) {
-      this.add(path, null, action, null);
+      addToolCall(calls, problems, step, 'action', null, null, action, null);
     }
-  };
+  }
 
   // All four shapes, in the contract's order: tool_calls, tool_call, content blocks, action.
   function collectToolCalls(raw, step, calls, problems) {
     if (!isPlainObject(raw)) return;
-    var prefix = 'steps[' + step.index + ']';
-    var collector = new ToolCallCollector(step.agent, step.index, calls, problems);
-
     var toolCalls = ownValue(raw, 'tool_calls');
     if (Array.isArray(toolCalls)) {
       for (var k = 0; k < toolCalls.length; k++) {
-        collector.addObject(prefix + '.tool_calls[' + k + ']', toolCalls[k]);
+        addObjectCall(calls, problems, step, 'tool_calls', k, toolCalls[k]);
       }
     }
     var toolCall = ownValue(raw, 'tool_call');
-    if (isPlainObject(toolCall)) collector.addObject(prefix + '.tool_call', toolCall);
+    if (isPlainObject(toolCall)) addObjectCall(calls, problems, step, 'tool_call', null, toolCall);
 
     var content = ownValue(raw, 'content');
     if (Array.isArray(content)) {
       for (var c = 0; c < content.length; c++) {
         var block = content[c];
         if (isPlainObject(block) && ownValue(block, 'type') === 'tool_use') {
-          collector.addObject(prefix + '.content[' + c + ']', block);
+          addObjectCall(calls, problems, step, 'content', c, block);
         }
       }
     }
     var action = ownValue(raw, 'action');
-    if (isPlainObject(action)) collector.addObject(prefix + '.action', action);
-    else if (typeof action === 'string') collector.addActionString(prefix + '.action', action);
+    if (isPlainObject(action)) addObjectCall(calls, problems, step, 'action', null, action);
+    else if (typeof action === 'string') addActionString(calls, problems, step, action);
   }
 
   // The call ids a step says it answers: its tool_call_id and call_id, and the tool_use_id of
@@ -693,12 +704,23 @@
     return Math.abs(total) > MAX_SAFE ? null : total;
   }
 
-  // {seconds, kind: "number"|"iso"} or null when the value is not a time.
-  function parseTime(value) {
-    if (typeof value === 'number') return isFinite(value) ? { seconds: value, kind: 'number' } : null;
+  // Seconds of a time (a finite number, or an ISO string), or null when the value is not one.
+  function timeSeconds(value) {
+    if (typeof value === 'number') return isFinite(value) ? value : null;
     if (typeof value !== 'string') return null;
     var micros = isoMicroseconds(value);
-    return micros === null ? null : { seconds: micros / 1e6, kind: 'iso' };
+    return micros === null ? null : micros / 1e6;
+  }
+
+  // A time's kind, read from the value timeSeconds accepted: a number is one, a string an ISO time.
+  function timeKind(value) {
+    return typeof value === 'number' ? 'number' : 'iso';
+  }
+
+  // {seconds, kind: "number"|"iso"} or null when the value is not a time.
+  function parseTime(value) {
+    var seconds = timeSeconds(value);
+    return seconds === null ? null : { seconds: seconds, kind: timeKind(value) };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -715,14 +737,15 @@
 
   var CALL_TOOL_FIELDS = ['tool', 'name'];
 
-  // The time at `field`, or null after adding its problem to `problems`.
+  // The seconds of the time at `field`, or null after adding its problem to `problems` (no
+  // {seconds, kind} object per time: a long run has tens of thousands of calls).
   function readCallTime(call, field, k, problems) {
     var value = ownValue(call, field);
     if (value === undefined || value === null) {
       var missing = callPath(k) + '.' + field;
       return reject(problems, problem(missing, 'time_missing', missing + ' is missing'));
     }
-    var time = parseTime(value);
+    var time = timeSeconds(value);
     if (time === null) {
       var unparseable = callPath(k) + '.' + field;
       return reject(problems, problem(unparseable, 'time_unparseable',
@@ -763,19 +786,20 @@
     if (start === null) return null;
     var end = readCallTime(raw, 'end', k, problems);
     if (end === null) return null;
-    if (start.kind !== end.kind) {
+    var kind = timeKind(raw.start);
+    if (kind !== timeKind(raw.end)) {
       return reject(problems, problem(callPath(k), 'time_kind_mixed',
         callPath(k) + ' mixes a number and an ISO time'));
     }
-    if (end.seconds < start.seconds) {
+    if (end < start) {
       return reject(problems, problem(callPath(k), 'time_reversed', callPath(k) + ' ends before it starts'));
     }
-    if (listKind !== null && start.kind !== listKind) {
-      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + start.kind +
+    if (listKind !== null && kind !== listKind) {
+      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + kind +
         ' times but the calls use ' + listKind + ' times'));
     }
     return { index: k, agent: agent, tool: firstName(raw, CALL_TOOL_FIELDS), resource: resource,
-      start: start.seconds, end: end.seconds, kind: start.kind };
+      start: start, end: end, kind: kind };
   }
 
   function readTimedCalls(record, options) {
