@@ -39,6 +39,7 @@ function measureOnce(derivePath, file) {
   result.contentions = cpuMs(cpu);
   result.contentionsWall = Number(process.hrtime.bigint() - wall) / 1e6;
   result.total = result.derive + result.contentions;
+  result.totalWall = result.deriveWall + result.contentionsWall;
   result.regions = regions;
   process.stdout.write(JSON.stringify(result) + '\n');
 }
@@ -86,7 +87,8 @@ function main(argv) {
     for (const [derive, runs] of times) {
       const column = (key) => summary(runs.map((run) => run[key]));
       process.stdout.write(`${path.basename(file)} ${derive}: derive ${column('derive')} + contentions ` +
-        `${column('contentions')} = ${column('total')} ms CPU (median (range) of ${runs.length} cold runs)\n`);
+        `${column('contentions')} = ${column('total')} ms CPU; wall ${column('deriveWall')} + ` +
+        `${column('contentionsWall')} = ${column('totalWall')} ms (median (range) of ${runs.length} cold runs)\n`);
     }
   }
 }

@@ -23,6 +23,8 @@
   // Options
   // ---------------------------------------------------------------------------------------------
 
+  var AGENT_FIELDS = ['agent', 'sender', 'source', 'speaker', 'name', 'role'];
+
   var DEFAULTS = {
     steps_key: 'steps',
     agent_key: 'agent',
@@ -45,7 +47,8 @@
       return typeof value === 'string' ? value : DEFAULTS[key];
     }
     var agentKey = pickKey('agent_key');
-    var agentFields = [agentKey, 'agent', 'sender', 'source', 'speaker', 'name', 'role'];
+    // The configured key first, not asked twice (a step without an agent reads every field).
+    var agentFields = [agentKey].concat(AGENT_FIELDS.filter(function (field) { return field !== agentKey; }));
     return {
       stepsPath: pickKey('steps_key').split('.'),
       callsPath: pickKey('calls_key').split('.'),
@@ -54,7 +57,7 @@
       roster: pick('agents'),
       qualifiers: Boolean(pick('agent_qualifiers')),
       agentFields: agentFields,
-      callAgentFields: [agentKey, 'agent'],
+      callAgentFields: agentKey === 'agent' ? ['agent'] : [agentKey, 'agent'],
       handoffSourceFields: ['from_agent', 'source', 'from'].concat(agentFields)
     };
   }
@@ -110,8 +113,10 @@
   // A name is a non-empty string that is not only whitespace, taken as it is.
   function isName(value) {
     if (typeof value !== 'string' || value.length === 0) return false;
-    // Fast path: most names start with a visible character.
-    return !isWhitespaceCode(value.charCodeAt(0)) || NON_WHITESPACE_RE.test(value);
+    var first = value.charCodeAt(0);
+    // Fast paths: most names start with a visible ASCII character, or another non-space one.
+    if (first > 0x20 && first < 0x7f) return true;
+    return !isWhitespaceCode(first) || NON_WHITESPACE_RE.test(value);
   }
 
   // A string name, or an object's `name`, else its `id` (not recursive); otherwise null.
@@ -242,7 +247,7 @@
   // `Orchestrator (-> WebSurfer)` -> {agent: "Orchestrator", qualifier: "-> WebSurfer",
   // target: "WebSurfer"}; null when the name carries no qualifier.
   function splitQualifier(name) {
-    if (typeof name !== 'string') return null;
+    if (typeof name !== 'string' || name.charCodeAt(name.length - 1) !== 0x29) return null; // ")"
     var match = QUALIFIER_RE.exec(name);
     if (match === null) return null;
     var qualifier = match[2];
@@ -269,7 +274,8 @@
     var type = ownValue(step, 'type');
     var typed = typeof type === 'string' &&
       (asciiLower(type) === 'handoff' || asciiLower(type) === 'handoffmessage');
-    if (!typed && nameOf(ownValue(step, 'to_agent')) === null) return null;
+    if (!typed && !hasOwn.call(step, 'to_agent')) return null; // most steps: read no further
+    if (!typed && nameOf(step.to_agent) === null) return null;
     var source = firstName(step, options.handoffSourceFields);
     var target = firstName(step, HANDOFF_TARGET_FIELDS);
     if (source === null || target === null || source === target) return null;
@@ -289,9 +295,9 @@
     var step = { index: index, agent: null, qualifier: null, to: null, kind: 'turn',
       text: textOfStep(raw), thread: null, parent_thread: null, error: null };
     if (!isPlainObject(raw)) return step;
-    var thread = ownValue(raw, 'thread');
-    if (isName(thread)) step.thread = thread;
-    step.error = errorText(ownValue(raw, 'error'));
+    // Absent fields (most steps have no thread and no error) cost no call.
+    if (hasOwn.call(raw, 'thread') && isName(raw.thread)) step.thread = raw.thread;
+    if (hasOwn.call(raw, 'error')) step.error = errorText(raw.error);
 
     var handoff = readHandoffEvent(raw, options);
     if (handoff !== null) {
@@ -365,8 +371,10 @@
         from: previous.agent, to: agent, explicit: false, kind: kind });
     }
 
-    var lastOfThread = new Map();
-    for (var s = 0; s < steps.length; s++) lastOfThread.set(steps[s].thread, steps[s].index);
+    var lastOfThread = new Map(); // of the threads other than the root: only they end as children
+    for (var s = 0; s < steps.length; s++) {
+      if (steps[s].thread !== null) lastOfThread.set(steps[s].thread, steps[s].index);
+    }
     var previousByThread = new Map();
     var runningChildren = new Map(); // parent thread -> child threads that have started
     function byLastStep(a, b) { return lastOfThread.get(a) - lastOfThread.get(b); }
@@ -396,12 +404,25 @@
         handoffs.push({ index: handoffs.length, step: step.index, from_step: step.index, from: agent,
           to: step.to, explicit: true, kind: 'explicit' });
         // Control is with the target: the next step reads as following an unaddressed turn by it.
-        previousByThread.set(thread, { agent: step.to, addressed: false, index: step.index });
+        setTurn(previousByThread, thread, step.to, false, step.index);
       } else {
-        previousByThread.set(thread, { agent: agent, addressed: step.to !== null, index: step.index });
+        setTurn(previousByThread, thread, agent, step.to !== null, step.index);
       }
     }
     return { edges: edges, handoffs: handoffs };
+  }
+
+  // A thread's previous turn {agent, addressed, index}, overwritten in place: it is read only
+  // before the thread's next step replaces it, so a step needs no object of its own.
+  function setTurn(previousByThread, thread, agent, addressed, index) {
+    var turn = previousByThread.get(thread);
+    if (turn === undefined) {
+      previousByThread.set(thread, { agent: agent, addressed: addressed, index: index });
+    } else {
+      turn.agent = agent;
+      turn.addressed = addressed;
+      turn.index = index;
+    }
   }
 
   // Every step of a thread gets the thread's parent: the first parent_thread among its steps that
@@ -555,14 +576,16 @@
     else if (typeof action === 'string') addActionString(calls, problems, step, action);
   }
 
+  var NO_CALL_IDS = []; // shared, never changed: most steps name no call id
+
   // The call ids a step says it answers: its tool_call_id and call_id, and the tool_use_id of
   // each tool_result block in its content (string names only).
   function namedCallIds(raw) {
-    if (!isPlainObject(raw)) return [];
-    var ids = [];
+    if (!isPlainObject(raw)) return NO_CALL_IDS;
+    var ids = NO_CALL_IDS;
     for (var f = 0; f < RESULT_ID_FIELDS.length; f++) {
       var id = ownValue(raw, RESULT_ID_FIELDS[f]);
-      if (isName(id)) ids.push(id);
+      if (isName(id)) ids = ids.concat([id]);
     }
     var content = ownValue(raw, 'content');
     if (Array.isArray(content)) {
@@ -570,7 +593,7 @@
         var block = content[c];
         if (isPlainObject(block) && ownValue(block, 'type') === 'tool_result') {
           var useId = ownValue(block, 'tool_use_id');
-          if (isName(useId)) ids.push(useId);
+          if (isName(useId)) ids = ids.concat([useId]);
         }
       }
     }
@@ -599,20 +622,23 @@
   // thread (`following`) when that is a result step naming no id; and each call's error: its
   // result step's, else its own (docs/derivation.md#call-results).
   function linkResults(calls, rawSteps, steps, following) {
+    if (calls.length === 0) return;
     var naming = new Map();
+    var namingSteps = new Set();
     for (var i = 0; i < rawSteps.length; i++) {
       var ids = namedCallIds(rawSteps[i]);
       for (var k = 0; k < ids.length; k++) {
         if (!naming.has(ids[k])) naming.set(ids[k], []);
         naming.get(ids[k]).push(i);
+        namingSteps.add(i);
       }
     }
     for (var c = 0; c < calls.length; c++) {
       var call = calls[c];
-      var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : [];
+      var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : NO_CALL_IDS;
       call.result_step = firstAfter(named, call.step);
       var next = following[call.step];
-      if (call.result_step === null && next !== null && namedCallIds(rawSteps[next]).length === 0 &&
+      if (call.result_step === null && next !== null && !namingSteps.has(next) &&
           isResultStep(rawSteps[next], steps[next].agent)) {
         call.result_step = next;
       }
@@ -826,6 +852,19 @@
     return a.start - b.start || a.index - b.index;
   }
 
+  // A group is built in index order, so with starts that never go down it is in (start, index)
+  // order already (calls mostly arrive in start order; a comparator call per call costs, cold).
+  function startsAscending(group) {
+    for (var i = 1; i < group.length; i++) {
+      if (group[i].start < group[i - 1].start) return false;
+    }
+    return true;
+  }
+
+  function ascendingNumbers(a, b) {
+    return a - b;
+  }
+
   // Per resource, a sweep over calls sorted by (start, index) groups the transitively
   // overlapping half-open intervals; clusters with two or more agents are regions.
   function findContentions(calls) {
@@ -840,7 +879,7 @@
 
     var regions = [];
     byResource.forEach(function (group, resource) {
-      group.sort(byStartThenIndex);
+      if (!startsAscending(group)) group.sort(byStartThenIndex);
       var first = 0; // the cluster is group[first..j): a cluster is contiguous in the sorted group
       var clusterEnd = group[0].end;
       for (var j = 1; j < group.length; j++) {
@@ -866,21 +905,30 @@
   // order. It is read in place: a long run has tens of thousands of clusters, most of one call,
   // which contends with no one.
   function addRegion(regions, resource, group, from, to, clusterEnd) {
-    if (to - from < 2) return;
+    if (to - from < 2 || oneAgent(group, from, to)) return;
     var agents = [];
     var seen = new Set();
     var indices = [];
+    var sorted = true;
     for (var i = from; i < to; i++) {
+      if (indices.length && group[i].index < indices[indices.length - 1]) sorted = false;
       indices.push(group[i].index);
       if (!seen.has(group[i].agent)) {
         seen.add(group[i].agent);
         agents.push(group[i].agent);
       }
     }
-    if (agents.length < 2) return;
-    indices.sort(function (a, b) { return a - b; });
+    if (!sorted) indices.sort(ascendingNumbers);
     regions.push({ index: 0, resource: resource, start: group[from].start, end: clusterEnd,
       calls: indices, agents: agents });
+  }
+
+  // Whether one agent made every call of the cluster (it contends with no one), read without a copy.
+  function oneAgent(group, from, to) {
+    for (var i = from + 1; i < to; i++) {
+      if (group[i].agent !== group[from].agent) return false;
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
