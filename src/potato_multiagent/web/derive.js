@@ -392,37 +392,33 @@
           handOver(previousByThread.get(ended[e]), agent, step.index, 'return');
         }
       }
-      if (previousByThread.has(thread)) {
-        handOver(previousByThread.get(thread), agent, step.index, 'implicit');
-      } else if (thread !== null) {
-        if (!runningChildren.has(step.parent_thread)) runningChildren.set(step.parent_thread, []);
-        runningChildren.get(step.parent_thread).push(thread);
-        handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
+      // The thread's previous turn {agent, addressed, index}: one record per thread, overwritten
+      // below (it is read only before the thread's next step), so a step needs no object of its own.
+      var turn = previousByThread.get(thread);
+      if (turn !== undefined) {
+        handOver(turn, agent, step.index, 'implicit');
+      } else {
+        if (thread !== null) {
+          if (!runningChildren.has(step.parent_thread)) runningChildren.set(step.parent_thread, []);
+          runningChildren.get(step.parent_thread).push(thread);
+          handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
+        }
+        previousByThread.set(thread, turn = { agent: null, addressed: false, index: 0 });
       }
       if (step.to !== null) addEdge(agent, step.to, step.index);
       if (step.kind === 'handoff') {
         handoffs.push({ index: handoffs.length, step: step.index, from_step: step.index, from: agent,
           to: step.to, explicit: true, kind: 'explicit' });
         // Control is with the target: the next step reads as following an unaddressed turn by it.
-        setTurn(previousByThread, thread, step.to, false, step.index);
+        turn.agent = step.to;
+        turn.addressed = false;
       } else {
-        setTurn(previousByThread, thread, agent, step.to !== null, step.index);
+        turn.agent = agent;
+        turn.addressed = step.to !== null;
       }
+      turn.index = step.index;
     }
     return { edges: edges, handoffs: handoffs };
-  }
-
-  // A thread's previous turn {agent, addressed, index}, overwritten in place: it is read only
-  // before the thread's next step replaces it, so a step needs no object of its own.
-  function setTurn(previousByThread, thread, agent, addressed, index) {
-    var turn = previousByThread.get(thread);
-    if (turn === undefined) {
-      previousByThread.set(thread, { agent: agent, addressed: addressed, index: index });
-    } else {
-      turn.agent = agent;
-      turn.addressed = addressed;
-      turn.index = index;
-    }
   }
 
   // Every step of a thread gets the thread's parent: the first parent_thread among its steps that
@@ -548,6 +544,14 @@
     } else if (BARE_TOOL_RE.test(action)) {
       addToolCall(calls, problems, step, 'action', null, null, action, null);
     }
+  }
+
+  // Whether a step has a field a call can be in (Python's tool_calls asks the same first). Asked
+  // before collectToolCalls, not in it: most steps carry no call, and a function run for every
+  // step of a long run is compiled by V8 mid-run, which costs more CPU than the run itself saves.
+  function mayCarryToolCalls(raw) {
+    return isPlainObject(raw) && (hasOwn.call(raw, 'tool_calls') || hasOwn.call(raw, 'tool_call') ||
+      Array.isArray(ownValue(raw, 'content')) || hasOwn.call(raw, 'action'));
   }
 
   // All four shapes, in the contract's order: tool_calls, tool_call, content blocks, action.
@@ -894,11 +898,30 @@
       addRegion(regions, resource, group, first, group.length, clusterEnd);
     });
 
-    regions.sort(function (a, b) {
-      return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
-    });
-    for (var r = 0; r < regions.length; r++) regions[r].index = r;
-    return regions;
+    var ordered = inStartOrder(regions);
+    for (var r = 0; r < ordered.length; r++) ordered[r].index = r;
+    return ordered;
+  }
+
+  function byRegionOrder(a, b) {
+    return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
+  }
+
+  // The regions in (start, resource by code points, first call) order. When no two share a start
+  // (the usual case) the order is the starts', sorted natively: a comparator call per comparison
+  // is most of the sort's cost in a long run, cold. Shared starts take the full comparator.
+  function inStartOrder(regions) {
+    var starts = new Float64Array(regions.length);
+    var byStart = new Map();
+    for (var i = 0; i < regions.length; i++) {
+      starts[i] = regions[i].start;
+      byStart.set(regions[i].start, regions[i]);
+    }
+    if (byStart.size < regions.length) return regions.sort(byRegionOrder);
+    starts.sort();
+    var ordered = new Array(regions.length);
+    for (var k = 0; k < starts.length; k++) ordered[k] = byStart.get(starts[k]);
+    return ordered;
   }
 
   // The cluster group[from..to) is in (start, index) order, so first sightings give the agents'
@@ -907,21 +930,25 @@
   function addRegion(regions, resource, group, from, to, clusterEnd) {
     if (to - from < 2 || oneAgent(group, from, to)) return;
     var agents = [];
-    var seen = new Set();
+    var seen = null; // a short list of agents is searched in place; a Set once it grows long
     var indices = [];
     var sorted = true;
     for (var i = from; i < to; i++) {
       if (indices.length && group[i].index < indices[indices.length - 1]) sorted = false;
       indices.push(group[i].index);
-      if (!seen.has(group[i].agent)) {
-        seen.add(group[i].agent);
-        agents.push(group[i].agent);
+      var agent = group[i].agent;
+      if (seen === null ? agents.indexOf(agent) < 0 : !seen.has(agent)) {
+        agents.push(agent);
+        if (seen !== null) seen.add(agent);
+        else if (agents.length > MANY_AGENTS) seen = new Set(agents);
       }
     }
     if (!sorted) indices.sort(ascendingNumbers);
     regions.push({ index: 0, resource: resource, start: group[from].start, end: clusterEnd,
       calls: indices, agents: agents });
   }
+
+  var MANY_AGENTS = 8;
 
   // Whether one agent made every call of the cluster (it contends with no one), read without a copy.
   function oneAgent(group, from, to) {
@@ -976,7 +1003,7 @@
     for (var i = 0; i < rawSteps.length; i++) {
       var step = readStep(rawSteps[i], i, opts);
       steps.push(step);
-      collectToolCalls(rawSteps[i], step, toolCalls, problems);
+      if (mayCarryToolCalls(rawSteps[i])) collectToolCalls(rawSteps[i], step, toolCalls, problems);
     }
     resolveParents(steps, rawSteps);
     linkResults(toolCalls, rawSteps, steps, nextInThread(steps));
