@@ -134,7 +134,9 @@
   function firstName(object, fields) {
     for (var i = 0; i < fields.length; i++) {
       if (!hasOwn.call(object, fields[i])) continue;
-      var name = nameOf(object[fields[i]]);
+      var value = object[fields[i]];
+      // Most values are strings, which are names or nothing (nameOf's object rule not asked).
+      var name = typeof value === 'string' ? (isName(value) ? value : null) : nameOf(value);
       if (name !== null) return name;
     }
     return null;
@@ -770,7 +772,7 @@
   // The seconds of the time at `field`, or null after adding its problem to `problems` (no
   // {seconds, kind} object per time: a long run has tens of thousands of calls).
   function readCallTime(call, field, k, problems) {
-    var value = ownValue(call, field);
+    var value = hasOwn.call(call, field) ? call[field] : undefined;
     if (value === undefined || value === null) {
       var missing = callPath(k) + '.' + field;
       return reject(problems, problem(missing, 'time_missing', missing + ' is missing'));
