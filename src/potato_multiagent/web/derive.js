@@ -854,6 +854,35 @@
     return { calls: calls, problems: problems };
   }
 
+  // The calls of each resource, in index order; an empty interval overlaps nothing.
+  function callsByResource(calls) {
+    var byResource = new Map();
+    for (var i = 0; i < calls.length; i++) {
+      var call = calls[i];
+      if (!(call.end > call.start)) continue;
+      var group = byResource.get(call.resource);
+      if (group === undefined) byResource.set(call.resource, group = []);
+      group.push(call);
+    }
+    return byResource;
+  }
+
+  // The regions of one resource's calls, sorted by (start, index): a cluster is contiguous.
+  function sweepResource(regions, resource, group) {
+    var first = 0; // the cluster is group[first..j)
+    var clusterEnd = group[0].end;
+    for (var j = 1; j < group.length; j++) {
+      if (group[j].start < clusterEnd) {
+        if (group[j].end > clusterEnd) clusterEnd = group[j].end;
+      } else {
+        addRegion(regions, resource, group, first, j, clusterEnd);
+        first = j;
+        clusterEnd = group[j].end;
+      }
+    }
+    addRegion(regions, resource, group, first, group.length, clusterEnd);
+  }
+
   function byStartThenIndex(a, b) {
     return a.start - b.start || a.index - b.index;
   }
@@ -873,33 +902,14 @@
 
   // Per resource, a sweep over calls sorted by (start, index) groups the transitively
   // overlapping half-open intervals; clusters with two or more agents are regions.
+  // Each step below is a function of its own: V8 compiles a long loop while it runs, together
+  // with the rest of its function, so short functions keep those compilations small.
   function findContentions(calls) {
-    var byResource = new Map();
-    for (var i = 0; i < calls.length; i++) {
-      var call = calls[i];
-      if (!(call.end > call.start)) continue; // an empty interval overlaps nothing
-      var group = byResource.get(call.resource);
-      if (group === undefined) byResource.set(call.resource, group = []);
-      group.push(call);
-    }
-
     var regions = [];
-    byResource.forEach(function (group, resource) {
+    callsByResource(calls).forEach(function (group, resource) {
       if (!startsAscending(group)) group.sort(byStartThenIndex);
-      var first = 0; // the cluster is group[first..j): a cluster is contiguous in the sorted group
-      var clusterEnd = group[0].end;
-      for (var j = 1; j < group.length; j++) {
-        if (group[j].start < clusterEnd) {
-          if (group[j].end > clusterEnd) clusterEnd = group[j].end;
-        } else {
-          addRegion(regions, resource, group, first, j, clusterEnd);
-          first = j;
-          clusterEnd = group[j].end;
-        }
-      }
-      addRegion(regions, resource, group, first, group.length, clusterEnd);
+      sweepResource(regions, resource, group);
     });
-
     var ordered = inStartOrder(regions);
     for (var r = 0; r < ordered.length; r++) ordered[r].index = r;
     return ordered;
