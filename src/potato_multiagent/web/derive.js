@@ -582,7 +582,7 @@
     else if (typeof action === 'string') addActionString(calls, problems, step, action);
   }
 
-  var NO_CALL_IDS = []; // shared, never changed: most steps name no call id
+  var NO_CALL_IDS = Object.freeze([]); // shared: most steps name no call id
 
   // The call ids a step says it answers: its tool_call_id and call_id, and the tool_use_id of
   // each tool_result block in its content (string names only).
@@ -931,8 +931,8 @@
     }
     if (byStart.size < regions.length) return regions.sort(byRegionOrder);
     starts.sort();
-    var ordered = new Array(regions.length);
-    for (var k = 0; k < starts.length; k++) ordered[k] = byStart.get(starts[k]);
+    var ordered = [];
+    for (var k = 0; k < starts.length; k++) ordered.push(byStart.get(starts[k]));
     return ordered;
   }
 
