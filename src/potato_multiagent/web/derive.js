@@ -590,8 +590,8 @@
     if (!isPlainObject(raw)) return NO_CALL_IDS;
     var ids = NO_CALL_IDS;
     for (var f = 0; f < RESULT_ID_FIELDS.length; f++) {
-      var id = ownValue(raw, RESULT_ID_FIELDS[f]);
-      if (isName(id)) ids = ids.concat([id]);
+      var field = RESULT_ID_FIELDS[f];
+      if (hasOwn.call(raw, field) && isName(raw[field])) ids = ids.concat([raw[field]]);
     }
     var content = ownValue(raw, 'content');
     if (Array.isArray(content)) {
