@@ -405,7 +405,9 @@
           runningChildren.get(step.parent_thread).push(thread);
           handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
         }
-        previousByThread.set(thread, turn = { agent: null, addressed: false, index: 0 });
+        // Made with a name and a step index, the types its fields keep (V8 recompiles what read it
+        // when a field's type changes).
+        previousByThread.set(thread, turn = { agent: agent, addressed: false, index: step.index });
       }
       if (step.to !== null) addEdge(agent, step.to, step.index);
       if (step.kind === 'handoff') {
