@@ -405,8 +405,7 @@
           runningChildren.get(step.parent_thread).push(thread);
           handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
         }
-        // Made with a name and a step index, the types its fields keep (V8 recompiles what read it
-        // when a field's type changes).
+        // Made with a name and a step index (not null placeholders): its fields keep one type.
         previousByThread.set(thread, turn = { agent: agent, addressed: false, index: step.index });
       }
       if (step.to !== null) addEdge(agent, step.to, step.index);
