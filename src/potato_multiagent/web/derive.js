@@ -373,10 +373,7 @@
         from: previous.agent, to: agent, explicit: false, kind: kind });
     }
 
-    var lastOfThread = new Map(); // of the threads other than the root: only they end as children
-    for (var s = 0; s < steps.length; s++) {
-      if (steps[s].thread !== null) lastOfThread.set(steps[s].thread, steps[s].index);
-    }
+    var lastOfThread = lastStepOfThreads(steps);
     var previousByThread = new Map();
     var runningChildren = new Map(); // parent thread -> child threads that have started
     function byLastStep(a, b) { return lastOfThread.get(a) - lastOfThread.get(b); }
@@ -422,6 +419,17 @@
       turn.index = step.index;
     }
     return { edges: edges, handoffs: handoffs };
+  }
+
+  // The index of each thread's last step, for the threads other than the root (only they end as
+  // children). A loop of its own: V8 compiles a long loop with the rest of its function while it
+  // runs, and code after the loop that has not run yet is then thrown away when reached.
+  function lastStepOfThreads(steps) {
+    var lastOfThread = new Map();
+    for (var s = 0; s < steps.length; s++) {
+      if (steps[s].thread !== null) lastOfThread.set(steps[s].thread, steps[s].index);
+    }
+    return lastOfThread;
   }
 
   // Every step of a thread gets the thread's parent: the first parent_thread among its steps that
@@ -625,13 +633,8 @@
     return low < ascending.length ? ascending[low] : null;
   }
 
-  // Each call's result_step: the first later step naming its id, else the next step of its
-  // thread (`following`) when that is a result step naming no id; and each call's error: its
-  // result step's, else its own (docs/derivation.md#call-results).
-  function linkResults(calls, rawSteps, steps, following) {
-    if (calls.length === 0) return;
-    var naming = new Map();
-    var namingSteps = new Set();
+  // Which steps name which call ids (a loop of its own, as lastStepOfThreads).
+  function indexNamedCallIds(rawSteps, naming, namingSteps) {
     for (var i = 0; i < rawSteps.length; i++) {
       var ids = namedCallIds(rawSteps[i]);
       for (var k = 0; k < ids.length; k++) {
@@ -640,6 +643,16 @@
         namingSteps.add(i);
       }
     }
+  }
+
+  // Each call's result_step: the first later step naming its id, else the next step of its
+  // thread (`following`) when that is a result step naming no id; and each call's error: its
+  // result step's, else its own (docs/derivation.md#call-results).
+  function linkResults(calls, rawSteps, steps, following) {
+    if (calls.length === 0) return;
+    var naming = new Map(); // call id -> the steps naming it, ascending
+    var namingSteps = new Set();
+    indexNamedCallIds(rawSteps, naming, namingSteps);
     for (var c = 0; c < calls.length; c++) {
       var call = calls[c];
       var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : NO_CALL_IDS;
