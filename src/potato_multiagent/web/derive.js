@@ -924,30 +924,14 @@
       if (!startsAscending(group)) group.sort(byStartThenIndex);
       sweepResource(regions, resource, group);
     });
-    var ordered = inStartOrder(regions);
-    for (var r = 0; r < ordered.length; r++) ordered[r].index = r;
-    return ordered;
+    regions.sort(byRegionOrder);
+    for (var r = 0; r < regions.length; r++) regions[r].index = r;
+    return regions;
   }
 
+  // Regions by (start, resource by code points, first call).
   function byRegionOrder(a, b) {
     return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
-  }
-
-  // The regions in (start, resource by code points, first call) order. When no two share a start
-  // (the usual case) the order is the starts', sorted natively: a comparator call per comparison
-  // is most of the sort's cost in a long run, cold. Shared starts take the full comparator.
-  function inStartOrder(regions) {
-    var starts = new Float64Array(regions.length);
-    var byStart = new Map();
-    for (var i = 0; i < regions.length; i++) {
-      starts[i] = regions[i].start;
-      byStart.set(regions[i].start, regions[i]);
-    }
-    if (byStart.size < regions.length) return regions.sort(byRegionOrder);
-    starts.sort();
-    var ordered = [];
-    for (var k = 0; k < starts.length; k++) ordered.push(byStart.get(starts[k]));
-    return ordered;
   }
 
   // The cluster group[from..to) is in (start, index) order, so first sightings give the agents'
