@@ -940,25 +940,21 @@
   function addRegion(regions, resource, group, from, to, clusterEnd) {
     if (to - from < 2 || oneAgent(group, from, to)) return;
     var agents = [];
-    var seen = null; // a short list of agents is searched in place; a Set once it grows long
+    var seen = new Set();
     var indices = [];
     var sorted = true;
     for (var i = from; i < to; i++) {
       if (indices.length && group[i].index < indices[indices.length - 1]) sorted = false;
       indices.push(group[i].index);
-      var agent = group[i].agent;
-      if (seen === null ? agents.indexOf(agent) < 0 : !seen.has(agent)) {
-        agents.push(agent);
-        if (seen !== null) seen.add(agent);
-        else if (agents.length > MANY_AGENTS) seen = new Set(agents);
+      if (!seen.has(group[i].agent)) {
+        seen.add(group[i].agent);
+        agents.push(group[i].agent);
       }
     }
     if (!sorted) indices.sort(ascendingNumbers);
     regions.push({ index: 0, resource: resource, start: group[from].start, end: clusterEnd,
       calls: indices, agents: agents });
   }
-
-  var MANY_AGENTS = 8;
 
   // Whether one agent made every call of the cluster (it contends with no one), read without a copy.
   function oneAgent(group, from, to) {
