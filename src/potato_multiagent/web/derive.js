@@ -23,6 +23,8 @@
   // Options
   // ---------------------------------------------------------------------------------------------
 
+  var AGENT_FIELDS = ['agent', 'sender', 'source', 'speaker', 'name', 'role'];
+
   var DEFAULTS = {
     steps_key: 'steps',
     agent_key: 'agent',
@@ -45,7 +47,8 @@
       return typeof value === 'string' ? value : DEFAULTS[key];
     }
     var agentKey = pickKey('agent_key');
-    var agentFields = [agentKey, 'agent', 'sender', 'source', 'speaker', 'name', 'role'];
+    // The configured key first, not asked twice (a step without an agent reads every field).
+    var agentFields = [agentKey].concat(AGENT_FIELDS.filter(function (field) { return field !== agentKey; }));
     return {
       stepsPath: pickKey('steps_key').split('.'),
       callsPath: pickKey('calls_key').split('.'),
@@ -54,7 +57,7 @@
       roster: pick('agents'),
       qualifiers: Boolean(pick('agent_qualifiers')),
       agentFields: agentFields,
-      callAgentFields: [agentKey, 'agent'],
+      callAgentFields: agentKey === 'agent' ? ['agent'] : [agentKey, 'agent'],
       handoffSourceFields: ['from_agent', 'source', 'from'].concat(agentFields)
     };
   }
@@ -110,8 +113,10 @@
   // A name is a non-empty string that is not only whitespace, taken as it is.
   function isName(value) {
     if (typeof value !== 'string' || value.length === 0) return false;
-    // Fast path: most names start with a visible character.
-    return !isWhitespaceCode(value.charCodeAt(0)) || NON_WHITESPACE_RE.test(value);
+    var first = value.charCodeAt(0);
+    // Fast paths: most names start with a visible ASCII character, or another non-space one.
+    if (first > 0x20 && first < 0x7f) return true;
+    return !isWhitespaceCode(first) || NON_WHITESPACE_RE.test(value);
   }
 
   // A string name, or an object's `name`, else its `id` (not recursive); otherwise null.
@@ -124,10 +129,14 @@
     return isName(id) ? id : null;
   }
 
-  // The first of `fields` whose value is a name (objects count by name/id).
+  // The first of `fields` whose value is a name (objects count by name/id). Absent fields are
+  // skipped before any call: this runs for several fields of every step, cold, in the page.
   function firstName(object, fields) {
     for (var i = 0; i < fields.length; i++) {
-      var name = nameOf(ownValue(object, fields[i]));
+      if (!hasOwn.call(object, fields[i])) continue;
+      var value = object[fields[i]];
+      // Most values are strings, which are names or nothing (nameOf's object rule not asked).
+      var name = typeof value === 'string' ? (isName(value) ? value : null) : nameOf(value);
       if (name !== null) return name;
     }
     return null;
@@ -145,7 +154,8 @@
   // The first of `fields` that is present and not null, else null.
   function firstPresent(object, fields) {
     for (var i = 0; i < fields.length; i++) {
-      var value = ownValue(object, fields[i]);
+      if (!hasOwn.call(object, fields[i])) continue;
+      var value = object[fields[i]];
       if (value !== undefined && value !== null) return value;
     }
     return null;
@@ -239,7 +249,7 @@
   // `Orchestrator (-> WebSurfer)` -> {agent: "Orchestrator", qualifier: "-> WebSurfer",
   // target: "WebSurfer"}; null when the name carries no qualifier.
   function splitQualifier(name) {
-    if (typeof name !== 'string') return null;
+    if (typeof name !== 'string' || name.charCodeAt(name.length - 1) !== 0x29) return null; // ")"
     var match = QUALIFIER_RE.exec(name);
     if (match === null) return null;
     var qualifier = match[2];
@@ -266,7 +276,8 @@
     var type = ownValue(step, 'type');
     var typed = typeof type === 'string' &&
       (asciiLower(type) === 'handoff' || asciiLower(type) === 'handoffmessage');
-    if (!typed && nameOf(ownValue(step, 'to_agent')) === null) return null;
+    if (!typed && !hasOwn.call(step, 'to_agent')) return null; // most steps: read no further
+    if (!typed && nameOf(step.to_agent) === null) return null;
     var source = firstName(step, options.handoffSourceFields);
     var target = firstName(step, HANDOFF_TARGET_FIELDS);
     if (source === null || target === null || source === target) return null;
@@ -286,9 +297,9 @@
     var step = { index: index, agent: null, qualifier: null, to: null, kind: 'turn',
       text: textOfStep(raw), thread: null, parent_thread: null, error: null };
     if (!isPlainObject(raw)) return step;
-    var thread = ownValue(raw, 'thread');
-    if (isName(thread)) step.thread = thread;
-    step.error = errorText(ownValue(raw, 'error'));
+    // Absent fields (most steps have no thread and no error) cost no call.
+    if (hasOwn.call(raw, 'thread') && isName(raw.thread)) step.thread = raw.thread;
+    if (hasOwn.call(raw, 'error')) step.error = errorText(raw.error);
 
     var handoff = readHandoffEvent(raw, options);
     if (handoff !== null) {
@@ -362,8 +373,7 @@
         from: previous.agent, to: agent, explicit: false, kind: kind });
     }
 
-    var lastOfThread = new Map();
-    for (var s = 0; s < steps.length; s++) lastOfThread.set(steps[s].thread, steps[s].index);
+    var lastOfThread = lastStepOfThreads(steps);
     var previousByThread = new Map();
     var runningChildren = new Map(); // parent thread -> child threads that have started
     function byLastStep(a, b) { return lastOfThread.get(a) - lastOfThread.get(b); }
@@ -381,24 +391,45 @@
           handOver(previousByThread.get(ended[e]), agent, step.index, 'return');
         }
       }
-      if (previousByThread.has(thread)) {
-        handOver(previousByThread.get(thread), agent, step.index, 'implicit');
-      } else if (thread !== null) {
-        if (!runningChildren.has(step.parent_thread)) runningChildren.set(step.parent_thread, []);
-        runningChildren.get(step.parent_thread).push(thread);
-        handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
+      // The thread's previous turn {agent, addressed, index}: one record per thread, overwritten
+      // below (it is read only before the thread's next step), so a step needs no object of its own.
+      var turn = previousByThread.get(thread);
+      if (turn !== undefined) {
+        handOver(turn, agent, step.index, 'implicit');
+      } else {
+        if (thread !== null) {
+          if (!runningChildren.has(step.parent_thread)) runningChildren.set(step.parent_thread, []);
+          runningChildren.get(step.parent_thread).push(thread);
+          handOver(previousByThread.get(step.parent_thread), agent, step.index, 'delegation');
+        }
+        // Made with a name and a step index (not null placeholders): its fields keep one type.
+        previousByThread.set(thread, turn = { agent: agent, addressed: false, index: step.index });
       }
       if (step.to !== null) addEdge(agent, step.to, step.index);
       if (step.kind === 'handoff') {
         handoffs.push({ index: handoffs.length, step: step.index, from_step: step.index, from: agent,
           to: step.to, explicit: true, kind: 'explicit' });
         // Control is with the target: the next step reads as following an unaddressed turn by it.
-        previousByThread.set(thread, { agent: step.to, addressed: false, index: step.index });
+        turn.agent = step.to;
+        turn.addressed = false;
       } else {
-        previousByThread.set(thread, { agent: agent, addressed: step.to !== null, index: step.index });
+        turn.agent = agent;
+        turn.addressed = step.to !== null;
       }
+      turn.index = step.index;
     }
     return { edges: edges, handoffs: handoffs };
+  }
+
+  // The index of each thread's last step, for the threads other than the root (only they end as
+  // children). A loop of its own: V8 compiles a long loop with the rest of its function while it
+  // runs, and code after the loop that has not run yet is then thrown away when reached.
+  function lastStepOfThreads(steps) {
+    var lastOfThread = new Map();
+    for (var s = 0; s < steps.length; s++) {
+      if (steps[s].thread !== null) lastOfThread.set(steps[s].thread, steps[s].index);
+    }
+    return lastOfThread;
   }
 
   // Every step of a thread gets the thread's parent: the first parent_thread among its steps that
@@ -444,114 +475,132 @@
   var RESULT_ROLES = ['tool', 'function'];
   var RESULT_AGENTS = ['tool', 'function', 'Computer_terminal'];
 
-  // Strict JSON parse; numbers that overflow to +-Infinity make the text invalid.
-  // Returns {ok: true, value} or {ok: false}.
+  var INVALID_JSON = {}; // parseStrictJson's answer for text that is not strict JSON
+  // Only a number with an exponent or of 300 digits can overflow; text without one needs no reviver.
+  var MAY_OVERFLOW_RE = /[0-9][eE]|[0-9]{300}/;
+  // JSON whitespace, then { or [: only such text can parse to an object or a list.
+  var OPENS_CONTAINER_RE = /^[ \t\n\r]*[{[]/;
+
+  function rejectOverflow(key, item) {
+    if (typeof item === 'number' && !isFinite(item)) throw new SyntaxError('number out of range');
+    return item;
+  }
+
+  // Strict JSON parse: the value, or INVALID_JSON (numbers that overflow to +-Infinity make the
+  // text invalid). No wrapper object: a long run has a call on every few steps.
   function parseStrictJson(text) {
-    var overflow = false;
-    var value;
     try {
-      value = JSON.parse(text, function (key, item) {
-        if (typeof item === 'number' && !isFinite(item)) overflow = true;
-        return item;
-      });
+      return MAY_OVERFLOW_RE.test(text) ? JSON.parse(text, rejectOverflow) : JSON.parse(text);
     } catch (error) {
-      return { ok: false };
+      return INVALID_JSON;
     }
-    return overflow ? { ok: false } : { ok: true, value: value };
   }
 
-  // A string argument becomes its parse when that is an object or a list; a string that looks
-  // like one ({ or [ first) but does not parse stays, flagged invalid. All else is kept.
-  function interpretArguments(value) {
-    if (typeof value !== 'string') return { value: value, invalid: false };
+  // A string argument becomes its parse when that is an object or a list; all else is kept.
+  function parsedArguments(value) {
+    if (typeof value !== 'string' || !OPENS_CONTAINER_RE.test(value)) return value;
     var parsed = parseStrictJson(value);
-    if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') {
-      return { value: parsed.value, invalid: false };
-    }
-    var looksLikeJson = value.charAt(0) === '{' || value.charAt(0) === '[';
-    return { value: value, invalid: !parsed.ok && looksLikeJson };
+    return parsed !== INVALID_JSON && parsed !== null && typeof parsed === 'object' ? parsed : value;
   }
 
-  function ToolCallCollector(agent, stepIndex, calls, problems) {
-    this.agent = agent;
-    this.stepIndex = stepIndex;
-    this.calls = calls;
-    this.problems = problems;
+  // A string that looks like JSON ({ or [ first) but does not parse stays, flagged invalid. Such
+  // text parses to an object or a list when it parses at all, so `kept` (the string still there
+  // after parsedArguments) means it did not.
+  function argumentsInvalid(value, kept) {
+    if (kept !== value || typeof value !== 'string') return false;
+    var first = value.charAt(0);
+    return first === '{' || first === '[';
   }
 
-  // Record one call; problems in the contract's order (name first, then arguments).
-  ToolCallCollector.prototype.add = function (path, id, tool, rawArguments, error) {
-    var args = interpretArguments(rawArguments);
-    this.calls.push({ index: this.calls.length, step: this.stepIndex, id: id, agent: this.agent,
-      tool: tool, arguments: args.value, arguments_invalid: args.invalid, result_step: null,
+  // A call's problem path (steps[i].tool_calls[k], steps[i].action, ...), built only for a problem.
+  function toolCallPath(stepIndex, field, position) {
+    return 'steps[' + stepIndex + '].' + field + (position === null ? '' : '[' + position + ']');
+  }
+
+  // Record one call of `step`; problems in the contract's order (name first, then arguments).
+  function addToolCall(calls, problems, step, field, position, id, tool, rawArguments, error) {
+    var args = parsedArguments(rawArguments);
+    var invalid = argumentsInvalid(rawArguments, args);
+    calls.push({ index: calls.length, step: step.index, id: id, agent: step.agent,
+      tool: tool, arguments: args, arguments_invalid: invalid, result_step: null,
       error: error === undefined ? null : error });
     if (tool === null) {
-      this.problems.push(problem(path, 'tool_name_missing', path + ' has no tool name (name/tool)'));
+      var unnamed = toolCallPath(step.index, field, position);
+      problems.push(problem(unnamed, 'tool_name_missing', unnamed + ' has no tool name (name/tool)'));
     }
-    if (args.invalid) {
-      this.problems.push(problem(path, 'arguments_invalid', path + ' arguments are not valid JSON'));
+    if (invalid) {
+      var broken = toolCallPath(step.index, field, position);
+      problems.push(problem(broken, 'arguments_invalid', broken + ' arguments are not valid JSON'));
     }
-  };
+  }
 
   // An object call: the OpenAI shape reads name and arguments from `function`; id from the call.
-  ToolCallCollector.prototype.addObject = function (path, call) {
+  function addObjectCall(calls, problems, step, field, position, call) {
     if (!isPlainObject(call)) {
-      this.add(path, null, null, null); // keeps positions stable
+      addToolCall(calls, problems, step, field, position, null, null, null); // keeps positions stable
       return;
     }
     var fn = ownValue(call, 'function');
     var source = isPlainObject(fn) ? fn : call;
-    this.add(path, firstName(call, CALL_ID_FIELDS), firstStringName(source, TOOL_NAME_FIELDS),
-      firstPresent(source, ARGUMENT_FIELDS), errorText(ownValue(call, 'error')));
-  };
+    addToolCall(calls, problems, step, field, position, firstName(call, CALL_ID_FIELDS),
+      firstStringName(source, TOOL_NAME_FIELDS), firstPresent(source, ARGUMENT_FIELDS),
+      errorText(ownValue(call, 'error')));
+  }
 
   // `search("x")` or `search[...]` is a call; a bare identifier is a call without arguments.
-  ToolCallCollector.prototype.addActionString = function (path, action) {
+  function addActionString(calls, problems, step, action) {
     var match = ACTION_CALL_RE.exec(action);
     if (match !== null) {
-      this.add(path, null, match[1], match[2] === '' ? null : match[2]);
+      addToolCall(calls, problems, step, 'action', null, null, match[1], match[2] === '' ? null : match[2]);
     } else if (BARE_TOOL_RE.test(action)) {
-      this.add(path, null, action, null);
+      addToolCall(calls, problems, step, 'action', null, null, action, null);
     }
-  };
+  }
+
+  // Whether a step has a field a call can be in (Python's tool_calls asks the same first). Asked
+  // before collectToolCalls, not in it: most steps carry no call, and a function run for every
+  // step of a long run is compiled by V8 mid-run, which costs more CPU than the run itself saves.
+  function mayCarryToolCalls(raw) {
+    return isPlainObject(raw) && (hasOwn.call(raw, 'tool_calls') || hasOwn.call(raw, 'tool_call') ||
+      Array.isArray(ownValue(raw, 'content')) || hasOwn.call(raw, 'action'));
+  }
 
   // All four shapes, in the contract's order: tool_calls, tool_call, content blocks, action.
   function collectToolCalls(raw, step, calls, problems) {
     if (!isPlainObject(raw)) return;
-    var prefix = 'steps[' + step.index + ']';
-    var collector = new ToolCallCollector(step.agent, step.index, calls, problems);
-
     var toolCalls = ownValue(raw, 'tool_calls');
     if (Array.isArray(toolCalls)) {
       for (var k = 0; k < toolCalls.length; k++) {
-        collector.addObject(prefix + '.tool_calls[' + k + ']', toolCalls[k]);
+        addObjectCall(calls, problems, step, 'tool_calls', k, toolCalls[k]);
       }
     }
     var toolCall = ownValue(raw, 'tool_call');
-    if (isPlainObject(toolCall)) collector.addObject(prefix + '.tool_call', toolCall);
+    if (isPlainObject(toolCall)) addObjectCall(calls, problems, step, 'tool_call', null, toolCall);
 
     var content = ownValue(raw, 'content');
     if (Array.isArray(content)) {
       for (var c = 0; c < content.length; c++) {
         var block = content[c];
         if (isPlainObject(block) && ownValue(block, 'type') === 'tool_use') {
-          collector.addObject(prefix + '.content[' + c + ']', block);
+          addObjectCall(calls, problems, step, 'content', c, block);
         }
       }
     }
     var action = ownValue(raw, 'action');
-    if (isPlainObject(action)) collector.addObject(prefix + '.action', action);
-    else if (typeof action === 'string') collector.addActionString(prefix + '.action', action);
+    if (isPlainObject(action)) addObjectCall(calls, problems, step, 'action', null, action);
+    else if (typeof action === 'string') addActionString(calls, problems, step, action);
   }
+
+  var NO_CALL_IDS = Object.freeze([]); // shared: most steps name no call id
 
   // The call ids a step says it answers: its tool_call_id and call_id, and the tool_use_id of
   // each tool_result block in its content (string names only).
   function namedCallIds(raw) {
-    if (!isPlainObject(raw)) return [];
-    var ids = [];
+    if (!isPlainObject(raw)) return NO_CALL_IDS;
+    var ids = NO_CALL_IDS;
     for (var f = 0; f < RESULT_ID_FIELDS.length; f++) {
-      var id = ownValue(raw, RESULT_ID_FIELDS[f]);
-      if (isName(id)) ids.push(id);
+      var field = RESULT_ID_FIELDS[f];
+      if (hasOwn.call(raw, field) && isName(raw[field])) ids = ids.concat([raw[field]]);
     }
     var content = ownValue(raw, 'content');
     if (Array.isArray(content)) {
@@ -559,7 +608,7 @@
         var block = content[c];
         if (isPlainObject(block) && ownValue(block, 'type') === 'tool_result') {
           var useId = ownValue(block, 'tool_use_id');
-          if (isName(useId)) ids.push(useId);
+          if (isName(useId)) ids = ids.concat([useId]);
         }
       }
     }
@@ -584,24 +633,32 @@
     return low < ascending.length ? ascending[low] : null;
   }
 
-  // Each call's result_step: the first later step naming its id, else the next step of its
-  // thread (`following`) when that is a result step naming no id; and each call's error: its
-  // result step's, else its own (docs/derivation.md#call-results).
-  function linkResults(calls, rawSteps, steps, following) {
-    var naming = new Map();
+  // Which steps name which call ids (a loop of its own, as lastStepOfThreads).
+  function indexNamedCallIds(rawSteps, naming, namingSteps) {
     for (var i = 0; i < rawSteps.length; i++) {
       var ids = namedCallIds(rawSteps[i]);
       for (var k = 0; k < ids.length; k++) {
         if (!naming.has(ids[k])) naming.set(ids[k], []);
         naming.get(ids[k]).push(i);
+        namingSteps.add(i);
       }
     }
+  }
+
+  // Each call's result_step: the first later step naming its id, else the next step of its
+  // thread (`following`) when that is a result step naming no id; and each call's error: its
+  // result step's, else its own (docs/derivation.md#call-results).
+  function linkResults(calls, rawSteps, steps, following) {
+    if (calls.length === 0) return;
+    var naming = new Map(); // call id -> the steps naming it, ascending
+    var namingSteps = new Set();
+    indexNamedCallIds(rawSteps, naming, namingSteps);
     for (var c = 0; c < calls.length; c++) {
       var call = calls[c];
-      var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : [];
+      var named = call.id !== null && naming.has(call.id) ? naming.get(call.id) : NO_CALL_IDS;
       call.result_step = firstAfter(named, call.step);
       var next = following[call.step];
-      if (call.result_step === null && next !== null && namedCallIds(rawSteps[next]).length === 0 &&
+      if (call.result_step === null && next !== null && !namingSteps.has(next) &&
           isResultStep(rawSteps[next], steps[next].agent)) {
         call.result_step = next;
       }
@@ -693,12 +750,23 @@
     return Math.abs(total) > MAX_SAFE ? null : total;
   }
 
-  // {seconds, kind: "number"|"iso"} or null when the value is not a time.
-  function parseTime(value) {
-    if (typeof value === 'number') return isFinite(value) ? { seconds: value, kind: 'number' } : null;
+  // Seconds of a time (a finite number, or an ISO string), or null when the value is not one.
+  function timeSeconds(value) {
+    if (typeof value === 'number') return isFinite(value) ? value : null;
     if (typeof value !== 'string') return null;
     var micros = isoMicroseconds(value);
-    return micros === null ? null : { seconds: micros / 1e6, kind: 'iso' };
+    return micros === null ? null : micros / 1e6;
+  }
+
+  // A time's kind, read from the value timeSeconds accepted: a number is one, a string an ISO time.
+  function timeKind(value) {
+    return typeof value === 'number' ? 'number' : 'iso';
+  }
+
+  // {seconds, kind: "number"|"iso"} or null when the value is not a time.
+  function parseTime(value) {
+    var seconds = timeSeconds(value);
+    return seconds === null ? null : { seconds: seconds, kind: timeKind(value) };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -715,14 +783,15 @@
 
   var CALL_TOOL_FIELDS = ['tool', 'name'];
 
-  // The time at `field`, or null after adding its problem to `problems`.
+  // The seconds of the time at `field`, or null after adding its problem to `problems` (no
+  // {seconds, kind} object per time: a long run has tens of thousands of calls).
   function readCallTime(call, field, k, problems) {
-    var value = ownValue(call, field);
+    var value = hasOwn.call(call, field) ? call[field] : undefined;
     if (value === undefined || value === null) {
       var missing = callPath(k) + '.' + field;
       return reject(problems, problem(missing, 'time_missing', missing + ' is missing'));
     }
-    var time = parseTime(value);
+    var time = timeSeconds(value);
     if (time === null) {
       var unparseable = callPath(k) + '.' + field;
       return reject(problems, problem(unparseable, 'time_unparseable',
@@ -763,19 +832,20 @@
     if (start === null) return null;
     var end = readCallTime(raw, 'end', k, problems);
     if (end === null) return null;
-    if (start.kind !== end.kind) {
+    var kind = timeKind(raw.start);
+    if (kind !== timeKind(raw.end)) {
       return reject(problems, problem(callPath(k), 'time_kind_mixed',
         callPath(k) + ' mixes a number and an ISO time'));
     }
-    if (end.seconds < start.seconds) {
+    if (end < start) {
       return reject(problems, problem(callPath(k), 'time_reversed', callPath(k) + ' ends before it starts'));
     }
-    if (listKind !== null && start.kind !== listKind) {
-      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + start.kind +
+    if (listKind !== null && kind !== listKind) {
+      return reject(problems, problem(callPath(k), 'time_kind_mixed', callPath(k) + ' uses ' + kind +
         ' times but the calls use ' + listKind + ' times'));
     }
     return { index: k, agent: agent, tool: firstName(raw, CALL_TOOL_FIELDS), resource: resource,
-      start: start.seconds, end: end.seconds, kind: start.kind };
+      start: start, end: end, kind: kind };
   }
 
   function readTimedCalls(record, options) {
@@ -798,65 +868,100 @@
     return { calls: calls, problems: problems };
   }
 
-  function byStartThenIndex(a, b) {
-    return a.start - b.start || a.index - b.index;
-  }
-
-  // Per resource, a sweep over calls sorted by (start, index) groups the transitively
-  // overlapping half-open intervals; clusters with two or more agents are regions.
-  function findContentions(calls) {
+  // The calls of each resource, in index order; an empty interval overlaps nothing.
+  function callsByResource(calls) {
     var byResource = new Map();
     for (var i = 0; i < calls.length; i++) {
       var call = calls[i];
-      if (!(call.end > call.start)) continue; // an empty interval overlaps nothing
+      if (!(call.end > call.start)) continue;
       var group = byResource.get(call.resource);
       if (group === undefined) byResource.set(call.resource, group = []);
       group.push(call);
     }
+    return byResource;
+  }
 
-    var regions = [];
-    byResource.forEach(function (group, resource) {
-      group.sort(byStartThenIndex);
-      var first = 0; // the cluster is group[first..j): a cluster is contiguous in the sorted group
-      var clusterEnd = group[0].end;
-      for (var j = 1; j < group.length; j++) {
-        if (group[j].start < clusterEnd) {
-          if (group[j].end > clusterEnd) clusterEnd = group[j].end;
-        } else {
-          addRegion(regions, resource, group, first, j, clusterEnd);
-          first = j;
-          clusterEnd = group[j].end;
-        }
+  // The regions of one resource's calls, sorted by (start, index): a cluster is contiguous.
+  function sweepResource(regions, resource, group) {
+    var first = 0; // the cluster is group[first..j)
+    var clusterEnd = group[0].end;
+    for (var j = 1; j < group.length; j++) {
+      if (group[j].start < clusterEnd) {
+        if (group[j].end > clusterEnd) clusterEnd = group[j].end;
+      } else {
+        addRegion(regions, resource, group, first, j, clusterEnd);
+        first = j;
+        clusterEnd = group[j].end;
       }
-      addRegion(regions, resource, group, first, group.length, clusterEnd);
-    });
+    }
+    addRegion(regions, resource, group, first, group.length, clusterEnd);
+  }
 
-    regions.sort(function (a, b) {
-      return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
+  function byStartThenIndex(a, b) {
+    return a.start - b.start || a.index - b.index;
+  }
+
+  // A group is built in index order, so with starts that never go down it is in (start, index)
+  // order already (calls mostly arrive in start order; a comparator call per call costs, cold).
+  function startsAscending(group) {
+    for (var i = 1; i < group.length; i++) {
+      if (group[i].start < group[i - 1].start) return false;
+    }
+    return true;
+  }
+
+  function ascendingNumbers(a, b) {
+    return a - b;
+  }
+
+  // Per resource, a sweep over calls sorted by (start, index) groups the transitively
+  // overlapping half-open intervals; clusters with two or more agents are regions.
+  // Each step below is a function of its own: V8 compiles a long loop while it runs, together
+  // with the rest of its function, so short functions keep those compilations small.
+  function findContentions(calls) {
+    var regions = [];
+    callsByResource(calls).forEach(function (group, resource) {
+      if (!startsAscending(group)) group.sort(byStartThenIndex);
+      sweepResource(regions, resource, group);
     });
+    regions.sort(byRegionOrder);
     for (var r = 0; r < regions.length; r++) regions[r].index = r;
     return regions;
+  }
+
+  // Regions by (start, resource by code points, first call).
+  function byRegionOrder(a, b) {
+    return a.start - b.start || compareCodePoints(a.resource, b.resource) || a.calls[0] - b.calls[0];
   }
 
   // The cluster group[from..to) is in (start, index) order, so first sightings give the agents'
   // order. It is read in place: a long run has tens of thousands of clusters, most of one call,
   // which contends with no one.
   function addRegion(regions, resource, group, from, to, clusterEnd) {
-    if (to - from < 2) return;
+    if (to - from < 2 || oneAgent(group, from, to)) return;
     var agents = [];
     var seen = new Set();
     var indices = [];
+    var sorted = true;
     for (var i = from; i < to; i++) {
+      if (indices.length && group[i].index < indices[indices.length - 1]) sorted = false;
       indices.push(group[i].index);
       if (!seen.has(group[i].agent)) {
         seen.add(group[i].agent);
         agents.push(group[i].agent);
       }
     }
-    if (agents.length < 2) return;
-    indices.sort(function (a, b) { return a - b; });
+    if (!sorted) indices.sort(ascendingNumbers);
     regions.push({ index: 0, resource: resource, start: group[from].start, end: clusterEnd,
       calls: indices, agents: agents });
+  }
+
+  // Whether one agent made every call of the cluster (it contends with no one), read without a copy.
+  function oneAgent(group, from, to) {
+    for (var i = from + 1; i < to; i++) {
+      if (group[i].agent !== group[from].agent) return false;
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -904,7 +1009,7 @@
     for (var i = 0; i < rawSteps.length; i++) {
       var step = readStep(rawSteps[i], i, opts);
       steps.push(step);
-      collectToolCalls(rawSteps[i], step, toolCalls, problems);
+      if (mayCarryToolCalls(rawSteps[i])) collectToolCalls(rawSteps[i], step, toolCalls, problems);
     }
     resolveParents(steps, rawSteps);
     linkResults(toolCalls, rawSteps, steps, nextInThread(steps));
