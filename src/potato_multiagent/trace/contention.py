@@ -67,41 +67,46 @@ def _time_problem(call: dict, k: int, field: str) -> dict:
     return problem(f"calls[{k}].{field}", "time_unparseable", f"{field} is neither a number nor an ISO time")
 
 
-_START_THEN_INDEX = itemgetter("start", "index")
+_START = itemgetter("start")
 
 
 def contention_regions(calls: List[dict]) -> List[dict]:
-    """Regions where two or more agents hold one resource over overlapping half-open intervals."""
+    """Regions where two or more agents hold one resource over overlapping half-open intervals.
+
+    ``calls`` are :func:`read_calls`'s, in index order; each resource's calls are sorted by
+    (start, index) as a stable sort by start alone, which saves a key tuple per call.
+    """
     by_resource = defaultdict(list)
     for call in calls:
         if call["end"] > call["start"]:  # a zero-length call touches nothing
             by_resource[call["resource"]].append(call)
     regions = []
     for resource, held in by_resource.items():
-        held.sort(key=_START_THEN_INDEX)
+        held.sort(key=_START)
         first, cluster_end = 0, held[0]["end"]  # the cluster is held[first:k], contiguous once sorted
         for k in range(1, len(held)):
             call = held[k]
             if call["start"] < cluster_end:
-                cluster_end = max(cluster_end, call["end"])
+                end = call["end"]
+                if end > cluster_end:  # max(), keeping the earlier value on a tie (1 and 1.0 print apart)
+                    cluster_end = end
             else:
-                regions.extend(_region(resource, held, first, k, cluster_end))
+                if k - first > 1:  # most clusters are one call, which contends with no one
+                    _add_region(regions, resource, held, first, k, cluster_end)
                 first, cluster_end = k, call["end"]
-        regions.extend(_region(resource, held, first, len(held), cluster_end))
+        if len(held) - first > 1:
+            _add_region(regions, resource, held, first, len(held), cluster_end)
     regions.sort(key=lambda region: (region["start"], region["resource"], region["calls"][0]))
     for index, region in enumerate(regions):
         region["index"] = index
     return regions
 
 
-def _region(resource: str, held: List[dict], first: int, stop: int, end: float) -> List[dict]:
-    """The region of the cluster ``held[first:stop]``, or nothing when a single agent made every
-    call in it. Most clusters are one call, which contends with no one: those are not copied."""
-    if stop - first < 2:
-        return []
+def _add_region(regions: List[dict], resource: str, held: List[dict], first: int, stop: int, end: float) -> None:
+    """Add the region of the cluster ``held[first:stop]`` (two calls or more), unless a single
+    agent made every call in it."""
     cluster = held[first:stop]
     agents = list(dict.fromkeys(call["agent"] for call in cluster))  # cluster is in (start, index) order
-    if len(agents) < 2:
-        return []
-    return [{"index": None, "resource": resource, "start": cluster[0]["start"], "end": end,
-             "calls": sorted(call["index"] for call in cluster), "agents": agents}]
+    if len(agents) > 1:
+        regions.append({"index": None, "resource": resource, "start": cluster[0]["start"], "end": end,
+                        "calls": sorted(call["index"] for call in cluster), "agents": agents})

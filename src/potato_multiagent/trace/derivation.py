@@ -12,7 +12,7 @@ from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .options import DEFAULTS
 from .problems import problem
-from .steps import TOOL_RESULT, Step, read_step
+from .steps import TOOL_RESULT, Step, agent_fields, read_step
 from .threads import next_in_thread, resolve_parents
 from .tools import attribute_results, link_results, tool_calls as step_tool_calls
 
@@ -97,8 +97,9 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
         result.problems.append(problem("steps", "steps_not_list", f"{steps_key!r} does not hold a list of steps"))
         raw_steps = []
     steps, tool_calls, problems = result.steps, result.tool_calls, result.problems
+    fields = agent_fields(agent_key)
     for index, raw in enumerate(raw_steps):
-        step = read_step(index, raw, agent_key, agent_qualifiers)
+        step = read_step(index, raw, fields, agent_qualifiers)
         steps.append(step)
         tool_calls.extend(step_tool_calls(index, raw, step.agent, len(tool_calls), problems))
     result.steps = resolve_parents(result.steps, raw_steps)
