@@ -25,14 +25,14 @@ def read_calls(raw: list, agent_key: str, resource_key: str, problems: List[dict
     list_kind: Optional[str] = None
     for k, call in enumerate(raw):
         entry, failure = _check_call(call, k, agent_fields, resource_key)
-        if failure is None and list_kind is not None and entry["kind"] != list_kind:
-            failure = problem(f"calls[{k}]", "time_kind_mixed",
-                              f"times are {entry['kind']}s, earlier calls use {list_kind}s")
-        if failure is not None:
-            problems.append(failure)
-            continue
-        list_kind = list_kind or entry["kind"]
-        accepted.append(entry)
+        if failure is None:
+            kind = entry["kind"]
+            if kind == list_kind or list_kind is None:  # the first accepted call sets the list's kind
+                list_kind = kind
+                accepted.append(entry)
+                continue
+            failure = problem(f"calls[{k}]", "time_kind_mixed", f"times are {kind}s, earlier calls use {list_kind}s")
+        problems.append(failure)
     return accepted
 
 
@@ -106,7 +106,9 @@ def _add_region(regions: List[dict], resource: str, held: List[dict], first: int
     """Add the region of the cluster ``held[first:stop]`` (two calls or more), unless a single
     agent made every call in it."""
     cluster = held[first:stop]
-    agents = list(dict.fromkeys(call["agent"] for call in cluster))  # cluster is in (start, index) order
+    agents = list(dict.fromkeys([call["agent"] for call in cluster]))  # cluster is in (start, index) order
     if len(agents) > 1:
+        indices = [call["index"] for call in cluster]
+        indices.sort()
         regions.append({"index": None, "resource": resource, "start": cluster[0]["start"], "end": end,
-                        "calls": sorted(call["index"] for call in cluster), "agents": agents})
+                        "calls": indices, "agents": agents})

@@ -14,7 +14,7 @@ from .options import DEFAULTS
 from .problems import problem
 from .steps import TOOL_RESULT, Step, agent_fields, read_step
 from .threads import next_in_thread, resolve_parents
-from .tools import attribute_results, link_results, tool_calls as step_tool_calls
+from .tools import attribute_results, collect_tool_calls, link_results
 
 
 @dataclass
@@ -101,7 +101,7 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
     for index, raw in enumerate(raw_steps):
         step = read_step(index, raw, fields, agent_qualifiers)
         steps.append(step)
-        tool_calls.extend(step_tool_calls(index, raw, step.agent, len(tool_calls), problems))
+        collect_tool_calls(index, raw, step.agent, tool_calls, problems)
     result.steps = resolve_parents(result.steps, raw_steps)
     link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
     result.steps = attribute_results(result.steps, result.tool_calls)

@@ -89,9 +89,18 @@ def step_text(step: Any) -> str:
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(item, (str, dict)) for item in value):
-        parts = [item if isinstance(item, str) else _block_text(item) for item in value]
-        return "\n".join(part for part in parts if isinstance(part, str))
+    if isinstance(value, list):
+        parts = []  # one pass; an item that is neither a string nor a block makes it plain JSON
+        for item in value:
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, dict):
+                text = _block_text(item)
+                if text is not None:
+                    parts.append(text)
+            else:
+                return js_stringify(value)
+        return "\n".join(parts)
     return js_stringify(value)
 
 

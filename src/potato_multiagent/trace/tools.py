@@ -113,12 +113,12 @@ def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
     return f"steps[{step_index}].{suffix}"
 
 
-def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
-               problems: List[dict]) -> List[dict]:
-    """The calls of one step as output entries, appending their problems in order."""
+def collect_tool_calls(step_index: int, step: Any, agent: Optional[str], calls: List[dict],
+                       problems: List[dict]) -> None:
+    """Append the calls of one step to ``calls`` as output entries (numbered on from its
+    length) and their problems to ``problems``, in order (``collectToolCalls`` in derive.js)."""
     if not isinstance(step, dict):
-        return []
-    calls = []
+        return
     for shape, position, tool, call_id, raw, error in found_calls(step):
         arguments, invalid = parse_arguments(raw)
         if tool is None:
@@ -127,10 +127,9 @@ def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: in
         if invalid:
             problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
                                     "the arguments look like JSON but do not parse"))
-        calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
+        calls.append({"index": len(calls), "step": step_index, "id": call_id, "agent": agent,
                       "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
                       "error": error})
-    return calls
 
 
 def named_call_ids(step: Any) -> Tuple[str, ...]:
