@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Iterable, List, Optional
 
 from .contention import contention_regions, read_calls
@@ -121,12 +122,13 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
 def _agent_list(roster: Iterable[Any], steps: List[Step], calls: List[dict]) -> List[str]:
     """Roster first, then step agents and addressees by first appearance, then call agents."""
     ordered = dict.fromkeys(name for name in map(name_of, roster) if name is not None)
+    add = ordered.setdefault
     for step in steps:
         if step.kind == TOOL_RESULT:
             continue  # the caller is listed already; a tool adds no agent
-        for name in (step.agent, step.to):
-            if name is not None:
-                ordered.setdefault(name)
-    for call in calls:
-        ordered.setdefault(call["agent"])
+        if step.agent is not None:
+            add(step.agent)
+        if step.to is not None:
+            add(step.to)
+    ordered.update(dict.fromkeys(map(itemgetter("agent"), calls)))  # a name seen before keeps its place
     return list(ordered)

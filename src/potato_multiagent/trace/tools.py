@@ -47,63 +47,14 @@ def parse_arguments(value: Any) -> Tuple[Any, bool]:
     return (parsed, False) if isinstance(parsed, (dict, list)) else (value, False)
 
 
-def _first_present(obj: dict, keys) -> Any:
-    for key in keys:
-        if obj.get(key) is not None:
-            return obj[key]
-    return None
-
-
-def _object_call(shape: str, position: Optional[int], call: Any) -> tuple:
-    """``(shape, position, tool, id, raw arguments, error)`` of a call object in the OpenAI or
-    the flat shape (a non-object keeps its place with nothing read)."""
-    if not isinstance(call, dict):
-        return shape, position, None, None, None, None
-    body = call.get("function")
-    if not isinstance(body, dict):
-        body = call
-    error = error_text(call["error"]) if "error" in call else None
-    return (shape, position, first_string_name(body, TOOL_FIELDS), first_name(call, ID_FIELDS),
-            _first_present(body, ARGUMENT_FIELDS), error)
-
-
-def _action_string(action: str) -> Optional[tuple]:
-    """``("action_string", None, tool, None, raw arguments, None)`` of a ReAct action string, or
-    None when it is not a call."""
+def _action_string(action: str) -> Optional[Tuple[str, Any]]:
+    """``(tool, raw arguments)`` of a ReAct action string, or None when it is not a call."""
     match = _ACTION_CALL.fullmatch(action)
     if match:
-        return "action_string", None, match.group(1), None, (match.group(2) or None), None
+        return match.group(1), (match.group(2) or None)
     if _ACTION_BARE.fullmatch(action):
-        return "action_string", None, action, None, None, None
+        return action, None
     return None
-
-
-def found_calls(step: dict) -> List[tuple]:
-    """Every call in a step as ``(shape, position, tool, id, raw arguments, error)``, in the
-    contract's order: ``tool_calls``, ``tool_call``, ``tool_use`` content blocks, ``action``
-    (an object, or a string read as a ReAct call). ``call_path`` names each. A list, not a
-    generator: built for every step, a generator costs more than the calls it finds."""
-    found = []
-    listed = step.get("tool_calls")
-    if isinstance(listed, list):
-        for position, call in enumerate(listed):
-            found.append(_object_call("tool_calls", position, call))
-    single = step.get("tool_call")
-    if isinstance(single, dict):
-        found.append(_object_call("tool_call", None, single))
-    content = step.get("content")
-    if isinstance(content, list):
-        for position, block in enumerate(content):
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                found.append(_object_call("content", position, block))
-    action = step.get("action")
-    if isinstance(action, dict):
-        found.append(_object_call("action", None, action))
-    elif isinstance(action, str):
-        parsed = _action_string(action)
-        if parsed is not None:
-            found.append(parsed)
-    return found
 
 
 def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
@@ -116,20 +67,69 @@ def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
 def collect_tool_calls(step_index: int, step: Any, agent: Optional[str], calls: List[dict],
                        problems: List[dict]) -> None:
     """Append the calls of one step to ``calls`` as output entries (numbered on from its
-    length) and their problems to ``problems``, in order (``collectToolCalls`` in derive.js)."""
+    length) and their problems to ``problems``, in the contract's order: ``tool_calls``,
+    ``tool_call``, ``tool_use`` content blocks, ``action`` (an object, or a string read as a
+    ReAct call). ``collectToolCalls`` in derive.js; each shape is tested for None first, as
+    most steps hold one shape or none."""
     if not isinstance(step, dict):
         return
-    for shape, position, tool, call_id, raw, error in found_calls(step):
-        arguments, invalid = parse_arguments(raw)
-        if tool is None:
-            problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
-                                    "the call has no tool name (name or tool)"))
-        if invalid:
-            problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
-                                    "the arguments look like JSON but do not parse"))
-        calls.append({"index": len(calls), "step": step_index, "id": call_id, "agent": agent,
-                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
-                      "error": error})
+    listed = step.get("tool_calls")
+    if listed is not None and isinstance(listed, list):
+        for position, call in enumerate(listed):
+            _add_object_call(step_index, agent, calls, problems, "tool_calls", position, call)
+    single = step.get("tool_call")
+    if single is not None and isinstance(single, dict):
+        _add_object_call(step_index, agent, calls, problems, "tool_call", None, single)
+    content = step.get("content")
+    if content is not None and isinstance(content, list):
+        for position, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                _add_object_call(step_index, agent, calls, problems, "content", position, block)
+    action = step.get("action")
+    if action is None:
+        return
+    if isinstance(action, dict):
+        _add_object_call(step_index, agent, calls, problems, "action", None, action)
+    elif isinstance(action, str):
+        parsed = _action_string(action)
+        if parsed is not None:
+            _add_call(step_index, agent, calls, problems, "action_string", None, parsed[0], None, parsed[1], None)
+
+
+def _add_object_call(step_index: int, agent: Optional[str], calls: List[dict], problems: List[dict],
+                     shape: str, position: Optional[int], call: Any) -> None:
+    """One call object, in the OpenAI shape (name and arguments under ``function``, the id on
+    the call) or the flat one; a non-object keeps its place with nothing read."""
+    tool = call_id = raw = error = None
+    if isinstance(call, dict):
+        body = call.get("function")
+        if body is None or not isinstance(body, dict):
+            body = call
+        tool = first_string_name(body, TOOL_FIELDS)
+        call_id = first_name(call, ID_FIELDS)
+        for key in ARGUMENT_FIELDS:  # the first present (not null) argument field
+            raw = body.get(key)
+            if raw is not None:
+                break
+        if "error" in call:
+            error = error_text(call["error"])
+    _add_call(step_index, agent, calls, problems, shape, position, tool, call_id, raw, error)
+
+
+def _add_call(step_index: int, agent: Optional[str], calls: List[dict], problems: List[dict], shape: str,
+              position: Optional[int], tool: Optional[str], call_id: Optional[str], raw: Any,
+              error: Optional[str]) -> None:
+    """Append one call's entry, and its problems in the contract's order (name, then arguments)."""
+    arguments, invalid = parse_arguments(raw)
+    if tool is None:
+        problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
+                                "the call has no tool name (name or tool)"))
+    if invalid:
+        problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
+                                "the arguments look like JSON but do not parse"))
+    calls.append({"index": len(calls), "step": step_index, "id": call_id, "agent": agent,
+                  "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
+                  "error": error})
 
 
 def named_call_ids(step: Any) -> Tuple[str, ...]:
