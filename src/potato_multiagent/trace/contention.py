@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from operator import itemgetter
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional
 
 from .names import first_name, resource_name
 from .problems import problem
@@ -24,40 +24,48 @@ def read_calls(raw: list, agent_key: str, resource_key: str, problems: List[dict
     accepted: List[dict] = []
     list_kind: Optional[str] = None
     for k, call in enumerate(raw):
-        entry, failure = _check_call(call, k, agent_fields, resource_key)
-        if failure is None:
-            kind = entry["kind"]
-            if kind == list_kind or list_kind is None:  # the first accepted call sets the list's kind
-                list_kind = kind
-                accepted.append(entry)
-                continue
-            failure = problem(f"calls[{k}]", "time_kind_mixed", f"times are {kind}s, earlier calls use {list_kind}s")
-        problems.append(failure)
+        entry = _read_call(call, k, agent_fields, resource_key, problems)
+        if entry is None:
+            continue
+        kind = entry["kind"]
+        if kind == list_kind or list_kind is None:  # the first accepted call sets the list's kind
+            list_kind = kind
+            accepted.append(entry)
+        else:
+            problems.append(problem(f"calls[{k}]", "time_kind_mixed", f"times are {kind}s, earlier calls use {list_kind}s"))
     return accepted
 
 
-def _check_call(call: Any, k: int, agent_fields: tuple, resource_key: str) -> Tuple[Optional[dict], Optional[dict]]:
-    """``(entry, None)`` for a good call, else ``(None, problem)``; paths are built only for problems."""
+def _read_call(call: Any, k: int, agent_fields: tuple, resource_key: str, problems: List[dict]) -> Optional[dict]:
+    """The entry of a call that passes its own checks, else None with the problem of the first
+    check it fails appended (``readTimedCall`` in derive.js); paths are built only for problems."""
     if not isinstance(call, dict):
-        return None, problem(f"calls[{k}]", "call_not_object", "a call must be an object")
+        problems.append(problem(f"calls[{k}]", "call_not_object", "a call must be an object"))
+        return None
     agent = first_name(call, agent_fields)
     if agent is None:
-        return None, problem(f"calls[{k}].agent", "call_agent_missing", f"no agent name in {' or '.join(agent_fields)}")
+        problems.append(problem(f"calls[{k}].agent", "call_agent_missing", f"no agent name in {' or '.join(agent_fields)}"))
+        return None
     resource = resource_name(call.get(resource_key))
     if resource is None:
-        return None, problem(f"calls[{k}].resource", "call_resource_missing", f"no resource in {resource_key}")
+        problems.append(problem(f"calls[{k}].resource", "call_resource_missing", f"no resource in {resource_key}"))
+        return None
     start_kind, start = parse_time(call.get("start"))
     if start_kind is None:
-        return None, _time_problem(call, k, "start")
+        problems.append(_time_problem(call, k, "start"))
+        return None
     end_kind, end = parse_time(call.get("end"))
     if end_kind is None:
-        return None, _time_problem(call, k, "end")
+        problems.append(_time_problem(call, k, "end"))
+        return None
     if start_kind != end_kind:
-        return None, problem(f"calls[{k}]", "time_kind_mixed", f"start is a {start_kind} but end is a {end_kind}")
+        problems.append(problem(f"calls[{k}]", "time_kind_mixed", f"start is a {start_kind} but end is a {end_kind}"))
+        return None
     if end < start:
-        return None, problem(f"calls[{k}]", "time_reversed", "end is before start")
+        problems.append(problem(f"calls[{k}]", "time_reversed", "end is before start"))
+        return None
     return {"index": k, "agent": agent, "tool": first_name(call, ("tool", "name")), "resource": resource,
-            "start": start, "end": end, "kind": start_kind}, None
+            "start": start, "end": end, "kind": start_kind}
 
 
 def _time_problem(call: dict, k: int, field: str) -> dict:

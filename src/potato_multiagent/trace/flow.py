@@ -16,11 +16,6 @@ from .steps import HANDOFF, TOOL_RESULT, Step
 IMPLICIT, EXPLICIT, DELEGATION, RETURN = "implicit", "explicit", "delegation", "return"
 
 
-def _acts(step: Step) -> bool:
-    """Agent-bearing: steps with no agent, and tools answering their caller, are transparent."""
-    return step.agent is not None and step.kind != TOOL_RESULT
-
-
 def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
     """``(edges, handoffs)`` as the JSON lists of the derivation output.
 
@@ -29,7 +24,8 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
     >>> e, [(x["from"], x["to"], x["step"], x["from_step"], x["kind"]) for x in h]
     ([{'from': 'A', 'to': 'B', 'count': 1, 'steps': [1]}], [('A', 'B', 1, 0, 'implicit')])
     """
-    steps = [step for step in steps if _acts(step)]
+    # agent-bearing steps only: steps with no agent, and tools answering their caller, are transparent
+    steps = [step for step in steps if step.agent is not None and step.kind != TOOL_RESULT]
     edges: dict = {}
     handoffs: List[dict] = []
 
@@ -60,7 +56,7 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
     running_children: Dict[Optional[str], List[str]] = {}
     for step in steps:
         agent, thread, index, to = step.agent, step.thread, step.index, step.to
-        children = running_children.get(thread)
+        children = running_children.get(thread) if running_children else None  # most traces have no threads
         if children:
             ended = sorted((child for child in children if last_of_thread[child] < index),
                            key=last_of_thread.__getitem__)
