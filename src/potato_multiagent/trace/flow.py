@@ -51,7 +51,7 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
 
     last_of_thread = {step.thread: step.index for step in steps}
     # per thread, its previous agent-bearing step as (agent in control, whether they addressed
-    # someone, step index): a plain tuple, built once per step at a third of a slotted object's cost
+    # someone, step index): a plain tuple, built once per step at a fifth of a slotted object's cost
     previous: Dict[Optional[str], tuple] = {}
     running_children: Dict[Optional[str], List[str]] = {}
     for step in steps:

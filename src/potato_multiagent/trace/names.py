@@ -68,10 +68,8 @@ def first_string_name(obj: dict, keys) -> Optional[str]:
     """The first value under ``keys`` that is a name and a string (a tool's name: an object
     there is not read for its ``name``), else None."""
     for key in keys:
-        if key in obj:
-            value = obj[key]
-            if isinstance(value, str) and value and (value[0] not in _WHITESPACE_CHARS or is_name(value)):
-                return value
+        if key in obj and is_name(obj[key]):
+            return obj[key]
     return None
 
 
@@ -82,7 +80,7 @@ def resource_name(value: Any) -> Optional[str]:
     ('1', '100', None, None)
     """
     if isinstance(value, str):
-        return value if value and (value[0] not in _WHITESPACE_CHARS or is_name(value)) else None
+        return value if is_name(value) else None
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
