@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Iterable, List, Optional
 
 from .contention import contention_regions, read_calls
@@ -12,9 +13,9 @@ from .flow import edges_and_handoffs
 from .names import lookup_path, name_of
 from .options import DEFAULTS
 from .problems import problem
-from .steps import TOOL_RESULT, Step, read_step
+from .steps import TOOL_RESULT, Step, agent_fields, read_step
 from .threads import next_in_thread, resolve_parents
-from .tools import attribute_results, link_results, tool_calls as step_tool_calls
+from .tools import attribute_results, collect_tool_calls, link_results
 
 
 @dataclass
@@ -97,10 +98,11 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
         result.problems.append(problem("steps", "steps_not_list", f"{steps_key!r} does not hold a list of steps"))
         raw_steps = []
     steps, tool_calls, problems = result.steps, result.tool_calls, result.problems
+    fields = agent_fields(agent_key)
     for index, raw in enumerate(raw_steps):
-        step = read_step(index, raw, agent_key, agent_qualifiers)
+        step = read_step(index, raw, fields, agent_qualifiers)
         steps.append(step)
-        tool_calls.extend(step_tool_calls(index, raw, step.agent, len(tool_calls), problems))
+        collect_tool_calls(index, raw, step.agent, tool_calls, problems)
     result.steps = resolve_parents(result.steps, raw_steps)
     link_results(result.tool_calls, raw_steps, result.steps, next_in_thread(result.steps))
     result.steps = attribute_results(result.steps, result.tool_calls)
@@ -120,12 +122,13 @@ def _derive(record: Any, *, steps_key: str, agent_key: str, calls_key: str, reso
 def _agent_list(roster: Iterable[Any], steps: List[Step], calls: List[dict]) -> List[str]:
     """Roster first, then step agents and addressees by first appearance, then call agents."""
     ordered = dict.fromkeys(name for name in map(name_of, roster) if name is not None)
+    add = ordered.setdefault
     for step in steps:
         if step.kind == TOOL_RESULT:
             continue  # the caller is listed already; a tool adds no agent
-        for name in (step.agent, step.to):
-            if name is not None:
-                ordered.setdefault(name)
-    for call in calls:
-        ordered.setdefault(call["agent"])
+        if step.agent is not None:
+            add(step.agent)
+        if step.to is not None:
+            add(step.to)
+    ordered.update(dict.fromkeys(map(itemgetter("agent"), calls)))  # a name seen before keeps its place
     return list(ordered)

@@ -9,28 +9,11 @@ thread's first step is a delegation from its parent, and the parent going on aft
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
 
 from .steps import HANDOFF, TOOL_RESULT, Step
 
 IMPLICIT, EXPLICIT, DELEGATION, RETURN = "implicit", "explicit", "delegation", "return"
-
-
-@dataclass(slots=True)
-class _Turn:
-    """The previous agent-bearing step of a thread: who has control, whether they addressed
-    someone, and that step's index. (A slotted dataclass: built once per step, it costs half of
-    a NamedTuple.)"""
-
-    agent: str
-    addressed: bool
-    index: int
-
-
-def _acts(step: Step) -> bool:
-    """Agent-bearing: steps with no agent, and tools answering their caller, are transparent."""
-    return step.agent is not None and step.kind != TOOL_RESULT
 
 
 def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
@@ -41,7 +24,8 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
     >>> e, [(x["from"], x["to"], x["step"], x["from_step"], x["kind"]) for x in h]
     ([{'from': 'A', 'to': 'B', 'count': 1, 'steps': [1]}], [('A', 'B', 1, 0, 'implicit')])
     """
-    steps = [step for step in steps if _acts(step)]
+    # agent-bearing steps only: steps with no agent, and tools answering their caller, are transparent
+    steps = [step for step in steps if step.agent is not None and step.kind != TOOL_RESULT]
     edges: dict = {}
     handoffs: List[dict] = []
 
@@ -54,38 +38,45 @@ def edges_and_handoffs(steps: Iterable[Step]) -> tuple[List[dict], List[dict]]:
         edge["count"] += 1
         edge["steps"].append(step)
 
-    def hand_over(previous: Optional[_Turn], agent: str, step: int, kind: str) -> None:
-        if previous is None or previous.agent == agent:
+    def hand_over(previous: Optional[tuple], agent: str, step: int, kind: str) -> None:
+        if previous is None:
             return
-        if not previous.addressed:
-            add_edge(previous.agent, agent, step)
-        handoffs.append({"index": len(handoffs), "step": step, "from_step": previous.index,
-                         "from": previous.agent, "to": agent, "explicit": False, "kind": kind})
+        from_agent, addressed, from_step = previous
+        if from_agent == agent:
+            return
+        if not addressed:
+            add_edge(from_agent, agent, step)
+        handoffs.append({"index": len(handoffs), "step": step, "from_step": from_step,
+                         "from": from_agent, "to": agent, "explicit": False, "kind": kind})
 
     last_of_thread = {step.thread: step.index for step in steps}
-    previous: Dict[Optional[str], _Turn] = {}
+    # per thread, its previous agent-bearing step as (agent in control, whether they addressed
+    # someone, step index): a plain tuple, built once per step at a fifth of a slotted object's cost
+    previous: Dict[Optional[str], tuple] = {}
     running_children: Dict[Optional[str], List[str]] = {}
     for step in steps:
-        agent, thread = step.agent, step.thread
-        children = running_children.get(thread)
+        agent, thread, index, to = step.agent, step.thread, step.index, step.to
+        children = running_children.get(thread) if running_children else None  # most traces have no threads
         if children:
-            ended = sorted((child for child in children if last_of_thread[child] < step.index),
+            ended = sorted((child for child in children if last_of_thread[child] < index),
                            key=last_of_thread.__getitem__)
             for child in ended:
                 children.remove(child)
-                hand_over(previous[child], agent, step.index, RETURN)
+                hand_over(previous[child], agent, index, RETURN)
         if thread in previous:
-            hand_over(previous[thread], agent, step.index, IMPLICIT)
+            turn = previous[thread]
+            if turn[0] != agent:  # the same agent going on hands nothing over
+                hand_over(turn, agent, index, IMPLICIT)
         elif thread is not None:
             running_children.setdefault(step.parent_thread, []).append(thread)
-            hand_over(previous.get(step.parent_thread), agent, step.index, DELEGATION)
-        if step.to is not None:
-            add_edge(agent, step.to, step.index)
+            hand_over(previous.get(step.parent_thread), agent, index, DELEGATION)
+        if to is not None:
+            add_edge(agent, to, index)
         if step.kind == HANDOFF:
-            handoffs.append({"index": len(handoffs), "step": step.index, "from_step": step.index,
-                             "from": agent, "to": step.to, "explicit": True, "kind": EXPLICIT})
+            handoffs.append({"index": len(handoffs), "step": index, "from_step": index,
+                             "from": agent, "to": to, "explicit": True, "kind": EXPLICIT})
             # control is with the target, who has addressed no one yet
-            previous[thread] = _Turn(step.to, False, step.index)
+            previous[thread] = (to, False, index)
         else:
-            previous[thread] = _Turn(agent, step.to is not None, step.index)
+            previous[thread] = (agent, to is not None, index)
     return list(edges.values()), handoffs

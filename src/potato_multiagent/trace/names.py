@@ -64,6 +64,15 @@ def first_name(obj: dict, keys) -> Optional[str]:
     return None
 
 
+def first_string_name(obj: dict, keys) -> Optional[str]:
+    """The first value under ``keys`` that is a name and a string (a tool's name: an object
+    there is not read for its ``name``), else None."""
+    for key in keys:
+        if key in obj and is_name(obj[key]):
+            return obj[key]
+    return None
+
+
 def resource_name(value: Any) -> Optional[str]:
     """A resource is a name, or an integral number standing for its decimal integer string.
 

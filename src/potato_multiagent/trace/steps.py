@@ -79,8 +79,9 @@ def step_text(step: Any) -> str:
     """What a widget shows for a step: the first present text field, flattened to one string."""
     if isinstance(step, dict):
         for field in TEXT_FIELDS:
-            if step.get(field) is not None:
-                return _as_text(step[field])
+            value = step.get(field)
+            if value is not None:
+                return value if isinstance(value, str) else _as_text(value)  # most texts are strings
         return ""
     return "" if step is None else _as_text(step)
 
@@ -88,9 +89,18 @@ def step_text(step: Any) -> str:
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(item, (str, dict)) for item in value):
-        parts = [item if isinstance(item, str) else _block_text(item) for item in value]
-        return "\n".join(part for part in parts if isinstance(part, str))
+    if isinstance(value, list):
+        parts = []  # one pass; an item that is neither a string nor a block makes it plain JSON
+        for item in value:
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, dict):
+                text = _block_text(item)
+                if text is not None:
+                    parts.append(text)
+            else:
+                return js_stringify(value)
+        return "\n".join(parts)
     return js_stringify(value)
 
 
@@ -129,26 +139,30 @@ def _is_handoff_event(step: dict) -> bool:
     return "to_agent" in step and name_of(step["to_agent"]) is not None
 
 
-def read_step(index: int, step: Any, agent_key: str, qualifiers: bool) -> Step:
-    """Read one raw step into a :class:`Step` by the rules of docs/derivation.md."""
+def read_step(index: int, step: Any, agent_fields: tuple, qualifiers: bool) -> Step:
+    """Read one raw step into a :class:`Step` by the rules of docs/derivation.md.
+
+    ``agent_fields`` is :func:`agent_fields` of the configured agent key, looked up once per
+    derivation rather than once per step.
+    """
     text = step_text(step)
     if not isinstance(step, dict):
         return Step(index, None, None, None, TURN, text)
-    fields = agent_fields(agent_key)
     thread = step.get("thread")
     if thread is not None and not is_name(thread):
         thread = None
     error = error_text(step["error"]) if "error" in step else None
     if _is_handoff_event(step):
-        source = first_name(step, HANDOFF_SOURCE_FIELDS + fields)
+        source = first_name(step, HANDOFF_SOURCE_FIELDS + agent_fields)
         target = first_name(step, HANDOFF_TARGET_FIELDS)
         if source is not None and target is not None and source != target:
             return Step(index, source, None, target, HANDOFF, text, thread, None, error)
-    agent = first_name(step, fields)
+    agent = first_name(step, agent_fields)
     qualifier = target = None
-    if agent is not None and qualifiers:
+    if qualifiers and agent is not None and agent[-1] == ")":  # the qualifier grammar ends with ")"
         agent, qualifier, target = split_qualifier(agent)
-    addressee = first_name(step, ADDRESSEE_FIELDS)
+    # most steps name no addressee: one C-level test of the keys instead of five lookups
+    addressee = None if step.keys().isdisjoint(ADDRESSEE_FIELDS) else first_name(step, ADDRESSEE_FIELDS)
     if addressee is None:
         addressee = target
     if addressee == agent:

@@ -58,6 +58,8 @@ def parse_iso(text: str) -> Optional[float]:
 
 def parse_time(value: Any) -> Tuple[Optional[str], Optional[float]]:
     """``(kind, seconds)`` for a time value; ``(None, None)`` when it is not a time."""
+    if value.__class__ is float or value.__class__ is int:  # the common case, before the bool test
+        return NUMBER, value
     if isinstance(value, bool):
         return None, None
     if isinstance(value, (int, float)):

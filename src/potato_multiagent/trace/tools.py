@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import replace
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .jsjson import StrictJSONError, strict_loads
-from .names import WS, first_name, is_name
+from .names import WS, first_name, first_string_name, is_name
 from .problems import problem
 from .steps import TOOL_RESULT, TURN, error_text
 
@@ -26,6 +26,8 @@ _ACTION_CALL = re.compile(rf"{WS}*([A-Za-z_][A-Za-z0-9_.\-]*){WS}*[(\[]([\s\S]*)
 _ACTION_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _OPENS_CONTAINER = re.compile(r"[ \t\n\r]*[{\[]")
 """JSON whitespace, then ``{`` or ``[``: matched in place, where stripping would copy the text."""
+_OPENERS = ("{", "[")
+"""What almost every JSON argument string starts with: tested before the regex."""
 
 
 def parse_arguments(value: Any) -> Tuple[Any, bool]:
@@ -36,36 +38,13 @@ def parse_arguments(value: Any) -> Tuple[Any, bool]:
     """
     if not isinstance(value, str):
         return value, False
-    if _OPENS_CONTAINER.match(value) is None:
+    if value[:1] not in _OPENERS and _OPENS_CONTAINER.match(value) is None:
         return value, False  # only text opening with { or [ can parse to an object or an array
     try:
         parsed = strict_loads(value)
     except StrictJSONError:
-        return value, value[:1] in ("{", "[")
+        return value, value[:1] in _OPENERS
     return (parsed, False) if isinstance(parsed, (dict, list)) else (value, False)
-
-
-def _first_present(obj: dict, keys) -> Any:
-    for key in keys:
-        if obj.get(key) is not None:
-            return obj[key]
-    return None
-
-
-def _object_call(call: Any) -> Tuple[Optional[str], Optional[str], Any, Optional[str]]:
-    """``(tool, id, raw arguments, error)`` of a call object in the OpenAI or the flat shape."""
-    if not isinstance(call, dict):
-        return None, None, None, None
-    body = call.get("function")
-    if not isinstance(body, dict):
-        body = call
-    tool = None
-    for key in TOOL_FIELDS:
-        if key in body and is_name(body[key]):
-            tool = body[key]
-            break
-    error = error_text(call["error"]) if "error" in call else None
-    return tool, first_name(call, ID_FIELDS), _first_present(body, ARGUMENT_FIELDS), error
 
 
 def _action_string(action: str) -> Optional[Tuple[str, Any]]:
@@ -78,29 +57,6 @@ def _action_string(action: str) -> Optional[Tuple[str, Any]]:
     return None
 
 
-def raw_calls(step: dict) -> Iterator[Tuple[str, Optional[int], Any]]:
-    """Every call in a step as ``(shape, position, call)``, in the contract's order: the raw call
-    object, or for an action string its ``(tool, raw arguments)``. ``call_path`` names it."""
-    tool_calls = step.get("tool_calls")
-    if isinstance(tool_calls, list):
-        for k, call in enumerate(tool_calls):
-            yield "tool_calls", k, call
-    if isinstance(step.get("tool_call"), dict):
-        yield "tool_call", None, step["tool_call"]
-    content = step.get("content")
-    if isinstance(content, list):
-        for k, block in enumerate(content):
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                yield "content", k, block
-    action = step.get("action")
-    if isinstance(action, dict):
-        yield "action", None, action
-    elif isinstance(action, str):
-        parsed = _action_string(action)
-        if parsed is not None:
-            yield "action_string", None, parsed
-
-
 def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
     """The problem path of a call: ``steps[i].tool_calls[k]``, ``steps[i].action``, ..."""
     field = "action" if shape == "action_string" else shape
@@ -108,29 +64,72 @@ def call_path(step_index: int, shape: str, position: Optional[int]) -> str:
     return f"steps[{step_index}].{suffix}"
 
 
-def tool_calls(step_index: int, step: Any, agent: Optional[str], first_index: int,
-               problems: List[dict]) -> List[dict]:
-    """The calls of one step as output entries, appending their problems in order."""
-    if not isinstance(step, dict) or ("tool_calls" not in step and "tool_call" not in step
-                                      and "content" not in step and "action" not in step):
-        return []
-    calls = []
-    for shape, position, call in raw_calls(step):
-        if shape == "action_string":
-            (tool, raw), call_id, error = call, None, None
-        else:
-            tool, call_id, raw, error = _object_call(call)
-        arguments, invalid = parse_arguments(raw)
-        if tool is None:
-            problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
-                                    "the call has no tool name (name or tool)"))
-        if invalid:
-            problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
-                                    "the arguments look like JSON but do not parse"))
-        calls.append({"index": first_index + len(calls), "step": step_index, "id": call_id, "agent": agent,
-                      "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
-                      "error": error})
-    return calls
+def collect_tool_calls(step_index: int, step: Any, agent: Optional[str], calls: List[dict],
+                       problems: List[dict]) -> None:
+    """Append the calls of one step to ``calls`` as output entries (numbered on from its
+    length) and their problems to ``problems``, in the contract's order: ``tool_calls``,
+    ``tool_call``, ``tool_use`` content blocks, ``action`` (an object, or a string read as a
+    ReAct call). ``collectToolCalls`` in derive.js; each shape is tested for None first, as
+    most steps hold one shape or none."""
+    if not isinstance(step, dict):
+        return
+    listed = step.get("tool_calls")
+    if listed is not None and isinstance(listed, list):
+        for position, call in enumerate(listed):
+            _add_object_call(step_index, agent, calls, problems, "tool_calls", position, call)
+    single = step.get("tool_call")
+    if single is not None and isinstance(single, dict):
+        _add_object_call(step_index, agent, calls, problems, "tool_call", None, single)
+    content = step.get("content")
+    if content is not None and isinstance(content, list):
+        for position, block in enumerate(content):
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                _add_object_call(step_index, agent, calls, problems, "content", position, block)
+    action = step.get("action")
+    if action is None:
+        return
+    if isinstance(action, dict):
+        _add_object_call(step_index, agent, calls, problems, "action", None, action)
+    elif isinstance(action, str):
+        parsed = _action_string(action)
+        if parsed is not None:
+            _add_call(step_index, agent, calls, problems, "action_string", None, parsed[0], None, parsed[1], None)
+
+
+def _add_object_call(step_index: int, agent: Optional[str], calls: List[dict], problems: List[dict],
+                     shape: str, position: Optional[int], call: Any) -> None:
+    """One call object, in the OpenAI shape (name and arguments under ``function``, the id on
+    the call) or the flat one; a non-object keeps its place with nothing read."""
+    tool = call_id = raw = error = None
+    if isinstance(call, dict):
+        body = call.get("function")
+        if body is None or not isinstance(body, dict):
+            body = call
+        tool = first_string_name(body, TOOL_FIELDS)
+        call_id = first_name(call, ID_FIELDS)
+        for key in ARGUMENT_FIELDS:  # the first present (not null) argument field
+            raw = body.get(key)
+            if raw is not None:
+                break
+        if "error" in call:
+            error = error_text(call["error"])
+    _add_call(step_index, agent, calls, problems, shape, position, tool, call_id, raw, error)
+
+
+def _add_call(step_index: int, agent: Optional[str], calls: List[dict], problems: List[dict], shape: str,
+              position: Optional[int], tool: Optional[str], call_id: Optional[str], raw: Any,
+              error: Optional[str]) -> None:
+    """Append one call's entry, and its problems in the contract's order (name, then arguments)."""
+    arguments, invalid = parse_arguments(raw)
+    if tool is None:
+        problems.append(problem(call_path(step_index, shape, position), "tool_name_missing",
+                                "the call has no tool name (name or tool)"))
+    if invalid:
+        problems.append(problem(call_path(step_index, shape, position), "arguments_invalid",
+                                "the arguments look like JSON but do not parse"))
+    calls.append({"index": len(calls), "step": step_index, "id": call_id, "agent": agent,
+                  "tool": tool, "arguments": arguments, "arguments_invalid": invalid, "result_step": None,
+                  "error": error})
 
 
 def named_call_ids(step: Any) -> Tuple[str, ...]:
@@ -139,14 +138,15 @@ def named_call_ids(step: Any) -> Tuple[str, ...]:
     if not isinstance(step, dict):
         return ()
     ids: Tuple[str, ...] = ()  # the empty tuple is shared: most steps name no id
-    for key in RESULT_ID_FIELDS:
-        if key in step and is_name(step[key]):
-            ids += (step[key],)
+    if not step.keys().isdisjoint(RESULT_ID_FIELDS):  # one C-level test for the common case
+        for key in RESULT_ID_FIELDS:
+            if key in step and is_name(step[key]):
+                ids += (step[key],)
     content = step.get("content")
     if isinstance(content, list):
-        ids += tuple(block["tool_use_id"] for block in content
-                     if isinstance(block, dict) and block.get("type") == "tool_result"
-                     and is_name(block.get("tool_use_id")))
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result" and is_name(block.get("tool_use_id")):
+                ids += (block["tool_use_id"],)
     return ids
 
 
@@ -171,16 +171,19 @@ def link_results(calls: List[dict], raw_steps: Sequence[Any], steps: Sequence[An
             naming.setdefault(call_id, []).append(index)
             naming_steps.add(index)
     for call in calls:
-        named = naming.get(call["id"])
-        result = _first_after(named, call["step"]) if named else None
+        step = call["step"]
+        named = naming.get(call["id"]) if naming else None
+        result = _first_after(named, step) if named else None
         if result is None:
-            after = following[call["step"]]
+            after = following[step]
             if after is not None and after not in naming_steps \
                     and is_result_step(raw_steps[after], steps[after].agent):
                 result = after
-        call["result_step"] = result
-        if result is not None and steps[result].error is not None:
-            call["error"] = steps[result].error
+        if result is not None:
+            call["result_step"] = result
+            error = steps[result].error
+            if error is not None:
+                call["error"] = error
 
 
 def attribute_results(steps: List[Any], calls: List[dict]) -> List[Any]:
