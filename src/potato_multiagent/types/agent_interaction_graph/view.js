@@ -38,9 +38,7 @@
 
   function familyOf(canvas) { return window.getComputedStyle(canvas).fontFamily || 'sans-serif'; }
   /** Whether the page's web font for the labels has arrived (else canvas measures a fallback font). */
-  function fontArrived(family) {
-    return !document.fonts || document.fonts.check(GEOMETRY.nodeFont + 'px ' + family);
-  }
+  function fontArrived(family) { return !document.fonts || document.fonts.check(GEOMETRY.nodeFont + 'px ' + family); }
 
   /**
    * The derivation's layout in the canvas's font, computed once per derivation and font: by prepare
@@ -48,8 +46,7 @@
    * first drawing. Whether the web font has arrived is part of the key: it measures differently.
    */
   function layoutFor(derivation, canvas) {
-    var family = familyOf(canvas);
-    var font = family + (fontArrived(family) ? '' : ' (not arrived)');
+    var family = familyOf(canvas), font = family + (fontArrived(family) ? '' : ' (not arrived)');
     var known = layouts.get(derivation);
     if (!known || known.font !== font) {
       known = {font: font, layout: layoutLib.layoutGraph(derivation.agents, derivation.edges,
@@ -130,12 +127,14 @@
     setRover(view, view.nodes.get(view.navigation.order[0]).element);
   }
 
-  /** The drawing prepare made for this derivation and layout if no form took it yet, else a new one. */
+  /** The drawing prepare made for this form (its layout and help text) if it is there, else a new one.
+   * A drawing can be in one place only: a second form on the same derivation draws its own. */
   function takeDrawing(derivation, canvas, help) {
     var layout = layoutFor(derivation, canvas);
     var known = layouts.get(derivation), spare = known.spare;
-    known.spare = null;   // one drawing per page part: a second form on the derivation draws its own
-    return spare && spare.layout === layout ? spare : drawingOf(derivation, layout, help);
+    if (!spare || spare.layout !== layout || spare.help !== help) { return drawingOf(derivation, layout, help); }
+    known.spare = null;
+    return spare;
   }
 
   /** The SVG of a layout, not yet in the page (nothing is laid out or painted until it is). */
@@ -159,7 +158,7 @@
       'aria-label': 'Interaction graph: ' + plural(layout.nodes.length, 'agent', 'agents') + ', ' +
         plural(layout.edges.length, 'edge', 'edges'),
       'aria-describedby': help && help.id ? help.id : null}, [edgeLayer, nodeLayer]);
-    return {svg: root, edges: edges, nodes: nodes, layout: layout};
+    return {svg: root, edges: edges, nodes: nodes, layout: layout, help: help};
   }
 
   /** Reading order of the agents and, per agent side, its edges from top to bottom. */
@@ -484,15 +483,16 @@
    * is built first. */
   function prepare(args) {
     if (!args.derivation.agents.length) { return; }
-    var canvas = part(args.el, 'canvas');
-    var family = familyOf(canvas);
+    var canvas = part(args.el, 'canvas'), family = familyOf(canvas);
     function layOut() {
       if (args.el.closest('form[data-ma-ready]')) { return; }
       var layout = layoutFor(args.derivation, canvas), known = layouts.get(args.derivation);
       if (!known.spare) { known.spare = drawingOf(args.derivation, layout, part(args.el, 'help')); }
     }
-    if (fontArrived(family)) { layOut(); }
-    else { document.fonts.load(GEOMETRY.nodeFont + 'px ' + family).then(layOut, function () {}); }
+    if (fontArrived(family)) { layOut(); return; }
+    document.fonts.load(GEOMETRY.nodeFont + 'px ' + family).then(layOut).catch(function (error) {
+      window.console.error('multiagent: preparing the interaction graph failed:', error);   // its build redoes it
+    });
   }
 
   runtime.define('agent_interaction_graph', {describe: marks.describe, render: render, prepare: prepare});
