@@ -33,24 +33,28 @@ from . import synth
 ROOT = Path(__file__).resolve().parent.parent
 NODE_SCRIPT = Path(__file__).with_name("graph_timing.js")
 WEB = ROOT / "src" / "potato_multiagent" / "web"
-LAYOUT_FILES = ("graph_layout.js", "graph_labels.js")
+LAYOUT_FILES = ("graph_labels.js", "graph_grid.js", "graph_layout.js")   # load order; graph_grid.js since 1bd29bc
 WARM_RUNS = 40
 DERIVE_GRAPH = """const {derive} = require(process.argv[1]);
 const derivation = derive(require(process.argv[2]), {});
 process.stdout.write('var GRAPH = ' + JSON.stringify({agents: derivation.agents, edges: derivation.edges}) + ';');"""
 PAGE = """<!doctype html><meta charset="utf-8"><pre id="out">pending</pre>
-<script src="graph_labels.js"></script><script src="graph_layout.js"></script><script src="graph.js"></script>
+{scripts}<script src="graph.js"></script>
 <script>window.layout = PotatoMultiagentGraphLayout.layoutGraph(GRAPH.agents, GRAPH.edges);</script>
 <script>document.getElementById('out').textContent = String(window.layout.width);</script>
 """
 
 
 def baseline_layout(ref: str, folder: Path) -> Path:
-    """graph_layout.js and graph_labels.js as they are at git `ref`, side by side in `folder`."""
+    """The layout's files as they are at git `ref`, side by side in `folder` (a ref from before the
+    grid was split out has no graph_grid.js)."""
     for name in LAYOUT_FILES:
-        text = subprocess.run(["git", "show", f"{ref}:src/potato_multiagent/web/{name}"], cwd=ROOT,
-                              check=True, capture_output=True, text=True).stdout
-        (folder / name).write_text(text, encoding="utf-8")
+        shown = subprocess.run(["git", "show", f"{ref}:src/potato_multiagent/web/{name}"], cwd=ROOT,
+                               capture_output=True, text=True)
+        if shown.returncode == 0:
+            (folder / name).write_text(shown.stdout, encoding="utf-8")
+        elif name == "graph_layout.js":
+            raise SystemExit(f"graph_timing: no graph_layout.js at {ref}: {shown.stderr.strip()}")
     return folder / "graph_layout.js"
 
 
@@ -66,12 +70,14 @@ def one_run(layout: Path, record: Path) -> Dict[str, float]:
 def page_folder(layout: Path, record: Path, folder: Path) -> Path:
     """A static page that lays out the record's derived graph with `layout` (and its labels)."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name in LAYOUT_FILES:
+    present = [name for name in LAYOUT_FILES if (layout.parent / name).exists()]
+    for name in present:
         (folder / name).write_text((layout.parent / name).read_text(encoding="utf-8"), encoding="utf-8")
     graph = subprocess.run(["node", "-e", DERIVE_GRAPH, str(WEB / "derive.js"), str(record)],
                            check=True, capture_output=True, text=True).stdout
     (folder / "graph.js").write_text(graph, encoding="utf-8")
-    (folder / "index.html").write_text(PAGE, encoding="utf-8")
+    scripts = "".join(f'<script src="{name}"></script>' for name in present)
+    (folder / "index.html").write_text(PAGE.replace("{scripts}", scripts), encoding="utf-8")
     return folder / "index.html"
 
 
