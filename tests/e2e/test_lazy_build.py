@@ -8,7 +8,9 @@ what the page does before idle time is seen; each test then checks what an annot
 a form far below has no widget controls until scrolled to, Tab reaches it, a required one still
 blocks Next by name (and does not when its stored value is complete), a trace-view action aimed at
 it acts, a stored value is read back unchanged (user_state.json) before and after it is built,
-and idle time builds every form.
+and idle time builds every form. In a wide window (the forms in a scrolling column beside the trace
+view) a form out of the column's reach waits, and the trace view draws its rows once, when the
+item is shown.
 """
 
 from __future__ import annotations
@@ -273,3 +275,63 @@ def test_a_graph_far_below_is_laid_out_and_drawn_before_it_is_built_and_shown_fr
     expect(form(page, "graph_far").locator("svg.ma-aig-svg")).to_be_visible()
     assert form(page, "graph_far").locator(".ma-aig-node").count() >= 2
     assert page.evaluate("[window.__layouts, window.__drawings]") == [2, 2]
+
+
+# At the in-view mark (the end of the pass that shows the item): each form's top, whether it is built,
+# the forms column's box, the window's height.
+GEOMETRY_AT_SHOWN = """
+window.__atShown = null;
+const mark = performance.mark.bind(performance);
+performance.mark = function (name) {
+  if (name === 'multiagent:in-view-ready') {
+    const column = document.getElementById('annotation-forms').getBoundingClientRect();
+    window.__atShown = {height: window.innerHeight, column: [column.top, column.bottom],
+      columnHeight: document.getElementById('annotation-forms').clientHeight,
+      forms: [...document.querySelectorAll('form.multiagent-form')].map((form) => [
+        form.getAttribute('data-schema-name'), form.getBoundingClientRect().top, form.hasAttribute('data-ma-ready')])};
+  }
+  return mark.apply(null, arguments);
+};
+"""
+WIDE = {"width": 1400, "height": 400}   # the handoff review starts between the two reaches
+
+
+def test_beside_the_trace_a_form_out_of_sight_in_the_forms_column_waits(task, page):
+    """In a wide window the forms scroll in a column of their own beside the trace view: the pass
+    that shows the item builds a form when it is within one column height of what the column shows
+    (and within one window height of the screen), not merely near the window's edge (lazy.js isNear)."""
+    page.set_viewport_size(WIDE)
+    page.add_init_script(HOLD_IDLE + GEOMETRY_AT_SHOWN)
+    login(page, task.base_url, fresh_user())
+    expect(form(page, NAMES[0])).to_have_attribute("data-ma-ready", "true")
+    shown = page.evaluate("window.__atShown")
+    top, bottom = shown["column"]
+    column_reach = bottom + shown["columnHeight"]
+    window_reach = 2 * shown["height"]
+    assert bottom - top < shown["height"] - 100, "the forms should scroll in a column of their own"
+    built = {name: ready for name, _, ready in shown["forms"]}
+    near = {name: form_top <= min(column_reach, window_reach) for name, form_top, _ in shown["forms"]}
+    assert built == near
+    assert any(column_reach < form_top <= window_reach for _, form_top, _ in shown["forms"]), \
+        f"no form lies between the column's reach and the window's here: {shown}"
+
+
+# When Potato shows the item (its instance-ready, seen first): trace rows drawn so far, the page's layout class.
+TRACE_AT_SHOWN = """
+window.__traceAtShown = null;
+document.addEventListener('potato:instance-ready', () => {
+  window.__traceAtShown = {rows: document.querySelectorAll('section.ma-trace li.ma-trace-row').length,
+                           layout: document.documentElement.classList.contains('ma-has-trace')};
+}, true);
+"""
+
+
+def test_the_trace_view_draws_its_rows_once_when_potato_shows_the_item(task, page):
+    """Potato hides the item until instance-ready: the trace view draws its rows then, not before as
+    well; the page's side-by-side layout is set from DOMContentLoaded, so the forms' build near the
+    screen measures in it (web/trace_view.js firstInit)."""
+    page.set_viewport_size(WIDE)
+    page.add_init_script(TRACE_AT_SHOWN)
+    login(page, task.base_url, fresh_user())
+    expect(page.locator("section.ma-trace li.ma-trace-row").first).to_be_visible()
+    assert page.evaluate("window.__traceAtShown") == {"rows": 0, "layout": True}

@@ -8,9 +8,11 @@
  * data-ma-deferred="true", its body is hidden behind a short placeholder, and data-ma-ready is not
  * set (it means "built"). A deferred form is built once, then renders on later passes as before,
  * when any of these happens:
- *   - it comes within about one viewport of the screen (checked in the render pass, then an
- *     IntersectionObserver), once Potato has shown the item and restored its answers
- *     (`potato:instance-ready`; until then no form is built, so none is built twice);
+ *   - it comes within about one viewport of the screen, and of what the box that scrolls it shows
+ *     when one does (the forms' column beside a trace view), once Potato has shown the item and
+ *     restored its answers (`potato:instance-ready`; until then no form is built, so none is built
+ *     twice): checked in the render pass, then by an IntersectionObserver on the window (which
+ *     sees a form in a scrolling column once it shows there);
  *   - it receives focus or a pointer (Tab reaches its placeholder button);
  *   - another part of the page needs it: buildFor(predicate), e.g. the runtime for a trace-view
  *     step action aimed at it;
@@ -54,12 +56,34 @@
     var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
     var describesQueued = false;
 
-    /** Within about one viewport of the screen; a form with no box (hidden page part) is not. */
+    /**
+     * Within about one screen of what can be seen: of the window, and of the box that scrolls the form
+     * when it has one (beside a trace view the forms scroll in a column of their own, whose hidden
+     * part is not on screen however near the window's edge it is). A form with no box (hidden page
+     * part) is not near.
+     */
     function isNear(form) {
       if (!form.getClientRects().length) { return false; }
       var rect = form.getBoundingClientRect();
       var height = root.innerHeight || document.documentElement.clientHeight || 0;
-      return rect.bottom >= -height * NEAR_MARGIN && rect.top <= height * (1 + NEAR_MARGIN);
+      var top = -height * NEAR_MARGIN;
+      var bottom = height * (1 + NEAR_MARGIN);
+      var scroller = scrollerOf(form);
+      if (scroller) {
+        var seen = scroller.getBoundingClientRect();
+        top = Math.max(top, seen.top - scroller.clientHeight * NEAR_MARGIN);
+        bottom = Math.min(bottom, seen.bottom + scroller.clientHeight * NEAR_MARGIN);
+      }
+      return rect.bottom >= top && rect.top <= bottom;
+    }
+
+    /** The nearest element above `form` that scrolls its content vertically, or null (the page scrolls). */
+    function scrollerOf(form) {
+      for (var node = form.parentElement; node && node !== document.body; node = node.parentElement) {
+        var overflow = root.getComputedStyle(node).overflowY;
+        if ((overflow === 'auto' || overflow === 'scroll') && node.scrollHeight > node.clientHeight) { return node; }
+      }
+      return null;
     }
 
     /** Called by the render pass before the widget's render: true when the form stays deferred.

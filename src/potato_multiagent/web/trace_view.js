@@ -334,9 +334,22 @@
     return checked.getAttribute('label_name') || checked.value;
   }
 
+  var SECTIONS = 'section.ma-trace[data-ma-trace]';
+
+  /**
+   * On DOMContentLoaded. The page's layout for a trace view (ma-has-trace) is set now: the forms' build
+   * near the screen (lazy.js) measures in it. The rows are drawn now only where no Potato will show the
+   * item later: on Potato's annotation page the item is hidden until potato:instance-ready, whose init
+   * draws them, so a drawing now would be done twice before anyone sees it (docs/performance.md §19).
+   */
+  function firstInit() {
+    document.documentElement.classList.toggle('ma-has-trace', document.querySelector(SECTIONS) !== null);
+    if (!core.itemShownLater()) { init(); }
+  }
+
   function init() {
     views = [];
-    document.querySelectorAll('section.ma-trace[data-ma-trace]').forEach(function (section) {
+    document.querySelectorAll(SECTIONS).forEach(function (section) {
       var view = section.__maTraceView || new View(section);
       section.__maTraceView = view;
       if (!view.wired) {
@@ -393,9 +406,9 @@
     document.addEventListener('change', onRadioChange);
     document.addEventListener('click', function (event) { setTimeout(function () { onRadioChange(event); }, 0); });
     if (document.readyState === 'loading') {
-      document.addEventListener('DOMContentLoaded', function () { setTimeout(init, 0); });
+      document.addEventListener('DOMContentLoaded', function () { setTimeout(firstInit, 0); });
     } else {
-      setTimeout(init, 0);
+      setTimeout(firstInit, 0);
     }
     document.addEventListener('potato:instance-ready', function () { setTimeout(init, 0); });
   }

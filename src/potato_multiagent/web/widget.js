@@ -462,6 +462,8 @@
    *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   pageDerivation(config) -> {record, derivation} | {error}   (shared with the trace view)
+   *   itemShownLater() -> true on Potato's annotation page: it shows the item (potato:instance-ready)
+   *                                   after DOMContentLoaded, and nothing is drawn for it before
    *   pageSchemes() -> [{name, widget, config, form}]   the page's forms and their configs (the trace view's judgments)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
    *   aboveBound(field, value, bound),
@@ -475,6 +477,7 @@
     renderAll: renderAll,
     renderForm: renderForm,
     buildDeferred: function (wanted) { lazy.buildFor(wanted); },
+    itemShownLater: function () { return lazy.potatoOnPage(); },
     pageDerivation: pageDerivation,
     pageSchemes: pageSchemes,
     formState: formStateFor,
