@@ -13,9 +13,10 @@
  *                   again from the hidden input);
  *   paintedAt       the first frame after that, once the page has been laid out and painted;
  *   traceRowsAt     (pages with our trace view, `__benchConfig.traceView`) the end of the last
- *                   script task that drew trace view rows (`li.ma-trace-row`): the view draws its
- *                   window on DOMContentLoaded and again after `potato:instance-ready`, and marks
- *                   nothing itself, so a MutationObserver on its section watches it;
+ *                   script task that drew trace view rows (`li.ma-trace-row`): on Potato's page the
+ *                   view draws its window in a timer after `potato:instance-ready` (before 98c3176
+ *                   also on DOMContentLoaded), and marks nothing itself, so a MutationObserver on
+ *                   its section watches it;
  *   tracePaintedAt  the first frame after the trace view's last drawing (it draws in a timer after
  *                   instance-ready, possibly after paintedAt).
  * Our widgets need no observer: each marks `multiagent:ready:<schema>` itself. Our derivation
