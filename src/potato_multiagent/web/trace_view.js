@@ -337,9 +337,9 @@
   var SECTIONS = 'section.ma-trace[data-ma-trace]';
 
   /**
-   * On DOMContentLoaded. The page's layout for a trace view (ma-has-trace) is set now: the forms' build
-   * near the screen (lazy.js) measures in it. The rows are drawn now only where no Potato will show the
-   * item later: on Potato's annotation page the item is hidden until potato:instance-ready, whose init
+   * On DOMContentLoaded. The page's layout for a trace view (ma-has-trace) is set now, once (the views
+   * come with the page): the forms' build near the screen (lazy.js) measures in it. The rows are drawn
+   * now only where no Potato will show the item later: on Potato's annotation page the item is hidden until potato:instance-ready, whose init
    * draws them, so a drawing now would be done twice before anyone sees it (docs/performance.md §19).
    */
   function firstInit() {
@@ -362,7 +362,6 @@
       view.setLayout(view.wantedLayout(), null);
       views.push(view);
     });
-    document.documentElement.classList.toggle('ma-has-trace', views.length > 0);
   }
 
   function onRadioChange(event) {
