@@ -10,12 +10,14 @@ blocks Next by name (and does not when its stored value is complete), a trace-vi
 it acts, a stored value is read back unchanged (user_state.json) before and after it is built,
 and idle time builds every form. In a wide window (the forms in a scrolling column beside the trace
 view) a form out of the column's reach waits, and the trace view draws its rows once, when the
-item is shown.
+item is shown. A second task has two graph forms on one derivation, both far below: whichever is
+built first, each shows a whole drawing described by its own help text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -23,6 +25,7 @@ import yaml
 from playwright.sync_api import expect
 
 from bench import synth
+from potato_multiagent import derive
 
 from .harness import (annotation_pairs, click_next_expecting_block, current_instance_id, login,
                       returning_user_state, wait_saved_json)
@@ -335,3 +338,62 @@ def test_the_trace_view_draws_its_rows_once_when_potato_shows_the_item(task, pag
     login(page, task.base_url, fresh_user())
     expect(page.locator("section.ma-trace li.ma-trace-row").first).to_be_visible()
     assert page.evaluate("window.__traceAtShown") == {"rows": 0, "layout": True}
+
+
+# Two graph forms on one derivation, both far below: prepare makes one drawing, for the first of them.
+TWIN_GRAPH = {"annotation_type": "multiagent.agent_interaction_graph", "description": "The graph, twice"}
+TWIN_SCHEMES = [scheme for scheme in SCHEMES if scheme["name"] not in ("graph", "graph_far")] + [
+    {**TWIN_GRAPH, "name": "graph_first"}, {**TWIN_GRAPH, "name": "graph_second"}]
+
+
+@pytest.fixture(scope="module")
+def twins_task(potato_task, tmp_path_factory):
+    config = yaml.safe_load(config_text())
+    config["annotation_task_name"] = f"potato-ma-e2e lazy twin graphs {uuid.uuid4().hex[:8]}"
+    config["annotation_schemes"] = TWIN_SCHEMES
+    files = {"config.yaml": yaml.safe_dump(config, sort_keys=False, width=float("inf")),
+             "data/records.jsonl": "".join(json.dumps(record) + "\n" for record in RECORDS)}
+    return potato_task(tmp_path_factory.mktemp("lazy-twins-source"), files=files)
+
+
+def build_by_focus(page, name: str) -> None:
+    """Tab's way in (its stand-in's button takes focus), without scrolling the other forms near."""
+    form(page, name).locator('[data-ma="deferred-build"]').evaluate("(button) => button.focus({preventScroll: true})")
+    expect_built(page, name)
+
+
+def test_two_graphs_on_one_derivation_each_draw_their_own_whichever_is_built_first(twins_task, page):
+    """prepare draws the derivation once, for the first graph form; the second, built first, draws its
+    own (its description its own help, not the first's), and the first then shows the prepared
+    drawing: one layout, two drawings, both whole, and a mark on one stays in that one."""
+    agents = derive(RECORDS[0]).agents
+    page.add_init_script(COUNT_GRAPH_WORK)
+    page.set_viewport_size(VIEWPORT)
+    page.add_init_script(HOLD_IDLE)
+    user = fresh_user()
+    login(page, twins_task.base_url, user)
+    expect(form(page, TWIN_SCHEMES[0]["name"])).to_have_attribute("data-ma-ready", "true")
+    expect_deferred(page, "graph_first")
+    expect_deferred(page, "graph_second")
+    page.wait_for_function("window.__layouts >= 1 && window.__drawings >= 1", polling=100, timeout=10_000)
+    assert page.evaluate("[window.__layouts, window.__drawings]") == [1, 1]
+
+    build_by_focus(page, "graph_second")
+    expect_deferred(page, "graph_first")
+    second = form(page, "graph_second").locator("svg.ma-aig-svg")
+    expect(second).to_have_attribute("aria-describedby", "graph_second-ma-aig-help")
+    expect(second.locator(".ma-aig-node")).to_have_count(len(agents))
+    assert page.evaluate("[window.__layouts, window.__drawings]") == [1, 2]
+
+    build_by_focus(page, "graph_first")
+    first = form(page, "graph_first").locator("svg.ma-aig-svg")
+    expect(first).to_have_attribute("aria-describedby", "graph_first-ma-aig-help")
+    expect(first.locator(".ma-aig-node")).to_have_count(len(agents))
+    expect(second.locator(".ma-aig-node")).to_have_count(len(agents))
+    assert page.evaluate("[window.__layouts, window.__drawings]") == [1, 2]
+
+    form(page, "graph_second").get_by_role("button", name=re.compile(f"^Agent {agents[0]}(,|$)")).click()
+    wait_saved_json(twins_task, user, RECORDS[0]["id"], "graph_second",
+                    {"critical_nodes": [agents[0]], "edges": {}, "edge_marks": []})
+    assert form(page, "graph_first").locator('.ma-aig-node[aria-pressed="true"]').count() == 0
+    assert form(page, "graph_first").locator("input.multiagent-input").input_value() == ""
