@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from potato.plugins import STATIC_URL_PREFIX
+
 from . import types
-from .served import served_bundle
+from .served import serve_forever, served_bundle
 
 
 def register(api) -> None:
     """Register every type folder with its declared config keys, and the scripts and styles of the
     widgets, in the order the folders give (``web/`` first, then each type), joined into one script
-    and one style sheet; then the trace view. Potato serves all of the assets folder, so it is a
-    folder of that bundle alone (served.py), never the package with its Python."""
+    and one style sheet, which browsers keep (their names hold their content's hash); then the
+    trace view. Potato serves all of the assets folder, so it is a folder of that bundle alone
+    (served.py), never the package with its Python."""
     for type_name, scheme in types.SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
     bundle = served_bundle(types.PACKAGE, types.scripts(), types.styles())
     api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])
+    serve_forever(f"{STATIC_URL_PREFIX}/{api.name}", bundle)
     register_trace_view(api)
 
 

@@ -14,7 +14,8 @@ bundle, or of a stack trace's line, can tell which file a line came from.
 
 The bundle's name holds a hash of its content (``multiagent.<hash>.js``): Potato's ``?v=`` is
 the plugin's version, which an edit does not change, so the name is what keeps a browser from
-serving a changed plugin stale. The folder is named by the same hash, built under a temporary
+serving a changed plugin stale, and what lets browsers keep the files without asking again
+(``serve_forever``). The folder is named by the same hash, built under a temporary
 name and renamed into place: servers starting together share it, and an unchanged plugin reuses
 it. Nothing is written into git or the wheel.
 
@@ -36,6 +37,12 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 BUNDLE_NAME = "multiagent"
 """The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+"""Cache-Control of a bundle file, as Potato's own ``/static`` files with their ``h=`` hash get:
+the name changes whenever the content does."""
+
+_FOREVER: set = set()   # request paths (below the deployment's prefix) of the files serve_forever answers
 
 UNUSED_FOR_DAYS = 30
 """A bundle folder no server has started from for this long is removed by the next start."""
@@ -138,3 +145,27 @@ def _ensure(target: Path, files: dict) -> Path:
         if not target.is_dir():   # not made by another server meanwhile: a real failure
             raise
     return target
+
+
+def serve_forever(url_path: str, bundle: Bundle) -> None:
+    """Answer the bundle's two files (below ``url_path``) immutable and without the session cookie.
+
+    Potato answers ``/plugin-static`` with ``Cache-Control: no-cache`` and, as its session is
+    re-signed on every response, with ``Set-Cookie`` and ``Vary: Cookie``: every page asked the
+    server about both files again (two 304s, a round trip on a real link, where Potato's own
+    scripts come from the cache without asking). Flask's ``request_finished`` signal carries the
+    finished response (session saved): for our two paths only, it becomes what Potato makes of its
+    own hashed files. Connecting again (another config, a test) adds the paths, not a receiver."""
+    from flask import request_finished
+
+    _FOREVER.update(f"{url_path}/{name}" for name in (bundle.script, bundle.style))
+    request_finished.connect(_answer_forever, weak=False)
+
+
+def _answer_forever(sender, response, **_extra) -> None:
+    from flask import request
+
+    if request.path in _FOREVER and response.status_code in (200, 304):
+        response.headers["Cache-Control"] = IMMUTABLE
+        response.headers.remove("Set-Cookie")
+        response.vary.discard("Cookie")

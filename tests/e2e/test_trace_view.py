@@ -431,6 +431,40 @@ def test_potato_serves_the_page_scripts_as_one_bundle_and_none_of_the_python(tra
         assert plugin_static(task.base_url, hidden)[0] == 404, hidden
 
 
+def plugin_static_headers(base_url: str, path: str, cookie: str):
+    """The headers Potato answers one of our static files with, to a logged-in annotator's request."""
+    request = urllib.request.Request(f"{base_url}/plugin-static/multiagent/{path}", headers={"Cookie": cookie})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.headers
+
+
+# Each of our two files on this page: how many bytes its answer took over the network (0: taken from
+# the browser's cache without asking the server; a 304 is a few hundred).
+OUR_FILES_TRANSFERRED = """() => performance.getEntriesByType('resource')
+  .filter((entry) => entry.name.includes('/plugin-static/multiagent/')).map((entry) => entry.transferSize)"""
+
+
+def test_the_bundle_is_kept_by_the_browser_and_not_asked_for_again(trace_task, page):
+    """Our two files are named by their content, so they are answered as Potato answers its own hashed
+    files: immutable, without the session cookie (served.serve_forever); the next page takes both
+    from the browser's cache without a request (before: two 304s per page)."""
+    task, _ = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    cookie = "; ".join(f"{item['name']}={item['value']}" for item in page.context.cookies())
+    paths = [name.split("/plugin-static/multiagent/")[1] for name in page.evaluate(
+        "() => performance.getEntriesByType('resource').map((entry) => entry.name)"
+        ".filter((name) => name.includes('/plugin-static/multiagent/'))")]
+    assert len(paths) == 2, paths
+    for path in paths:
+        headers = plugin_static_headers(task.base_url, path, cookie)
+        assert headers["Cache-Control"] == "public, max-age=31536000, immutable", path
+        assert headers.get_all("Set-Cookie") is None and "cookie" not in (headers.get("Vary") or "").lower(), path
+    page.goto(f"{task.base_url}/annotate")
+    wait_view(page)
+    assert page.evaluate(OUR_FILES_TRANSFERRED) == [0, 0]
+
+
 AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 

@@ -2,8 +2,9 @@
 (every page script, in load order) and one style sheet, named by their content, and no Python
 (src/potato_multiagent/served.py).
 
-The server-level check (the page loads the bundle, a .py path and a single source file are 404)
-is in tests/e2e/test_trace_view.py, on a server that suite starts anyway.
+The server-level checks (the page loads the bundle, a .py path and a single source file are 404;
+the next page takes the bundle from the browser's cache) are in tests/e2e/test_trace_view.py, on
+a server that suite starts anyway.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from flask import Flask, session
 from potato.plugins import PluginAPI
 
 from potato_multiagent import plugin, types
-from potato_multiagent.served import served_bundle
+from potato_multiagent.served import IMMUTABLE, served_bundle
 
 HEADER = re.compile(r"^/\* ==== (\S+) ==== \*/$", re.MULTILINE)
 
@@ -153,3 +155,28 @@ def test_a_missing_asset_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere.js"):
         served_bundle(types.PACKAGE, ["web/nowhere.js"], [], cache=tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_only_the_bundle_files_are_answered_immutable_and_without_the_session_cookie(registered):
+    """served.serve_forever on any Flask app (the e2e test has Potato's): the two bundle paths get a
+    year's immutable caching and no session cookie; every other answer is left as the app made it."""
+    app = Flask(__name__)
+    app.secret_key = "test"
+
+    @app.before_request
+    def stamp_session():   # as Potato's before_request does: the session changes on every request
+        session["seen"] = time.time()
+
+    @app.route("/plugin-static/<plugin>/<path:path>")
+    def asset(plugin, path):
+        return ("nothing here", 404) if path == "missing.js" else f"{plugin}/{path}"
+
+    client = app.test_client()
+    for name in registered._scripts + registered._styles:
+        answer = client.get(f"/plugin-static/multiagent/{name}")
+        assert answer.headers["Cache-Control"] == IMMUTABLE, name
+        assert "Set-Cookie" not in answer.headers and "cookie" not in answer.vary, name
+    for path in ("/plugin-static/other/" + registered._scripts[0], "/plugin-static/multiagent/missing.js"):
+        answer = client.get(path)
+        assert answer.headers.get("Cache-Control") != IMMUTABLE, path
+        assert "Set-Cookie" in answer.headers and "cookie" in answer.vary, path
