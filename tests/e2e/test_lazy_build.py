@@ -9,8 +9,8 @@ a form far below has no widget controls until scrolled to, Tab reaches it, a req
 blocks Next by name (and does not when its stored value is complete), a trace-view action aimed at
 it acts, a stored value is read back unchanged (user_state.json) before and after it is built,
 and idle time builds every form. In a wide window (the forms in a scrolling column beside the trace
-view) a form out of the column's reach waits, and the trace view draws its rows once, when the
-item is shown. A second task has two graph forms on one derivation, both far below: whichever is
+view) a form out of the column's reach waits and is built as scrolling the column brings it near,
+and the trace view draws its rows once, when the item is shown. A second task has two graph forms on one derivation, both far below: whichever is
 built first, each shows a whole drawing described by its own help text.
 """
 
@@ -317,6 +317,36 @@ def test_beside_the_trace_a_form_out_of_sight_in_the_forms_column_waits(task, pa
     assert built == near
     assert any(column_reach < form_top <= window_reach for _, form_top, _ in shown["forms"]), \
         f"no form lies between the column's reach and the window's here: {shown}"
+
+
+# Scroll the forms column until the handoff review's top is half a column height below what the
+# column shows (near, not seen); its geometry before and after.
+SCROLL_COLUMN_NEAR = """() => {
+  const column = document.getElementById('annotation-forms');
+  const form = document.querySelector('form[data-schema-name="handoffs"]');
+  const before = {top: form.getBoundingClientRect().top, bottom: column.getBoundingClientRect().bottom,
+                  height: column.clientHeight};
+  column.scrollTop += before.top - (before.bottom + before.height / 2);
+  return {before, top: form.getBoundingClientRect().top, bottom: column.getBoundingClientRect().bottom,
+          height: column.clientHeight};
+}"""
+
+
+def test_beside_the_trace_a_form_is_built_as_it_comes_near_in_the_forms_column(task, page):
+    """Scrolling the forms column builds a form when it comes within one column height of what the
+    column shows, before it shows (an observer on the column; the window's sees a form in the
+    column only once it shows there), with idle time held."""
+    page.set_viewport_size(WIDE)
+    page.add_init_script(HOLD_IDLE)
+    login(page, task.base_url, fresh_user())
+    expect(form(page, NAMES[0])).to_have_attribute("data-ma-ready", "true")
+    expect_deferred(page, "handoffs")
+    moved = page.evaluate(SCROLL_COLUMN_NEAR)
+    assert moved["before"]["top"] > moved["before"]["bottom"] + moved["before"]["height"], moved
+    assert moved["bottom"] < moved["top"] <= moved["bottom"] + moved["height"], moved
+    expect(form(page, "handoffs")).to_have_attribute("data-ma-ready", "true")
+    assert form(page, "handoffs").evaluate("(form) => form.getBoundingClientRect().top") > \
+        page.evaluate("document.getElementById('annotation-forms').getBoundingClientRect().bottom")
 
 
 # When Potato shows the item (its instance-ready, seen first): trace rows drawn so far, the page's layout class.

@@ -11,8 +11,8 @@
  *   - it comes within about one viewport of the screen, and of what the box that scrolls it shows
  *     when one does (the forms' column beside a trace view), once Potato has shown the item and
  *     restored its answers (`potato:instance-ready`; until then no form is built, so none is built
- *     twice): checked in the render pass, then by an IntersectionObserver on the window (which
- *     sees a form in a scrolling column once it shows there);
+ *     twice): checked in the render pass, then by IntersectionObservers on the window and on the
+ *     box that scrolls the form (the window's sees a form that box hides only once it shows);
  *   - it receives focus or a pointer (Tab reaches its placeholder button);
  *   - another part of the page needs it: buildFor(predicate), e.g. the runtime for a trace-view
  *     step action aimed at it;
@@ -51,7 +51,7 @@
     var h = core.base.h;
     var shown = false;          // the item is on screen: positions are real, idle builds may run
     var showing = false;        // inside the pass that shows the item (itemShown's renderAll)
-    var observer = null;
+    var observers = [];         // IntersectionObservers: the window's, and one per box that scrolls forms
     var idleQueued = false;
     var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
     var describesQueued = false;
@@ -158,7 +158,7 @@
       if (state.placeholder.parentNode) { state.placeholder.parentNode.removeChild(state.placeholder); }
       if (state.body !== state.form) { state.body.hidden = false; }
       state.form.removeAttribute('data-ma-deferred');
-      if (observer) { observer.unobserve(state.form); }
+      observers.forEach(function (observer) { observer.unobserve(state.form); });
     }
 
     /** Focus or a pointer on a deferred form builds it; focus moves to its first control. */
@@ -195,17 +195,30 @@
       waiting.forEach(build);
     }
 
+    /** Watch a deferred form near the window, and near what its column shows when a box scrolls it. */
     function observe(form) {
-      if (!observer && typeof root.IntersectionObserver === 'function') {
-        observer = new root.IntersectionObserver(onIntersect, {rootMargin: (NEAR_MARGIN * 100) + '% 0px'});
-      }
-      if (observer) { observer.observe(form); }
+      if (typeof root.IntersectionObserver !== 'function') { return; }
+      observerOf(null).observe(form);
+      var column = scrollerOf(form);
+      if (column) { observerOf(column).observe(form); }
     }
 
-    function onIntersect(entries) {
-      var near = entries.filter(function (entry) { return entry.isIntersecting; }).map(function (entry) {
-        return entry.target;
-      });
+    /** The observer whose root is `box` (null: the window), margins one root height above and below. */
+    function observerOf(box) {
+      for (var i = 0; i < observers.length; i++) {
+        if (observers[i].root === box) { return observers[i]; }
+      }
+      var made = new root.IntersectionObserver(onIntersect, {root: box, rootMargin: (NEAR_MARGIN * 100) + '% 0px'});
+      observers.push(made);
+      return made;
+    }
+
+    /** A column's observer sees its forms whether or not the column is near the screen (or still
+     * scrolls, after a resize): its forms are built only when isNear agrees. */
+    function onIntersect(entries, observer) {
+      var near = entries.filter(function (entry) {
+        return entry.isIntersecting && (observer.root === null || isNear(entry.target));
+      }).map(function (entry) { return entry.target; });
       if (near.length) { buildFor(function (state) { return near.indexOf(state.form) >= 0; }); }
     }
 
