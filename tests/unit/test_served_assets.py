@@ -173,9 +173,11 @@ def test_only_the_bundle_files_are_answered_immutable_and_without_the_session_co
 
     client = app.test_client()
     for name in registered._scripts + registered._styles:
-        answer = client.get(f"/plugin-static/multiagent/{name}")
-        assert answer.headers["Cache-Control"] == IMMUTABLE, name
-        assert "Set-Cookie" not in answer.headers and "cookie" not in answer.vary, name
+        # at the root, and below a deployment prefix (Potato's reaches Flask as SCRIPT_NAME)
+        for base_url in ("http://localhost/", "http://localhost/annotation/"):
+            answer = client.get(f"/plugin-static/multiagent/{name}", base_url=base_url)
+            assert answer.headers["Cache-Control"] == IMMUTABLE, (base_url, name)
+            assert "Set-Cookie" not in answer.headers and "cookie" not in answer.vary, (base_url, name)
     for path in ("/plugin-static/other/" + registered._scripts[0], "/plugin-static/multiagent/missing.js"):
         answer = client.get(path)
         assert answer.headers.get("Cache-Control") != IMMUTABLE, path
