@@ -280,6 +280,29 @@ def test_a_graph_far_below_is_laid_out_and_drawn_before_it_is_built_and_shown_fr
     assert page.evaluate("[window.__layouts, window.__drawings]") == [2, 2]
 
 
+# Where Next is on screen, once the page's scrolling has stopped.
+NEXT_ON_SCREEN = """async () => {
+  let last = -1;
+  while (window.scrollY !== last) { last = window.scrollY; await new Promise((done) => setTimeout(done, 150)); }
+  const next = document.getElementById('next-btn').getBoundingClientRect();
+  return {top: next.top, bottom: next.bottom, height: window.innerHeight};
+}"""
+
+
+def test_the_end_key_reaches_next_past_forms_not_built_yet(task, page):
+    """End scrolls to the end of the page; forms it passes would be built on the way (they come near)
+    and grow the page after the scroll had aimed at its old end. Every deferred form is built before
+    End scrolls, as before Potato leaves the item, so one press shows Next (idle time held)."""
+    open_item(page, task, fresh_user())
+    expect_deferred(page, ATTRIBUTION)
+    page.mouse.click(5, 5)   # the page's margin: focus on nothing that takes End itself
+    page.keyboard.press("End")
+    shown = page.evaluate(NEXT_ON_SCREEN)
+    assert 0 <= shown["top"] and shown["bottom"] <= shown["height"], shown
+    for name in NAMES:
+        expect_built(page, name)
+
+
 # At the in-view mark (the end of the pass that shows the item): each form's top, whether it is built,
 # the forms column's box, the window's height.
 GEOMETRY_AT_SHOWN = """

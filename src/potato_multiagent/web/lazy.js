@@ -16,8 +16,9 @@
  *   - it receives focus or a pointer (Tab reaches its placeholder button);
  *   - another part of the page needs it: buildFor(predicate), e.g. the runtime for a trace-view
  *     step action aimed at it;
- *   - Potato is about to leave the item (its globals navigateTo*): every deferred form is built
- *     synchronously first;
+ *   - Potato is about to leave the item (its globals navigateTo*), or End is about to scroll to
+ *     the end of the page (which the forms it passes would lengthen as they are built): every
+ *     deferred form is built synchronously first;
  *   - idle time after the item is shown, one form per callback (a hidden page gets there through
  *     the callback's timeout), so every widget is eventually built without scrolling.
  * Step actions a widget type declares (register options.stepActions) are written on its deferred
@@ -226,6 +227,7 @@
      * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
      * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
     function itemShown(renderAll) {
+      if (!shown) { document.addEventListener('keydown', buildBeforeEnd); }
       shown = true;
       showing = true;
       try { renderAll(); } finally { showing = false; }
@@ -235,6 +237,16 @@
       }
       core.eachFormState(function (state) { if (!state.built) { observe(state.form); } });
       scheduleIdle();
+    }
+
+    /** End (the page's, not a control's: nothing took it) scrolls to the end of the page, which the
+     * forms it passes would lengthen by being built as they come near, after the scroll aimed at
+     * the old end: every deferred form is built first, as before Potato leaves the item. */
+    function buildBeforeEnd(event) {
+      var target = event.target;
+      if (event.key !== 'End' || event.defaultPrevented || !target || target.isContentEditable ||
+          /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) { return; }
+      buildFor(null);
     }
 
     function scheduleIdle() {
