@@ -223,3 +223,60 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert "| the page with our widgets ready within 1.2× of Potato's bare page at 300 steps |" in report
     assert "at least 10× faster than `agent_trace`" in report
     assert "| failure_attribution | " in report
+
+
+FLOOR_PROBE = """
+import json, potato_multiagent
+from potato_multiagent import plugin
+class Api:
+    name = "multiagent"
+    def add_schema(self, *args, **kwargs): pass
+    def add_display(self, *args, **kwargs): pass
+    def add_assets(self, folder, scripts, styles): self.assets = (folder, scripts, styles)
+api = Api()
+plugin.register(api)
+folder, scripts, styles = api.assets
+bundle = "".join(open(folder + "/" + name.split("/")[-1], encoding="utf-8").read() for name in scripts)
+print(json.dumps({"package": potato_multiagent.__file__, "scripts": len(scripts), "styles": len(styles),
+                  "bundle": bundle}))
+"""
+
+
+@pytest.mark.parametrize("variant", ["markup", "inert", "derive"])
+def test_floor_pages_are_served_with_only_their_one_change(tmp_path, variant):
+    """bench.floor's middle pages: what a `potato start` with the variant tree first on its
+    PYTHONPATH registers (the tree's package, not this one; the script left out or its passes)."""
+    from bench import floor
+
+    tree = floor.variant_tree(variant, tmp_path)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])}
+    served = json.loads(subprocess.run([sys.executable, "-c", FLOOR_PROBE], env=environment, check=True,
+                                       capture_output=True, text=True, cwd=tmp_path).stdout)
+    assert served["package"].startswith(str(tree))
+    assert served["styles"] == 1
+    if variant == "markup":
+        assert served["scripts"] == 0
+        return
+    bundle = served["bundle"]
+    assert served["scripts"] == 1 and "PotatoMultiagentDerive" in bundle
+    assert floor.FIRST_PASS not in bundle and floor.SHOWN_PASS not in bundle and floor.PREPARE not in bundle
+    assert (floor.DERIVE_ONLY in bundle) == (variant == "derive")
+
+
+def test_floor_stops_when_a_line_it_changes_is_gone(tmp_path, monkeypatch):
+    from bench import floor
+
+    monkeypatch.setitem(floor.VARIANTS, "inert", [("potato_multiagent/web/widget.js", "no such line", "")])
+    with pytest.raises(ValueError, match="widget.js: the line the 'inert' page changes is not there once"):
+        floor.variant_tree("inert", tmp_path)
+
+
+def test_floor_full_page_bundle_holds_the_lines_the_variants_change(tmp_path):
+    from bench import floor
+
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(floor.SOURCE), os.environ.get("PYTHONPATH", "")])}
+    served = json.loads(subprocess.run([sys.executable, "-c", FLOOR_PROBE], env=environment, check=True,
+                                       capture_output=True, text=True, cwd=tmp_path).stdout)
+    assert (served["scripts"], served["styles"]) == (1, 1)
+    assert floor.FIRST_PASS in served["bundle"] and floor.SHOWN_PASS in served["bundle"]
+    assert floor.PREPARE in served["bundle"]
