@@ -176,7 +176,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5_000, 50_000])
     parser.add_argument("--rounds", type=int, default=16)
-    parser.add_argument("--workdir", type=Path, default=None, help="keep task folders, trees and results here")
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the task folders, the variant trees and floor.json (every load) here")
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="potato-ma-floor-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -191,9 +191,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                 print(markdown(steps, args.rounds, rows), "\n", flush=True)
         finally:
             chromium.close()
-    (workdir / "floor.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        (workdir / "floor.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
