@@ -141,9 +141,7 @@ def load(page_name: str, side: scale.ScaleSide) -> Dict[str, float]:
     page = side.context.new_page()
     try:
         page.add_init_script(browser.probe_script(side.spec))
-        side.context.clear_cookies()
-        browser.log_in(side.context, side.task.base_url, f"floor-{uuid.uuid4().hex[:12]}")
-        page.goto(f"{side.task.base_url}/annotate", wait_until="commit", timeout=browser.LOAD_TIMEOUT_MS)
+        browser.open_as_new_annotator(side.context, page, side.task.base_url)
         page.wait_for_function(READY_JS, arg=[page_name, IN_VIEW_MARK], polling=20,
                                timeout=browser.LOAD_TIMEOUT_MS)
         return page.evaluate(SAMPLE_JS, [page_name, IN_VIEW_MARK])

@@ -339,8 +339,9 @@
   /**
    * On DOMContentLoaded. The page's layout for a trace view (ma-has-trace) is set now, once (the views
    * come with the page): the forms' build near the screen (lazy.js) measures in it. The rows are drawn
-   * now only where no Potato will show the item later: on Potato's annotation page the item is hidden until potato:instance-ready, whose init
-   * draws them, so a drawing now would be done twice before anyone sees it (docs/performance.md §19).
+   * now only where no Potato will show the item later: on Potato's annotation page the item is hidden
+   * until potato:instance-ready, whose init draws them, so a drawing now would be done twice before
+   * anyone sees it (docs/performance.md §19).
    */
   function firstInit() {
     document.documentElement.classList.toggle('ma-has-trace', document.querySelector(SECTIONS) !== null);
