@@ -280,10 +280,13 @@ def test_a_graph_far_below_is_laid_out_and_drawn_before_it_is_built_and_shown_fr
     assert page.evaluate("[window.__layouts, window.__drawings]") == [2, 2]
 
 
-# Where Next is on screen, once the page's scrolling has stopped.
+# Where Next is on screen, once the page's scrolling has started (a loaded machine can take longer
+# than one poll to act on the key) and then stopped.
 NEXT_ON_SCREEN = """async () => {
+  const pause = () => new Promise((done) => setTimeout(done, 150));
+  for (let waited = 0; window.scrollY === 0 && waited < 10000; waited += 150) { await pause(); }
   let last = -1;
-  while (window.scrollY !== last) { last = window.scrollY; await new Promise((done) => setTimeout(done, 150)); }
+  while (window.scrollY !== last) { last = window.scrollY; await pause(); }
   const next = document.getElementById('next-btn').getBoundingClientRect();
   return {top: next.top, bottom: next.bottom, height: window.innerHeight};
 }"""
