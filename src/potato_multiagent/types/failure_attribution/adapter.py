@@ -4,7 +4,10 @@ Between annotators: agent-level exact agreement (with Krippendorff's nominal alp
 kappa for two annotators), step-level exact agreement and agreement within ±k steps. Against
 gold, Who&When's measures: agent-level accuracy (the responsible agent is the gold agent) and
 step-level accuracy (the decisive step is the gold step), plus step accuracy within ±k, pooled and
-per annotator. A judgement that names no agent (or no step) counts as wrong against gold.
+per annotator. A judgement that names no agent (or no step) counts as wrong against gold. A row
+also carries the annotator's ``certainty`` (confident / uncertain, or empty) and the other
+``plausible_steps`` (0-based, most plausible first; with their ``#N`` in ``plausible_steps_number``);
+``agreement --gold`` scores them (``judge/scoring.py``).
 Gold objects name the agent ``mistake_agent`` (or ``responsible_agent``) and the step
 ``mistake_step`` (or ``decisive_step``), an int or a string of digits.
 """
@@ -21,21 +24,23 @@ from ...analysis.statistics import Figure, USER, cohen_kappa, krippendorff_alpha
 from ...analysis.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text
 
 AGENT, STEP = "responsible_agent", "decisive_step"
+CERTAINTY, PLAUSIBLE = "certainty", "plausible_steps"
 
 
 class FailureAttributionAdapter(Adapter):
-    step_columns = (STEP,)
+    step_columns = (STEP, PLAUSIBLE)
 
     @classmethod
     def columns(cls, config) -> tuple:
-        return (AGENT, STEP, "reason", "step_agent", "step_text")
+        return (AGENT, STEP, "reason", "step_agent", "step_text", CERTAINTY, PLAUSIBLE)
 
     @classmethod
     def rows(cls, value: FailureAttributionValue, derivation: Derivation, config) -> List[Dict[str, Any]]:
         step = value.decisive_step
         return [{AGENT: value.responsible_agent, STEP: step,
                  "reason": value.reason, "step_agent": step_agent(derivation, step),
-                 "step_text": step_text(derivation, step)}]
+                 "step_text": step_text(derivation, step), CERTAINTY: value.certainty,
+                 PLAUSIBLE: [entry.step for entry in value.plausible_steps]}]
 
     @classmethod
     def agreement(cls, judgements: Judgements, config, gold: Optional[Mapping[str, dict]],

@@ -3,7 +3,9 @@
  * page and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
  *
  * The stored value is {"responsible_agent": str|null, "decisive_step": int|null, "reason": str}
- * (decisive_step is the 0-based step index, shown as #N = index + 1), or "" when nothing is chosen.
+ * (decisive_step is the 0-based step index, shown as #N = index + 1), or "" when nothing is chosen;
+ * optionally "certainty" ('confident' | 'uncertain') and "plausible_steps" ([{step, step_ref?}],
+ * other steps that could be the decisive one, most plausible first).
  */
 PotatoMultiagent.marks('failure_attribution', function (lib) {
   'use strict';
@@ -13,13 +15,48 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
 
   /**
    * The value to store for the controls' state; null (store "") when nothing is chosen.
-   * fromJudgment (the source of an accepted judgment) is written only when given.
+   * fromJudgment (the source of an accepted judgment) is written only when given; extra holds
+   * {certainty, plausible} (each written only when set: a value without them stays as before).
    */
-  function composeValue(agent, step, reason, fromJudgment) {
-    if (agent === null && step === null && reason === '') { return null; }
+  function composeValue(agent, step, reason, fromJudgment, extra) {
+    var certainty = extra && extra.certainty ? extra.certainty : null;
+    var plausible = extra && extra.plausible ? extra.plausible : [];
+    if (agent === null && step === null && reason === '' && certainty === null && !plausible.length) { return null; }
     var value = {responsible_agent: agent, decisive_step: step, reason: reason};
+    if (certainty !== null) { value.certainty = certainty; }
+    if (plausible.length) { value.plausible_steps = plausible.map(function (entry) { return copyEntry(entry); }); }
     if (typeof fromJudgment === 'string') { value.from_judgment = fromJudgment; }
     return value;
+  }
+
+  function copyEntry(entry) {
+    var copy = {step: entry.step};
+    if (typeof entry.step_ref === 'string') { copy.step_ref = entry.step_ref; }
+    return copy;
+  }
+
+  /** The annotator's certainty flag, or null. */
+  function certaintyOf(value) {
+    return value && (value.certainty === 'confident' || value.certainty === 'uncertain') ? value.certainty : null;
+  }
+
+  /** The other plausible steps, most plausible first ([{step, step_ref?}]; [] when none). */
+  function plausibleOf(value) {
+    return value && Array.isArray(value.plausible_steps) ? value.plausible_steps.map(copyEntry) : [];
+  }
+
+  /** The plausible steps after adding index (at the end), or null when it is already named. */
+  function addPlausible(plausible, index, decisive) {
+    if (index === decisive || plausible.some(function (entry) { return entry.step === index; })) { return null; }
+    return plausible.concat([{step: index}]);
+  }
+
+  /** The plausible steps with the one at position moved by delta (-1 up, +1 down), or removed (delta null). */
+  function movePlausible(plausible, position, delta) {
+    var next = plausible.slice();
+    var entry = next.splice(position, 1)[0];
+    if (delta !== null) { next.splice(Math.max(0, Math.min(next.length, position + delta)), 0, entry); }
+    return next;
   }
 
   function fromJudgmentOf(value) {
@@ -123,6 +160,16 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     var found = [];
     if (stale.agent) { found.push(lib.notInTrace('responsible_agent', chosenAgent(value))); }
     if (stale.step) { found.push(lib.notInTrace('decisive_step', chosenStep(value))); }
+    var seen = [chosenStep(value)];
+    plausibleOf(value).forEach(function (entry, position) {
+      var where = 'plausible_steps[' + position + '].step';
+      if (entry.step >= derivation.steps.length) {
+        found.push(lib.notInTrace(where, entry.step));
+      } else if (seen.indexOf(entry.step) >= 0) {
+        found.push(lib.say('repeat', {field: where}));
+      }
+      seen.push(entry.step);
+    });
     return found;
   }
 
@@ -142,6 +189,12 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
       var who = stale.step ? 'not in this trace' : (derivation.steps[step].agent || 'no agent');
       parts.push('Decisive step: #' + (step + 1) + ' (' + who + ').');
     }
+    var plausible = plausibleOf(value);
+    if (plausible.length) {
+      parts.push('Also plausible: ' + plausible.map(function (entry) { return '#' + (entry.step + 1); }).join(', ') + '.');
+    }
+    var certainty = certaintyOf(value);
+    if (certainty !== null) { parts.push(certainty === 'confident' ? 'Confident.' : 'Uncertain.'); }
     parts.push(/\S/.test(value.reason) ? 'Reason given.' : 'No reason given.');
     return parts.join(' ');
   }
@@ -172,6 +225,10 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
   return {
     NOT_IN_TRACE: NOT_IN_TRACE,
     composeValue: composeValue,
+    certaintyOf: certaintyOf,
+    plausibleOf: plausibleOf,
+    addPlausible: addPlausible,
+    movePlausible: movePlausible,
     fromJudgmentOf: fromJudgmentOf,
     judgmentsFor: judgmentsFor,
     judgmentWords: judgmentWords,

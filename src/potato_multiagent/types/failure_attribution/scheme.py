@@ -6,12 +6,13 @@ list (as Who&When's ``mistake_step``); the widget shows them as ``#N`` = index +
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
-from .._base import Scheme, SchemeConfig, StepIndex, not_in_trace
+from .._base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
+from .._base.words import word
 
 
 DECISIVE_STEP_HELP = ("The decisive step is the earliest step whose error, had it been fixed, would have "
@@ -24,6 +25,22 @@ class FailureAttributionConfig(SchemeConfig):
 
     step_help: StrictStr = Field(DECISIVE_STEP_HELP, description="The line under the step picker saying what "
                                  "the decisive step is (issue 15); an empty string shows none.")
+    ask_certainty: bool = Field(True, description="Offer the annotator a Confident / Uncertain flag on the "
+                                "attribution (stored as `certainty`; `agreement` also reports confident labels "
+                                "alone). `false` hides it.")
+    max_plausible_steps: NonNegativeJsonInt = Field(4, description="How many other plausible steps, ranked, the "
+                                                    "annotator may add beside the decisive one (stored as "
+                                                    "`plausible_steps`; scored by nDCG@k); 0 hides the control.")
+
+
+class PlausibleStep(BaseModel):
+    """One more step that could be the decisive one (a place for the step's identity beside its index)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: StepIndex = Field(description="0-based index of the step.")
+    step_ref: Optional[StrictStr] = Field(None, description="The step's identity (kept as given; filled "
+                                          "where saved step references carry one).")
 
 
 class FailureAttributionValue(BaseModel):
@@ -34,6 +51,10 @@ class FailureAttributionValue(BaseModel):
     responsible_agent: Optional[StrictStr] = Field(description="The agent held responsible, by its full name.")
     decisive_step: Optional[StepIndex] = Field(description="0-based index of the decisive step.")
     reason: StrictStr = Field(description="Free text; may be empty.")
+    certainty: Optional[Literal["confident", "uncertain"]] = Field(None, description="The annotator's flag on the "
+                                                                   "attribution; absent when not given.")
+    plausible_steps: List[PlausibleStep] = Field(default_factory=list, description="Other steps that could be the "
+                                                           "decisive one, most plausible first; absent when none.")
     from_judgment: Optional[StrictStr] = Field(None, description="The source of the shown judgment whose agent and "
                                                "step the annotator accepted; absent when chosen independently "
                                                "(cleared when agent or step is edited after accepting).")
@@ -52,4 +73,12 @@ class FailureAttribution(Scheme):
             problems.append(not_in_trace("responsible_agent", value.responsible_agent))
         if value.decisive_step is not None and value.decisive_step >= len(derivation.steps):
             problems.append(not_in_trace("decisive_step", value.decisive_step))
+        seen = {value.decisive_step}
+        for position, entry in enumerate(value.plausible_steps):
+            where = f"plausible_steps[{position}].step"
+            if entry.step >= len(derivation.steps):
+                problems.append(not_in_trace(where, entry.step))
+            elif entry.step in seen:
+                problems.append(word("repeat", field=where))
+            seen.add(entry.step)
         return problems

@@ -26,6 +26,11 @@
       judgmentsBox: ui.hook('judgments'),
       fromJudgment: null,            // the accepted judgment's source, kept until agent or step changes
       reason: el.querySelector('textarea[data-ma-field="reason"]'),
+      plausibleInput: el.querySelector('input[data-ma-field="plausible_steps"]'),
+      plausibleList: ui.hook('plausible-list'),
+      certaintyInputs: Array.prototype.slice.call(el.querySelectorAll('input[data-ma-field="certainty"]')),
+      plausible: [],                 // [{step, step_ref?}] the other plausible steps, most plausible first
+      certainty: null,
       optionValues: new WeakMap(),   // <option> -> the agent name it stands for
       agentOptions: new Map(),       // agent name -> <option>
       staleAgentOption: null,
@@ -55,6 +60,29 @@
         view.fromJudgment = null;
         commit(view);
       }
+    });
+    if (view.plausibleInput) {
+      view.plausiblePicker = ui.combobox({
+        input: view.plausibleInput, listbox: ui.hook('plausible-options'), scroller: ui.hook('plausible-scroll'),
+        status: ui.hook('plausible-status'), idBase: view.plausibleInput.id || 'ma-fa-plausible',
+        noun: 'step',
+        count: function () { return view.derivation ? view.derivation.steps.length : 0; },
+        label: function (index) { return labelOf(view, index); },
+        number: function (index) { return index + 1; },
+        haystack: function (index) { return haystackOf(view, index); },
+        chosen: function () { return null; },
+        choose: function (index) {
+          if (index === null) { return; }
+          var next = marks.addPlausible(view.plausible, index, view.chosenStep);
+          if (next && next.length <= view.maxPlausible) { view.plausible = next; commit(view); }
+          view.plausiblePicker.show('');
+        }
+      });
+    }
+    view.certaintyInputs.forEach(function (input) {
+      input.addEventListener('change', function () {
+        if (input.checked) { view.certainty = input.value; commit(view); }
+      });
     });
     view.reason.addEventListener('input', view.typing);
     view.reason.addEventListener('change', view.typing.flush);
@@ -172,12 +200,51 @@
     parts.forEach(function (node) { box.appendChild(node); });
   }
 
+  /** The ranked plausible steps, each with its words and Up / Down / Remove buttons. */
+  function showPlausible(view) {
+    var list = view.plausibleList;
+    if (!list) { return; }
+    var key = JSON.stringify(view.plausible) + '|' + view.maxPlausible;
+    if (list.getAttribute('data-ma-shown') === key && view.plausibleShownFor === view.derivation) { return; }
+    list.setAttribute('data-ma-shown', key);
+    view.plausibleShownFor = view.derivation;
+    list.textContent = '';
+    var h = view.ui.h;
+    var count = view.plausible.length;
+    view.plausible.forEach(function (entry, position) {
+      var words = entry.step < view.derivation.steps.length ? labelOf(view, entry.step)
+        : '#' + (entry.step + 1) + marks.NOT_IN_TRACE;
+      var buttons = [['Up', -1, position === 0], ['Down', 1, position === count - 1], ['Remove', null, false]]
+        .map(function (spec) {
+          var button = h('button', {type: 'button', class: 'ma-fa-plausible-' + spec[0].toLowerCase(), text: spec[0],
+            'aria-label': spec[0] + ' #' + (entry.step + 1)});
+          button.disabled = spec[2];
+          button.addEventListener('click', function () {
+            view.plausible = marks.movePlausible(view.plausible, position, spec[1]);
+            commit(view);
+          });
+          return button;
+        });
+      list.appendChild(h('li', {class: 'ma-fa-plausible-item', 'data-ma-step': String(entry.step)},
+        [h('span', {class: 'ma-fa-plausible-words', text: words})].concat(buttons)));
+    });
+    if (view.plausibleInput) { view.plausibleInput.disabled = count >= view.maxPlausible; }
+  }
+
+  function showCertainty(view) {
+    view.certaintyInputs.forEach(function (input) { input.checked = input.value === view.certainty; });
+  }
+
   function showValue(view, value, ui) {
     selectAgent(view, marks.chosenAgent(value));
     view.chosenStep = marks.chosenStep(value);
     view.picker.show(chosenStepWords(view));
     showChosenStep(view, ui);
     view.fromJudgment = marks.fromJudgmentOf(value);
+    view.plausible = marks.plausibleOf(value);
+    view.certainty = marks.certaintyOf(value);
+    showPlausible(view);
+    showCertainty(view);
     var reason = value ? value.reason : '';
     if (view.reason.value !== reason) { view.reason.value = reason; }   // keeps the caret when equal
   }
@@ -221,8 +288,12 @@
   /** Store what the controls show (the runtime paints summary, completeness and notices). */
   function commit(view) {
     view.typing.cancel();
-    var value = marks.composeValue(selectedAgent(view), view.chosenStep, view.reason.value, view.fromJudgment);
+    // A step chosen as the decisive one leaves the plausible list (it would repeat it).
+    view.plausible = view.plausible.filter(function (entry) { return entry.step !== view.chosenStep; });
+    var value = marks.composeValue(selectedAgent(view), view.chosenStep, view.reason.value, view.fromJudgment,
+      {certainty: view.certainty, plausible: view.plausible});
     view.model.set(value);
+    showPlausible(view);
     view.picker.show(chosenStepWords(view));
     showChosenStep(view, view.ui);
     showJudgments(view, view.judgments, view.judgmentMode, value);
@@ -237,6 +308,8 @@
     if (view.derivation !== args.derivation) { fillOptions(view, args.derivation); }
     view.judgments = marks.judgmentsFor(args.record, args.config, args.schemaName);
     view.judgmentMode = (args.config && args.config.show_judgments) || 'always';
+    view.maxPlausible = args.config && typeof args.config.max_plausible_steps === 'number'
+      ? args.config.max_plausible_steps : 4;
     showValue(view, args.model.get().value, ui);
     showJudgments(view, view.judgments, view.judgmentMode, args.model.get().value);
     // The trace view's "Set as decisive step" (action 'decisive'): chosen as if picked in the list.
