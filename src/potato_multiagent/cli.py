@@ -397,6 +397,15 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--config", help="the config file, when it is not TASK_DIR/config.yaml")
     w.add_argument("--dry-run", action="store_true", help="print what would change and write nothing")
     w.set_defaults(run=_migrate_values_command)
+
+    from .judge import add_arguments, describe_methods, judge_command
+
+    g = commands.add_parser("judge", help="an LLM judge of failure attribution (Who&When's methods, structured "
+                                          "JSON) over a task or trace files, into a judgments file",
+                            epilog=f"methods:\n{describe_methods()}", formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(g)
+    _add_derive_options(g)
+    g.set_defaults(run=judge_command)
     return parser
 
 

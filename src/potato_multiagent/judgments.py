@@ -10,7 +10,9 @@ object, or the JSON text Potato would store) and is checked by the same ``valida
 annotator's saved value, against the record and the scheme's config. ``show`` (default true) says
 whether the judgment goes into the record, where the page can show it; a judgment with
 ``"show": false`` is for evaluation only (``agreement --judgments``) and never enters a record,
-since every record field reaches the annotator's browser.
+since every record field reaches the annotator's browser. ``run`` (optional, an object) says how a
+judge made it (``potato-multiagent judge`` writes method, model, prompt version, calls, tokens,
+seconds); it is kept with the judgment and never enters a record.
 
 In a record, the shown judgments sit under one key (default ``judgments``)::
 
@@ -32,7 +34,7 @@ from .types import scheme_for, validate_value
 from .trace.jsjson import StrictJSONError, strict_loads
 
 DEFAULT_KEY = "judgments"
-FIELDS = ("id", "scheme", "source", "value", "show")
+FIELDS = ("id", "scheme", "source", "value", "show", "run")
 
 
 class JudgmentError(Exception):
@@ -53,6 +55,8 @@ class Judgment:
     show: bool = True
     where: str = ""
     """``file:line`` it was read from, for messages."""
+    run: Optional[dict] = None
+    """How a judge made it (``judge`` writes it), or None."""
 
     def entry(self) -> dict:
         """What a record carries for it."""
@@ -109,7 +113,10 @@ def _judgment(line: str, where: str) -> Judgment:
     show = entry.get("show", True)
     if not isinstance(show, bool):
         raise ValueError("show: expected true or false")
-    return Judgment(str(record_id), entry["scheme"], entry["source"], value, show, where)
+    run = entry.get("run")
+    if run is not None and not isinstance(run, dict):
+        raise ValueError("run: expected an object (how the judge made it)")
+    return Judgment(str(record_id), entry["scheme"], entry["source"], value, show, where, run)
 
 
 # --------------------------------------------------------------------------- checking
@@ -231,6 +238,8 @@ def judgment_line(judgment: Judgment) -> str:
     entry = {"id": judgment.id, "scheme": judgment.scheme, "source": judgment.source, "value": judgment.value}
     if not judgment.show:
         entry["show"] = False
+    if judgment.run is not None:
+        entry["run"] = judgment.run
     return json.dumps(entry, ensure_ascii=False)
 
 
