@@ -220,8 +220,32 @@ def _agreement_command(args: argparse.Namespace) -> int:
         json.dump(figures, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print("\n".join(agreement_lines(frame, collection)))
+        print("\n".join(agreement_lines(frame, collection) + _attribution_lines(args, collection, [], gold)))
     return 0
+
+
+def _scoring_settings(args: argparse.Namespace):
+    from .judge.scoring import Settings
+
+    return Settings(within=max(args.within, 1), k=args.k, seed=args.seed, resamples=args.resamples)
+
+
+def _attribution_scores(args: argparse.Namespace, collection, judgments, gold) -> list:
+    """Failure attribution against gold the field's way (judge/scoring.py); [] without gold."""
+    from .judge_agreement import attribution_vs_gold
+
+    if gold is None:
+        return []
+    return attribution_vs_gold(collection, judgments, gold, _scoring_settings(args))
+
+
+def _attribution_lines(args: argparse.Namespace, collection, judgments, gold) -> list:
+    from .judge import scoring
+
+    found = []
+    for scheme, groups in _attribution_scores(args, collection, judgments, gold):
+        found += scoring.lines(scheme, groups, _scoring_settings(args))
+    return found
 
 
 def _judge_agreement(args: argparse.Namespace, collection, frame, gold) -> int:
@@ -243,12 +267,17 @@ def _judge_agreement(args: argparse.Namespace, collection, frame, gold) -> int:
         return 1
     judged = judge_agreement_frame(task, collection, judgments, gold, args.within)
     if args.json:
+        from .judge import scoring
+
         as_records = lambda f: f.astype(object).where(f.notna(), None).to_dict("records")  # noqa: E731
-        json.dump({"annotators": as_records(frame), "judgments": as_records(judged)}, sys.stdout,
-                  ensure_ascii=False, indent=2)
+        scores = [row for scheme, groups in _attribution_scores(args, collection, judgments, gold)
+                  for row in scoring.rows(scheme, groups)]
+        json.dump({"annotators": as_records(frame), "judgments": as_records(judged), "attribution_vs_gold": scores},
+                  sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print("\n".join(agreement_lines(frame, collection) + judge_agreement_lines(judged)))
+        print("\n".join(agreement_lines(frame, collection) + judge_agreement_lines(judged)
+                        + _attribution_lines(args, collection, judgments, gold)))
     return 0
 
 
@@ -302,6 +331,13 @@ def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
     return value
 
 
@@ -374,11 +410,15 @@ def build_parser() -> argparse.ArgumentParser:
     a = commands.add_parser("agreement", help="inter-annotator agreement per scheme (and accuracy against gold)")
     a.add_argument("config")
     a.add_argument("--gold", metavar="FILE", help="gold lines ({id, gold}) as convert --gold writes them")
-    a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1)")
+    a.add_argument("--within", type=_non_negative, default=1, metavar="K", help="step tolerance for 'within ±K' (default 1); failure attribution against gold "
+                        "reports ±1 to ±K")
     a.add_argument("--json", action="store_true", help="print the figures as JSON")
     a.add_argument("--judgments", metavar="FILE", help="judgments ({id, scheme, source, value} lines): each "
                                                        "source's accuracy vs gold, agreement with each annotator, "
                                                        "and how often annotators accepted it")
+    a.add_argument("-k", type=_positive, default=5, help="nDCG@k's cutoff for ranked steps (default 5)")
+    a.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    a.add_argument("--resamples", type=_positive, default=1000, help="bootstrap resamples (default 1000)")
     a.add_argument("--exclude-bulk", action="store_true",
                    help="leave out values set in bulk ('Mark all unreviewed handoffs as fine')")
     a.set_defaults(run=_agreement_command)

@@ -13,7 +13,7 @@ the annotators' saved values, on items the judge judged, that carry ``from_judgm
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
@@ -25,6 +25,9 @@ from .judgments import Judgment, our_schemes
 from .task import Task
 from .trace import derive
 from .trace.jsjson import StrictJSONError, strict_loads
+
+if TYPE_CHECKING:
+    from .judge import scoring
 
 COLUMNS = ("scheme", "type", "source", "measure", "annotator", "value", "items", "annotators", "note")
 JUDGE = "\u0000judge"
@@ -175,3 +178,49 @@ def judge_agreement_lines(frame: pd.DataFrame) -> List[str]:
             note = f"  ({figure.note})" if figure.note else ""
             lines.append(f"  {label:<44} {value:>6}   items {figure.items}, annotators {figure.annotators}{note}")
     return lines
+
+
+# --------------------------------------------------------------------------- attribution vs gold, the field's way
+
+
+def attribution_vs_gold(collection: Collection, judgments: List[Judgment], gold: Mapping[str, dict],
+                        settings: "scoring.Settings") -> List[tuple]:
+    """``[(scheme, [Scored])]`` for each failure-attribution scheme: each judge (source), each
+    annotator and the annotators pooled, against gold (``judge/scoring.py``)."""
+    from .judge import scoring
+
+    found = []
+    for name, table in collection.tables.items():
+        if table.scheme is None or table.scheme.widget != "failure_attribution":
+            continue
+        answers = {record_id: answer for record_id, answer in
+                   ((record_id, scoring.gold_answer(entry, name)) for record_id, entry in gold.items()) if answer}
+        humans = [scoring.Prediction(str(row[INSTANCE]), row.get("responsible_agent"), row.get("decisive_step"),
+                                     tuple(row.get("plausible_steps") or ()), row.get("certainty"))
+                  for row in table.rows]
+        judged: Dict[str, List] = {}
+        methods: Dict[str, str] = {}
+        for judgment in judgments:
+            if judgment.scheme != name:
+                continue
+            value = table.scheme.Value.model_validate(judgment.value)
+            judged.setdefault(judgment.source, []).append(scoring.Prediction(
+                judgment.id, value.responsible_agent, value.decisive_step,
+                tuple(entry.step for entry in value.plausible_steps)))
+            if judgment.run and isinstance(judgment.run.get("method"), str):
+                methods[judgment.source] = judgment.run["method"]
+        every = humans + [p for predictions in judged.values() for p in predictions]
+        with_ndcg = scoring.wants_ndcg(every, answers)
+        groups = []
+        for source, predictions in judged.items():
+            groups += scoring.score_groups(f"judge {source!r}", "judge", predictions, answers, settings, with_ndcg,
+                                           methods.get(source))
+        users = sorted({str(row[USER]) for row in table.rows})
+        for user in users:
+            groups += scoring.score_groups(f"annotator {user}", "annotator",
+                                           [p for p, row in zip(humans, table.rows) if str(row[USER]) == user],
+                                           answers, settings, with_ndcg)
+        if len(users) > 1:
+            groups += scoring.score_groups("annotators pooled", "annotators", humans, answers, settings, with_ndcg)
+        found.append((name, groups))
+    return found

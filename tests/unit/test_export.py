@@ -52,11 +52,11 @@ def make_task(tmp_path, schemes, records=RECORDS):
     return tmp_path / "config.yaml"
 
 
-def save(config_path, user, instance, values, when="2026-11-30T15:42:07.332649", check=True):
+def save(config_path, user, instance, values, when="2026-11-30T15:42:07.332649", check=True, records=RECORDS):
     """Store `{scheme: value}` for one user and instance, as Potato does, with a history line each."""
     config = yaml.safe_load(config_path.read_text())
     schemes = {s["name"]: s for s in config["annotation_schemes"]}
-    record = next(r for r in RECORDS if r["id"] == instance)
+    record = next(r for r in records if r["id"] == instance)
     folder = config_path.parent / "annotation_output" / user
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "user_state.json"
@@ -94,7 +94,9 @@ def read_jsonl(path):
 
 def test_one_row_per_attribution_joined_with_the_decisive_step(tmp_path, capsys):
     config = make_task(tmp_path, [scheme(FA, "attribution")])
-    save(config, "bob", "run-1", {"attribution": attribution("Booker", 2, "wrong date")}, when="2026-11-30T10:00:00")
+    save(config, "bob", "run-1", {"attribution": {**attribution("Booker", 2, "wrong date"), "certainty": "uncertain",
+                                                  "plausible_steps": [{"step": 1}, {"step": 3}]}},
+         when="2026-11-30T10:00:00")
     save(config, "alice", "run-1", {"attribution": attribution("Planner", None)}, when="2026-11-30T09:00:00")
     save(config, "alice", "run-2", {"attribution": attribution(None, 1)})
     code, out = export(config, tmp_path / "out", "jsonl", capsys)
@@ -102,13 +104,16 @@ def test_one_row_per_attribution_joined_with_the_decisive_step(tmp_path, capsys)
     assert out.splitlines()[0] == f"attribution: 3 row(s) -> {tmp_path / 'out' / 'attribution.jsonl'}"
     assert read_jsonl(tmp_path / "out" / "attribution.jsonl") == [
         {"instance_id": "run-1", "user": "alice", "timestamp": "2026-11-30T09:00:00", "responsible_agent": "Planner",
-         "decisive_step": None, "decisive_step_number": None, "reason": "", "step_agent": None, "step_text": None},
+         "decisive_step": None, "decisive_step_number": None, "reason": "", "step_agent": None, "step_text": None,
+         "certainty": None, "plausible_steps": None, "plausible_steps_number": None},
         {"instance_id": "run-1", "user": "bob", "timestamp": "2026-11-30T10:00:00", "responsible_agent": "Booker",
          "decisive_step": 2, "decisive_step_number": 3, "reason": "wrong date", "step_agent": "Booker",
-         "step_text": "Booked 15 March."},
+         "step_text": "Booked 15 March.", "certainty": "uncertain", "plausible_steps": [1, 3],
+         "plausible_steps_number": [2, 4]},
         {"instance_id": "run-2", "user": "alice", "timestamp": "2026-11-30T15:42:07.332649",
          "responsible_agent": None, "decisive_step": 1, "decisive_step_number": 2, "reason": "",
-         "step_agent": "Helper", "step_text": "ok"},
+         "step_agent": "Helper", "step_text": "ok", "certainty": None, "plausible_steps": None,
+         "plausible_steps_number": None},
     ]
 
 
@@ -175,7 +180,7 @@ def test_every_scheme_gets_a_file_with_a_safe_unique_name_and_empty_tables_keep_
     assert [table["file"] for table in report["tables"]] == ["who_failed_.csv", "who_failed_-2.csv", "scheme.csv"]
     header = (tmp_path / "out" / "scheme.csv").read_text().strip()
     assert header == "instance_id,user,timestamp,responsible_agent,decisive_step,decisive_step_number,reason," \
-                     "step_agent,step_text"
+                     "step_agent,step_text,certainty,plausible_steps,plausible_steps_number"
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
 
 

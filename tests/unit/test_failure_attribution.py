@@ -70,7 +70,8 @@ def test_a_bad_config_is_reported_by_key():
 
 def test_declares_every_config_key_to_potato():
     assert set(SCHEMES[TYPE].optional_fields()) == {"steps_key", "agent_key", "calls_key", "resource_key", "agents",
-                                                    "agent_qualifiers", "show_judgments", "judgments_key", "step_help"}
+                                                    "agent_qualifiers", "show_judgments", "judgments_key", "step_help",
+                                                    "ask_certainty", "max_plausible_steps"}
 
 
 # -- rendering ---------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ gold, Who&When's measures: agent-level accuracy (the responsible agent is the go
 step-level accuracy (the decisive step is the gold step), plus step accuracy within ±k, pooled and
 per annotator. A judgement that names no agent (or no step) counts as wrong against gold. A row
 also carries the annotator's ``certainty`` (confident / uncertain, or empty) and the other
-``plausible_steps`` (0-based, most plausible first; with their ``#N`` in ``plausible_steps_number``);
+``plausible_steps`` (0-based, most plausible first, empty when none; their ``#N`` in
+``plausible_steps_number``);
 ``agreement --gold`` scores them (``judge/scoring.py``).
 Gold objects name the agent ``mistake_agent`` (or ``responsible_agent``) and the step
 ``mistake_step`` (or ``decisive_step``), an int or a string of digits.
@@ -40,7 +41,7 @@ class FailureAttributionAdapter(Adapter):
         return [{AGENT: value.responsible_agent, STEP: step,
                  "reason": value.reason, "step_agent": step_agent(derivation, step),
                  "step_text": step_text(derivation, step), CERTAINTY: value.certainty,
-                 PLAUSIBLE: [entry.step for entry in value.plausible_steps]}]
+                 PLAUSIBLE: [entry.step for entry in value.plausible_steps] or None}]
 
     @classmethod
     def agreement(cls, judgements: Judgements, config, gold: Optional[Mapping[str, dict]],
