@@ -423,8 +423,19 @@ def test_keyboard_failure_attribution(task, open_as):
     expect_active_option(widget, step, r"^#2 ")
     journey.press("Enter", step, says=r"Decisive step: #2 \(")
     trace_link = widget.get_by_role("button", name="Show #2 in the trace")   # the trace view's link
+    plausible = widget.get_by_role("combobox", name="Other plausible steps")
     journey.press("Tab", trace_link)
+    journey.press("Tab", plausible)
+    journey.press("ArrowDown", plausible)
+    expect_active_option(widget, plausible, r"^#1 ")
+    journey.press("Enter", plausible, says=r"Also plausible: #1\.")
+    confident, uncertain = (widget.get_by_role("radio", name=name) for name in ("Confident", "Uncertain"))
+    journey.press("Tab", confident)
+    journey.press("ArrowDown", uncertain, says=r"Uncertain\.")
     journey.press("Tab", reason)
+    journey.press("Shift+Tab", uncertain)
+    journey.press("Shift+Tab", plausible)
+    journey.press("Shift+Tab", widget.get_by_role("button", name="Remove #1"))
     journey.press("Shift+Tab", trace_link)
     journey.press("Shift+Tab", step)
     journey.press("ArrowUp", step)
@@ -433,8 +444,9 @@ def test_keyboard_failure_attribution(task, open_as):
     journey.press("Enter", step, says=r"Decisive step: #1 \(Researcher\)\.")
     journey.survives_rerender(step)
 
+    # #1 chosen as the decisive step leaves the plausible list
     wait_saved_json(task, USERS["failure_attribution"], PIPELINE, "attribution",
-                    {"responsible_agent": "Researcher", "decisive_step": 0, "reason": ""})
+                    {"responsible_agent": "Researcher", "decisive_step": 0, "reason": "", "certainty": "uncertain"})
 
 
 def test_keyboard_agent_scorecard(task, open_as):
