@@ -226,13 +226,18 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
 def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Path, key: str) -> Conversion:
     from dataclasses import replace
 
-    from .judgments import JudgmentError, attach_judgments, our_schemes
+    from .judgments import JudgmentError, attach_judgments, our_schemes, read_judgments
 
     schemes = our_schemes({"annotation_schemes": [c.scheme for c in choices if c.scheme is not None]})
     try:
         attached = attach_judgments(conversion.records, path, schemes, key)
     except JudgmentError as error:
         raise InitError("\n".join(error.problems) + "\nnothing written") from None
+    # A judge's answers (``potato-multiagent judge`` writes ``run``) show once the annotator has answered.
+    judged = {j.scheme for j in read_judgments(path) if j.show and j.run is not None}
+    for scheme in schemes.values():
+        if scheme["name"] in judged:
+            scheme.setdefault("show_judgments", "after_answer")
     return replace(conversion, records=attached.records)
 
 

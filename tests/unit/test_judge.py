@@ -372,3 +372,34 @@ def test_into_a_task_the_judgments_show_after_the_annotator_answered(tmp_path):
     assert records[0]["judgments"] == {"attribution": [{"source": "judge", "value": {
         "responsible_agent": "Coder", "decisive_step": 1, "reason": "It multiplied 6 by 8."}}]}
     assert "run" not in json.dumps(records[0]["judgments"])
+
+
+def test_trace_files_converted_on_the_fly_and_init_shows_a_judge_after_the_answer(tmp_path):
+    """`judge --from who-and-when` reads Who&When's own files; `init --judgments` with its output sets
+    after_answer on the judged scheme (a hand-written judgments file keeps the default)."""
+    folder = tmp_path / "Algorithm-Generated"
+    folder.mkdir()
+    (folder / "1.json").write_text(json.dumps({
+        "question": "What is 6 times 7?", "ground_truth": "42",
+        "history": [{"content": "Multiply.", "role": "assistant", "name": "Planner"},
+                    {"content": "print(6 * 8)", "role": "assistant", "name": "Coder"}],
+        "mistake_agent": "Coder", "mistake_step": "1", "mistake_reason": "6 * 8"}), encoding="utf-8")
+    with ScriptedLLM(lambda p, r: "Agent Name: Coder\nStep Number: 2\nReason for Mistake: 6 * 8") as llm:
+        assert main(["judge", str(folder), "--from", "who-and-when", "--method", "all-at-once", "-o",
+                     str(tmp_path / "j.jsonl"), "--endpoint-type", "openai", "--model", "m",
+                     "--base-url", llm.base_url]) == 0
+        assert "The problem is:  What is 6 times 7?" in llm.prompts()[0]
+        assert "#2 Coder: print(6 * 8)" in llm.prompts()[0]
+    assert lines(tmp_path / "j.jsonl")[0]["id"] == "Algorithm-Generated-1"
+    assert main(["init", "--from", "who-and-when", str(folder), "-o", str(tmp_path / "task"),
+                 "--judgments", str(tmp_path / "j.jsonl")]) == 0
+    schemes = yaml.safe_load((tmp_path / "task" / "config.yaml").read_text())["annotation_schemes"]
+    assert next(s for s in schemes if s["name"] == "attribution")["show_judgments"] == "after_answer"
+
+    hand = tmp_path / "hand.jsonl"
+    hand.write_text(json.dumps({key: value for key, value in lines(tmp_path / "j.jsonl")[0].items() if key != "run"})
+                    + "\n", encoding="utf-8")
+    assert main(["init", "--from", "who-and-when", str(folder), "-o", str(tmp_path / "task2"),
+                 "--judgments", str(hand)]) == 0
+    schemes = yaml.safe_load((tmp_path / "task2" / "config.yaml").read_text())["annotation_schemes"]
+    assert "show_judgments" not in next(s for s in schemes if s["name"] == "attribution")

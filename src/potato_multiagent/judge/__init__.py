@@ -36,6 +36,10 @@ def judge_command(args) -> int:
     from ..judgments import JudgmentError
     from ..task import TaskError
 
+    import logging
+
+    for name in ("httpx", "httpx2", "openai"):   # one INFO line per request: Potato's import logs at INFO
+        logging.getLogger(name).setLevel(logging.WARNING)
     try:
         task, records, scheme = _runs(args)
         model = Model(_ai_support(args, task))
