@@ -232,7 +232,7 @@ def test_an_invalid_then_valid_answer_is_judged_with_both_calls_counted(folder):
 
 
 def test_an_endpoint_failure_is_recorded_failed_and_retried_by_the_next_batch(folder, capsys):
-    with ScriptedLLM(lambda p, r: Status(500) if "capital" in p else all_at_once_answer(p, r)) as llm:
+    with ScriptedLLM(lambda p, r: Status(400) if "capital" in p else all_at_once_answer(p, r)) as llm:
         assert judge(folder, llm, "all-at-once") == 1
     assert [j["id"] for j in lines(folder / "judgments.jsonl")] == ["run-1", "run-3"]
     assert "run the same command again" in capsys.readouterr().err
@@ -403,3 +403,14 @@ def test_trace_files_converted_on_the_fly_and_init_shows_a_judge_after_the_answe
                  "--judgments", str(hand)]) == 0
     schemes = yaml.safe_load((tmp_path / "task2" / "config.yaml").read_text())["annotation_schemes"]
     assert "show_judgments" not in next(s for s in schemes if s["name"] == "attribution")
+
+
+def test_a_batch_stops_when_the_endpoint_fails_three_runs_in_a_row(tmp_path, capsys):
+    runs = [{**RUNS[0], "id": f"run-{n}"} for n in range(1, 6)]
+    (tmp_path / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    with ScriptedLLM(lambda p, r: Status(400)) as llm:
+        assert judge(tmp_path, llm, "all-at-once") == 1
+    out = capsys.readouterr()
+    assert "judged 0, unparseable 0, refused 0, failed 3, 2 not tried" in out.out
+    assert "stopped after 3 runs in a row failed at the endpoint; 2 run(s) not tried" in out.err
+    assert [e["status"] for e in lines(tmp_path / "judgments.runs.jsonl")] == ["failed"] * 3

@@ -57,8 +57,9 @@ def judge_command(args) -> int:
     counts = summary.counts
     for line in summary.lines:
         print(line, file=sys.stderr)
+    untried = f", {counts['not tried']} not tried" if counts.get("not tried") else ""
     print(f"{source}: judged {counts['judged']}, unparseable {counts['unparseable']}, refused {counts['refused']}, "
-          f"failed {counts['failed']}; {counts['skipped']} already done (skipped)")
+          f"failed {counts['failed']}{untried}; {counts['skipped']} already done (skipped)")
     print(f"judgments: {out}; every run: {log_path(out)}")
     if args.into_task:
         from ..judgments import read_judgments
@@ -72,8 +73,8 @@ def judge_command(args) -> int:
                 print(f"error: {line}", file=sys.stderr)
             return 1
     if counts["failed"]:
-        print(f"note: {counts['failed']} run(s) failed at the endpoint; run the same command again to retry them",
-              file=sys.stderr)
+        print(f"note: {counts['failed']} run(s) failed at the endpoint; run the same command again to retry them"
+              f"{' and judge the rest' if untried else ''}", file=sys.stderr)
         return 1
     return 0
 

@@ -24,6 +24,8 @@ from .methods import METHODS, Answer, Ledger, Refused, Run, Settings, Unparseabl
 from .model import ModelError
 
 FINAL = ("judged", "unparseable", "refused")
+FAILURES_IN_A_ROW = 3
+"""Failed runs in a row that stop the batch: the endpoint is down, and every other run would fail too."""
 PROBLEM_KEYS = ("question", "task", "query", "problem", "prompt", "instruction", "goal")
 """Record fields read, in this order, for the problem the run was to solve (``--task-key`` picks one)."""
 REFERENCE_KEYS = ("ground_truth", "answer", "reference")
@@ -68,19 +70,27 @@ def run_batch(batch: Batch, records: Iterable[dict], out: Path,
     if config is None:
         raise ValueError(f"scheme {batch.scheme.get('name')!r}: {'; '.join(problems)}")
     options = config.derive_options()
+    failed_in_a_row = 0
     for record in records:
         record_id = str(record.get(batch.id_key))
         if record_id in done:
             summary.counts["skipped"] += 1
+            continue
+        if failed_in_a_row >= FAILURES_IN_A_ROW:
+            summary.counts["not tried"] = summary.counts.get("not tried", 0) + 1
             continue
         status, entry = _judge_one(batch, record, record_id, options)
         if status == "judged":
             _append(out, entry["judgment"])
         _append(log, entry["log"])
         summary.counts[status] += 1
+        failed_in_a_row = failed_in_a_row + 1 if status == "failed" else 0
         if status != "judged":
             summary.lines.append(f"{status}: {record_id}: {entry['log'].get('problem', '')}")
         progress(f"{record_id}: {status}")
+    if summary.counts.get("not tried"):
+        summary.lines.append(f"stopped after {FAILURES_IN_A_ROW} runs in a row failed at the endpoint; "
+                             f"{summary.counts['not tried']} run(s) not tried")
     return summary
 
 
