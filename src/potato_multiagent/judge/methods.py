@@ -318,17 +318,29 @@ def _structured(text: str, run: Run, chunked: bool) -> dict:
 
 
 def _parts(run: Run, settings: Settings) -> List[tuple]:
-    """Windows of steps whose prompt fits, each starting ``overlap`` steps before the last ended."""
+    """Windows of steps whose prompt fits, each starting ``overlap`` steps before the last ended.
+
+    A window grows by the lines' estimated tokens (not by building its prompt again for every
+    step, which is quadratic on a run of thousands of steps); the prompt it ends with is checked.
+    """
     count = len(run.derivation.steps)
+    sizes = [estimate_tokens(line + "\n") for line in run.text.lines]
+
+    def prompt(first: int, last: int) -> str:
+        return prompts.structured(run.text, settings.k, first, last, 2, 2, settings.overlap)
+
     parts, first = [], 0
     while first < count:
+        alone = prompt(first, first)
+        if not _fits(settings, alone):
+            raise _too_long(run, settings, alone, f"step #{first + 1} alone")
+        room = settings.budget - estimate_tokens(alone)
         last = first
-        if not _fits(settings, prompts.structured(run.text, settings.k, first, first, 2, 2, settings.overlap)):
-            raise _too_long(run, settings, prompts.structured(run.text, settings.k, first, first, 2, 2),
-                            f"step #{first + 1} alone")
-        while last + 1 < count and _fits(settings, prompts.structured(run.text, settings.k, first, last + 1, 2, 2,
-                                                                      settings.overlap)):
+        while last + 1 < count and room - sizes[last + 1] >= 0:
+            room -= sizes[last + 1]
             last += 1
+        while last > first and not _fits(settings, prompt(first, last)):
+            last -= 1
         parts.append((first, last))
         if last + 1 >= count:
             break
