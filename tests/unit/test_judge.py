@@ -414,3 +414,21 @@ def test_a_batch_stops_when_the_endpoint_fails_three_runs_in_a_row(tmp_path, cap
     assert "judged 0, unparseable 0, refused 0, failed 3, 2 not tried" in out.out
     assert "stopped after 3 runs in a row failed at the endpoint; 2 run(s) not tried" in out.err
     assert [e["status"] for e in lines(tmp_path / "judgments.runs.jsonl")] == ["failed"] * 3
+
+
+def test_a_surprise_in_one_run_is_recorded_and_the_batch_goes_on(folder, monkeypatch):
+    from potato_multiagent.judge import methods
+
+    real = methods.METHODS["all-at-once"]
+
+    def breaks_on_run_2(run, settings, ledger):
+        if run.id == "run-2":
+            raise KeyError("boom")
+        return real(run, settings, ledger)
+
+    monkeypatch.setitem(methods.METHODS, "all-at-once", breaks_on_run_2)
+    with ScriptedLLM(all_at_once_answer) as llm:
+        assert judge(folder, llm, "all-at-once") == 1
+    assert [j["id"] for j in lines(folder / "judgments.jsonl")] == ["run-1", "run-3"]
+    failed = [e for e in lines(folder / "judgments.runs.jsonl") if e["status"] == "failed"]
+    assert [(e["id"], e["problem"]) for e in failed] == [("run-2", "unexpected KeyError: 'boom'")]

@@ -117,6 +117,8 @@ def _judge_one(batch: Batch, record: dict, record_id: str, options: dict) -> Tup
         status, log["problem"] = "refused", str(error)
     except ModelError as error:
         status, log["problem"] = "failed", str(error)
+    except Exception as error:  # noqa: BLE001 - one run's surprise never ends the batch; it is retried
+        status, log["problem"] = "failed", f"unexpected {type(error).__name__}: {error}"
     figures = {"calls": ledger.calls, "input_tokens": ledger.input_tokens, "output_tokens": ledger.output_tokens,
                "seconds": round(ledger.seconds, 3)}
     log.update(status=status, **figures, answers=ledger.answers)
