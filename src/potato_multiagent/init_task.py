@@ -146,7 +146,7 @@ def choose(found: Survey) -> List[Choice]:
         "labels": [mode for category in MAST_ERROR_TYPES for mode in category["subtypes"]]},
         "MAST's 14 failure modes of multi-agent systems, tagged right on each step of the trace view "
         "(several per step; Potato's turn-level multiselect)"
-        + (" (the source's own MAST labels are in gold)" if "failure_modes" in found.gold_keys else ""),
+        + (" (the source's own MAST labels are in gold)" if "mast" in found.gold_keys else ""),
         "MAST describes failures between agents, and no run has two"))
     choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
                                              "author knows: add it by hand (docs/types/agent_scorecard.md)"))

@@ -347,7 +347,9 @@ def test_the_ag2_mast_record_yields_its_agents_and_steps(corpus, tmp_path):
     assert record["steps"] == trajectory
     assert derive(record).agents == list(dict.fromkeys(step["name"] for step in trajectory))
     [gold] = read_jsonl(tmp_path / "gold.jsonl")
-    assert gold["gold"]["failure_modes"]  # the labelled modes, never in the record
+    # all three annotators marked round 1's "1.5 Unaware of stopping conditions" and "3.3 Ignoring
+    # suggestions from agents": the final taxonomy's 1.5 and 2.5; never in the record
+    assert gold["gold"]["mast"]["marked"] == ["1.5", "2.5"]
     assert "annotator_1" not in json.dumps(record)
 
 

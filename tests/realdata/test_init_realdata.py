@@ -26,7 +26,7 @@ def run(*args, cwd=None) -> subprocess.CompletedProcess:
     ("who-and-when", "who_and_when", ["outcome", "attribution", "interaction_graph", "handoffs", "mast_steps"]),
     ("dpbench", "dpbench", ["outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "contention",
                             "mast_steps"]),
-    ("mast", "mast", ["outcome", "attribution", "interaction_graph", "handoffs", "mast_steps"]),
+    ("mast", "mast", ["outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"]),
 ])
 def test_init_on_a_corpus_set_writes_a_task_potato_and_check_accept(corpus, tmp_path, fmt, folder, schemes):
     task = tmp_path / "task"

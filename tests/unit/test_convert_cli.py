@@ -131,7 +131,7 @@ def test_missing_inputs_and_empty_folders_are_named(tmp_path, capsys):
     assert run(["--from", "mast", tmp_path / "nope.json", "-o", tmp_path / "o.jsonl"], capsys)[2] == \
         f"error: {tmp_path / 'nope.json'}: input: no such file or folder\n"
     assert run(["--from", "mast", tmp_path / "empty", "-o", tmp_path / "o.jsonl"], capsys)[2] == \
-        f"error: {tmp_path / 'empty'}: input: the folder holds no .json or .jsonl file\n"
+        f"error: {tmp_path / 'empty'}: input: the folder holds no .json, .jsonl, .parquet, .log or .txt file\n"
 
 
 def test_a_byte_order_mark_and_a_pretty_printed_document_are_read(tmp_path, capsys):

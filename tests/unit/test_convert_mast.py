@@ -66,9 +66,13 @@ def test_failure_modes_by_majority_the_note_and_the_answer_go_to_gold_only(tmp_p
     conversion = convert(tmp_path, AG2_RECORD)
     [line] = conversion.gold
     assert line["id"] == "AG2-GSM-Plus-17"
-    assert line["gold"]["failure_modes"] == ["Unaware of stopping conditions"]
-    assert line["gold"]["failure_mode_votes"]["Ignoring suggestions from agents"] == {
-        "annotator_1": True, "annotator_2": False, "annotator_3": False}
+    # round 1's "1.5 Unaware of stopping conditions" is the final taxonomy's 1.5, its "3.3 Ignoring
+    # suggestions from agents" the final 2.5 (marked by one annotator of three: not by a majority)
+    assert line["gold"]["mast"]["marked"] == ["1.5"]
+    assert line["gold"]["mast"]["votes"]["2.5"] == {"annotator_1": True, "annotator_2": False, "annotator_3": False}
+    assert line["gold"]["mast"]["written"] == {"1.1": "1.1 Poor task constraint compliance",
+                                               "1.5": "1.5 Unaware of stopping conditions",
+                                               "2.5": "3.3 Ignoring suggestions from agents"}
     assert line["gold"]["note"] == AG2_TRACE["note"] and line["gold"]["other_data"] == AG2_TRACE["other_data"]
     served = json.dumps(conversion.records)
     assert "keeps asking" not in served and "other_data" not in served and "annotator_1" not in served
@@ -95,7 +99,7 @@ def test_a_metagpt_log_splits_into_steps_at_the_speaker_lines_metagpt_writes(tmp
          "content": "to do SimpleWriteCode\n```python\ndef is_palindrome(text):\n    return text == text[::-1]\n```"},
         {"time": "2025-01-17 11:40:30.812", "agent": "Bob", "agent_role": "SimpleTester",
          "content": "to do SimpleWriteTest\n```python\nassert is_palindrome('abba')\n```"},
-        {"time": "2025-01-17 11:40:31.002", "content": "Total running cost: $0.004"},
+        {"time": "2025-01-17 11:40:31.002", "content": "Total running cost: $0.004"},  # no speaker: no agent
         {"time": "2025-01-17 11:40:34.802", "agent": "Charlie", "agent_role": "SimpleReviewer",
          "content": "to do SimpleWriteReview"}]
     derivation = derive(record)
@@ -109,8 +113,11 @@ def test_a_log_without_known_speaker_markers_is_one_step_and_a_warning_naming_th
                                                  "trace": "[2025-31-03 19:09:41 INFO] writing code"}])
     assert conversion.records[1]["steps"] == [{"content": "[2025-31-03 19:09:41 INFO] writing code"}]
     [warning] = conversion.warnings
-    assert warning.startswith(f"{tmp_path / 'mad.json'}:1: trace: no speaker marker known for a ChatDev log: "
-                              f"the whole log is one step")
+    why = ("no ChatDev layout found in its text (tried: AG2, MetaGPT, ChatDev, HyperAgent, AppWorld, "
+           "Magentic-One, OpenManus)")
+    assert warning == f"{tmp_path / 'mad.json'}:1: trace: ChatDev-GSM-Plus-17: {why}: the whole log is one step"
+    assert conversion.fallbacks == {"ChatDev-GSM-Plus-17": why}
+    assert conversion.layouts == {"AG2-GSM-Plus-17": "AG2 messages", "ChatDev-GSM-Plus-17": None}
 
 
 def test_the_taxonomy_round_and_every_unplaced_field_go_to_gold(tmp_path):
@@ -137,7 +144,7 @@ def test_the_full_dataset_layout_converts_ag2_text_trajectories_and_keeps_mast_a
         {"content": ["Solve: 3 boxes of 12 pens?", "Use {braces} freely"], "role": "assistant", "name": "mathproxyagent"},
         {"content": ["12 * 3 = 36"], "role": "user", "name": "assistant"}]
     assert conversion.gold == [{"id": "AG2-GSM-Plus-gpt-4o-7", "gold": {
-        "failure_modes": ["1.5"], "mast_annotation": {"1.1": 0, "1.5": 1, "3.3": None}}}]
+        "mast": {"marked": ["1.5"], "annotation": {"1.1": 0, "1.5": 1, "3.3": None}}}}]
     assert "mast_annotation" not in json.dumps(conversion.records)
 
 

@@ -70,7 +70,7 @@ def test_counts_are_per_run_and_the_reason_says_how_many():
 
 
 def test_gold_is_said_and_mast_labels_in_gold_are_pointed_to():
-    choices = chosen([PIPELINE], [{"id": "p", "gold": {"failure_modes": ["Step repetition"]}}])
+    choices = chosen([PIPELINE], [{"id": "p", "gold": {"mast": {"marked": ["1.3"]}}}])
     assert "gold for 1 run(s) is in gold.jsonl, never shown" in choices["outcome"].reason
     assert choices["mast_steps"].reason.endswith("(the source's own MAST labels are in gold)")
 

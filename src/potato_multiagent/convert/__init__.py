@@ -44,6 +44,10 @@ class Conversion:
     """What could not be read and was left out, each naming file, line and field (never with strict)."""
     warnings: List[str] = field(default_factory=list)
     """What a task author should know about records that were converted."""
+    layouts: Dict[str, Optional[str]] = field(default_factory=dict)
+    """For text sources (MAST logs), per record id: the layout its text was split by, or None when
+    it was kept as one step; ``fallbacks`` says why for those."""
+    fallbacks: Dict[str, str] = field(default_factory=dict)
 
 
 def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True) -> Conversion:
@@ -57,21 +61,26 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
         raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
     converted: List[Converted] = []
     skipped: List[ConvertError] = []
-    files = input_files(inputs)
+    text_suffixes = getattr(module, "TEXT_SUFFIXES", ())
+    files = input_files(inputs, text_suffixes)
     if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several files
         _convert_all_files(module, files, converted, None if strict else skipped)
     else:
         for path in files:
-            _convert_one_file(module, path, converted, None if strict else skipped)
+            _convert_one_file(module, path, converted, None if strict else skipped, text_suffixes)
     converted = _check_records(converted, None if strict else skipped)
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
                             if entry.gold is not None],
-                      skipped=skipped, warnings=[text for entry in converted for text in entry.warnings])
+                      skipped=skipped, warnings=[text for entry in converted for text in entry.warnings],
+                      layouts={entry.record["id"]: entry.layout for entry in converted
+                               if entry.layout is not None or entry.fallback is not None},
+                      fallbacks={entry.record["id"]: entry.fallback for entry in converted
+                                 if entry.fallback is not None})
 
 
 def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted],
-                      skipped: Optional[List[ConvertError]]) -> None:
+                      skipped: Optional[List[ConvertError]], text_suffixes=()) -> None:
     """Append the file's records; with ``skipped`` (not strict) each unreadable part goes there instead.
 
     A converter yields a record's error in place of the record (``each_item``) when its records are
@@ -79,7 +88,7 @@ def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted]
     of a file's spans), never the other files.
     """
     def records():
-        yield from module.convert_file(path, read_items(path, skipped))
+        yield from module.convert_file(path, read_items(path, skipped, text_suffixes))
 
     converted.extend(collect(records(), skipped))
 

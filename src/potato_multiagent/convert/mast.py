@@ -1,46 +1,47 @@
 """MAST / MAD (Cemri et al., "Why Do Multi-Agent LLM Systems Fail?"): labelled multi-agent traces.
 
-Two record layouts, one record each:
+Record layouts, one record each:
 
 - ``MAD_human_labelled_dataset.json``: ``{round, mas_name, benchmark_name, trace_id, trace,
   annotations}``; ``trace`` is JSON text (an object) or the log text itself; ``annotations`` list
   each failure mode (``"1.5 Unaware of stopping conditions\\n\\n<definition>"``) with every
   annotator's mark; ``round`` says which taxonomy version (mode names and codes) they use.
 - ``MAD_full_dataset.json``: ``{mas_name, llm_name, benchmark_name, trace_id, trace: {key, index,
-  trajectory}, mast_annotation: {code: 1|0|null}}``, ``trajectory`` being text.
+  trajectory}, mast_annotation: {code: 1|0|null}}``, ``trajectory`` being text (a system's log, the
+  MAST authors' YAML-like flattening of a JSON trace, or AG2 messages).
+- a bare log (a ``.log``/``.txt`` file, one record named after the file): its system is found
+  from its markers.
 
-What a trace holds becomes the steps:
+The steps: a ``trajectory`` list of messages is one step per message, as it is; a list of log
+lines is joined; text is split at the markers of its system (:mod:`.mast_logs`, one module per
+system: AG2, MetaGPT, ChatDev, HyperAgent, AppWorld, Magentic-One, OpenManus), the systems the
+record names first. A text no system's layout matches is one step, with a warning naming the
+record and the system, never split line by line.
 
-- a ``trajectory`` list of ``{name, role, content}`` messages (AG2), or text holding such a list as
-  JSON or as Python dict literals one after the other: each message is one step, as it is;
-- a text log: split at the speaker markers its system writes. MetaGPT writes one log line per
-  action, ``2025-01-17 11:40:27.872 | INFO     | module:func:line - Alice(SimpleCoder): to do ...``;
-  each such line starts a step of ``agent`` Alice (``agent_role`` SimpleCoder, ``time``), whose
-  text runs to the next log line. Other log lines start a step with no agent.
-- a text log with no marker this converter knows: one step holding the whole text, with a warning.
-
-Ground truth goes to gold, never into the record: the failure modes (``failure_modes``: the modes
-a majority marked, by name without the code, which MAD renumbers between rounds;
-``failure_mode_votes``; or ``mast_annotation`` as it is with ``failure_modes`` its codes marked 1),
-the ``round``, the labellers' ``note``, ``other_data`` (the answer and whether it was correct), and
-every source field this converter does not place (``other_fields``), so nothing is dropped.
+Ground truth goes to gold, never into the record: the MAST labels under ``mast`` (:func:`mast_gold`,
+by the final taxonomy's codes: MAD renumbers its codes between rounds, so the modes of the human
+file are matched by name), the ``round``, the labellers' ``note``, ``other_data`` (the answer and
+whether it was correct), AppWorld's ``evaluation``, and every source field this converter does not
+place (``other_fields``), so nothing is dropped.
 """
 
 from __future__ import annotations
 
-import ast
-import io
 import json
 import re
-import tokenize
+import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
+from .mast_logs import SYSTEMS, LogSplit, named_systems, split_log
+from .mast_logs.yaml_text import parse as parse_flattened
 from .sources import Converted, ConvertError, Item, each_item, json_kind
 
-SUMMARY = "MAST/MAD records (human-labelled and full): AG2 trajectories and MetaGPT logs -> steps; labels -> gold"
+SUMMARY = ("MAST/MAD records (human-labelled, full, bare logs): each system's log split at its own "
+           "markers; MAST labels -> gold")
+TEXT_SUFFIXES = (".log", ".txt")
+"""A log file is one record (a bare log: its system found from its markers)."""
 
-_MODE_CODE = re.compile(r"^\d+(?:\.\d+)*\s+")
 RECORD_CONTEXT = ("mas_name", "benchmark_name", "llm_name", "trace_id")
 """Record fields copied as they are (they say what ran, not how it went)."""
 RECORD_GOLD = ("round",)
@@ -49,10 +50,41 @@ TRACE_GOLD = ("note", "other_data")
 TRACE_TASK = ("problem_statement", "prompt")
 TRACE_STEPS = ("trajectory", "content")
 
-METAGPT_LINE = re.compile(
-    r"(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \| (?P<level>[A-Z]+)\s*\| (?P<where>\S+) - "
-    r"(?:(?P<name>[^\s()|:]+)\((?P<role>[^()\n]*)\): )?(?P<text>.*)")
-"""One MetaGPT (loguru) log line; a speaker's line names ``Name(Role):`` after the location."""
+MAST_MODES = {
+    "1.1": "Disobey Task Specification", "1.2": "Disobey Role Specification", "1.3": "Step Repetition",
+    "1.4": "Loss of Conversation History", "1.5": "Unaware of Termination Conditions",
+    "2.1": "Conversation Reset", "2.2": "Fail to Ask for Clarification", "2.3": "Task Derailment",
+    "2.4": "Information Withholding", "2.5": "Ignored Other Agent's Input", "2.6": "Reasoning-Action Mismatch",
+    "3.1": "Premature Termination", "3.2": "No or Incomplete Verification", "3.3": "Incorrect Verification",
+}
+"""MAST's 14 failure modes by code, as the human file's last round ("Generlazability") names them."""
+MODE_BY_NAME = {
+    # the final taxonomy, as written in the human file's last round (its spelling too)
+    **{name: code for code, name in MAST_MODES.items()},
+    "Information Witholding": "2.4", "Ignored Other Agents' Input": "2.5",
+    # rounds 1 and 2 (18 and 17 modes), by the final mode each one became
+    "Poor task constraint compliance": "1.1",
+    "Disobey role specification": "1.2",
+    "Step repetition": "1.3",
+    "Unaware of stopping conditions": "1.5",
+    "Conversation reset": "2.1",
+    "Fail to elicit clarification": "2.2",
+    "Derailment from task": "2.3",
+    "Withholding relevant information": "2.4",
+    "Ignoring suggestions from agents": "2.5",
+    "Inconsistency between reasoning and action": "2.6",
+    "Ill specified termination condition leading to premature termination": "3.1",
+    "Lack of result verification": "3.2",
+    "Lack of critical verification": "3.3",
+}
+"""MAD's mode names, every round, to the final code. Rounds 1 and 2 had five modes the final
+taxonomy dropped (``Undetected conversation ambiguities and contradictions``, ``Unbatched
+repetitive execution``, ``Backtracking interruption``, ``Disagreement induced inaction``,
+``Waiting for known information``): they stay in gold under ``unmapped``. The verification pair is
+matched by definition: a result never checked is "no or incomplete verification", a check that is
+not critical "incorrect verification"."""
+_MODE_KEY = {re.sub(r"[^a-z0-9]", "", name.lower()): code for name, code in MODE_BY_NAME.items()}
+_CODE_PREFIX = re.compile(r"^\d+(?:\.\d+)*\s+")
 
 
 def convert_file(path: Path, items: List[Item]) -> Iterator[Union[Converted, ConvertError]]:
@@ -62,133 +94,90 @@ def convert_file(path: Path, items: List[Item]) -> Iterator[Union[Converted, Con
 
 
 def convert_record(item: Item, default_id: str) -> Converted:
-    value = item.value
-    if not isinstance(value, dict):
-        item.require("trace", dict, "a MAD record (an object)")
-    trace = _trace(item)
+    value = item.value if isinstance(item.value, dict) else {"trace": item.value}
+    if not isinstance(item.value, (dict, str)):
+        item.require("trace", dict, "a MAD record (an object) or a log")
+    trace = _trace(item, value)
     record: Dict[str, Any] = {"id": _record_id(value, default_id)}
     record.update({key: value[key] for key in RECORD_CONTEXT if key in value})
     record.update({key: trace[key] for key in TRACE_CONTEXT if key in trace})
     task = next((trace[key] for key in TRACE_TASK if key in trace), None)
     if task is not None:
         record["task"] = "\n".join(map(str, task)) if isinstance(task, list) else task
-    steps, warning = _steps(item, trace)
+    named = named_systems([value.get("mas_name"), value.get("benchmark_name")])
+    steps, split, system = _steps(item, trace)
+    gold = _gold(value, trace)
+    warnings: Tuple[str, ...] = ()
+    fallback = None
+    if split is not None:
+        record["system"] = system
+        for key, field_value in split.context.items():
+            record.setdefault(key, field_value)
+        gold.update(split.gold)
+        if split.note():
+            print(f"note: {item.path}:{item.line}: {record['id']}: not steps, left out: {split.note()}",
+                  file=sys.stderr)
+    elif system is not None:
+        record["system"] = system
+    if steps is None:
+        shown = " or ".join(named) or (f"{value['mas_name']!r}" if isinstance(value.get("mas_name"), str) else
+                                       "a system not named in the record")
+        fallback = f"no {shown} layout found in its text (tried: {', '.join(SYSTEMS)})"
+        steps = [{"content": trace[next(key for key in TRACE_STEPS if key in trace)]}]
+        warnings = (f"{item.path}:{item.line}: trace: {record['id']}: {fallback}: the whole log is one step",)
     record["steps"] = steps
-    warnings = (f"{item.path}:{item.line}: trace: {warning}",) if warning else ()
-    return Converted(record=record, gold=_gold(item, trace), item=item, warnings=warnings)
+    return Converted(record=record, gold=gold or None, item=item, warnings=warnings,
+                     layout=split.layout if split is not None else None, fallback=fallback)
 
 
-def _trace(item: Item) -> dict:
-    """The trace as an object: JSON text is read; any other text is the log itself (``content``)."""
-    raw = item.require("trace", (str, dict), "the trace (a string or an object)")
+def _trace(item: Item, value: dict) -> dict:
+    """The trace as an object: JSON text is read, the YAML-like flattening too; any other text is
+    the log itself (``content``)."""
+    raw = value.get("trace")
+    if not isinstance(raw, (str, dict)):
+        item.require("trace", (str, dict), "the trace (a string or an object)")
     if isinstance(raw, dict):
-        return raw
+        return _unflattened(raw)
     try:
         parsed = json.loads(raw)
     except ValueError:
-        return {"content": raw}
+        return parse_flattened(raw) or {"content": raw}
     if isinstance(parsed, dict):
-        return parsed
+        return _unflattened(parsed)
     return {"trajectory": parsed} if isinstance(parsed, list) else {"content": raw}
 
 
-def _steps(item: Item, trace: dict) -> Tuple[List[Any], Optional[str]]:
-    """The trace's steps, and a warning when the text could only be kept as one step."""
+def _unflattened(trace: dict) -> dict:
+    """A full-dataset trace whose ``trajectory`` text is the YAML-like flattening: its fields."""
+    text = trace.get("trajectory")
+    flattened = parse_flattened(text) if isinstance(text, str) else None
+    if flattened is None:
+        return trace
+    return {**{key: field for key, field in trace.items() if key != "trajectory"}, **flattened}
+
+
+def _steps(item: Item, trace: dict) -> Tuple[Optional[List[Any]], Optional[LogSplit], Optional[str]]:
+    """``(steps, split, system)``: the trace's steps (None when its text matched no layout); a list
+    of messages is its own split (``AG2 messages``)."""
     source = next((key for key in TRACE_STEPS if key in trace), None)
     if source is None:
         raise item.error("trace", "holds no trajectory: expected 'trajectory' (messages or log text) "
                                   "or 'content' (log text)")
     steps = trace[source]
+    if isinstance(steps, list) and steps and all(isinstance(line, str) for line in steps):
+        steps = "\n".join(line.rstrip("\r") for line in steps)  # a log kept as a list of lines
     if isinstance(steps, list):
-        return steps, None
+        named = named_systems([item.value.get(key) for key in ("mas_name", "benchmark_name")]
+                              if isinstance(item.value, dict) else [])
+        system = named[0] if named else None
+        return steps, LogSplit(layout=f"{system or 'a list of'} messages", steps=steps), system
     if not isinstance(steps, str):
         raise item.error(f"trace.{source}", f"expected a list of messages or log text, found {json_kind(steps)}")
-    messages = _messages_in_text(steps)
-    if messages is not None:
-        return messages, None
-    logged = _metagpt_steps(steps)
-    if logged is not None:
-        return logged, None
-    system = item.value.get("mas_name") or "this system"
-    return [{"content": steps}], (f"no speaker marker known for a {system} log: the whole log is one step "
-                                  f"(known: AG2 messages, MetaGPT log lines)")
-
-
-def _messages_in_text(text: str) -> Optional[List[dict]]:
-    """Messages written as a JSON list, or as Python dict literals one after another (MAD's AG2 text)."""
-    stripped = text.strip()
-    if stripped.startswith("["):
-        try:
-            parsed = json.loads(stripped)
-        except ValueError:
-            return None
-        return parsed if isinstance(parsed, list) and all(isinstance(m, dict) for m in parsed) and parsed else None
-    if stripped.startswith("{"):
-        return _dict_literals(stripped)
-    return None
-
-
-def _dict_literals(text: str) -> Optional[List[dict]]:
-    """``{...}{...}`` read with Python's own tokenizer (braces inside strings do not count)."""
-    offsets = _line_offsets(text)
-    messages, depth, start = [], 0, None
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type != tokenize.OP or token.string not in "{}":
-                continue
-            position = offsets[token.start[0] - 1] + token.start[1]
-            if token.string == "{":
-                start = position if depth == 0 else start
-                depth += 1
-            else:
-                depth -= 1
-                if depth == 0:
-                    message = ast.literal_eval(text[start:position + 1])
-                    if not isinstance(message, dict) or not ({"content", "name", "role"} & set(message)):
-                        return None
-                    messages.append(message)
-    except (tokenize.TokenError, SyntaxError, ValueError, IndentationError):
-        return None
-    return messages or None
-
-
-def _line_offsets(text: str) -> List[int]:
-    offsets, total = [], 0
-    for line in io.StringIO(text):
-        offsets.append(total)
-        total += len(line)
-    return offsets + [total]
-
-
-def _metagpt_steps(text: str) -> Optional[List[dict]]:
-    """A MetaGPT log split at its log lines; None unless some line names a speaker."""
-    steps: List[dict] = []
-    lines: List[str] = []
-    for line in text.split("\n"):
-        match = METAGPT_LINE.fullmatch(line.rstrip("\r"))
-        if match is None:
-            lines.append(line)
-            continue
-        _close(steps, lines)
-        step = {"time": match["time"]}
-        if match["name"]:
-            step.update({"agent": match["name"], "agent_role": match["role"]})
-        steps.append(step)
-        lines = [match["text"]]
-    _close(steps, lines)
-    if not any("agent" in step for step in steps):
-        return None
-    return steps
-
-
-def _close(steps: List[dict], lines: List[str]) -> None:
-    """The text gathered so far ends the open step (or, before any log line, is a step of its own)."""
-    text = "\n".join(lines).strip("\n")
-    if not steps:
-        if text.strip():
-            steps.append({"content": text})
-        return
-    steps[-1]["content"] = text
+    value = item.value if isinstance(item.value, dict) else {}
+    system, split = split_log(steps, named_systems([value.get("mas_name"), value.get("benchmark_name")]))
+    if split is None:
+        return None, None, None
+    return split.steps, split, system
 
 
 def _record_id(value: dict, default_id: str) -> str:
@@ -199,15 +188,11 @@ def _record_id(value: dict, default_id: str) -> str:
     return default_id
 
 
-def _gold(item: Item, trace: dict) -> dict:
-    value = item.value
+def _gold(value: dict, trace: dict) -> dict:
     gold: Dict[str, Any] = {}
-    if isinstance(value.get("annotations"), list):
-        gold.update(_votes(value["annotations"]))
-    if isinstance(value.get("mast_annotation"), dict):
-        marks = value["mast_annotation"]
-        gold["failure_modes"] = [code for code, mark in marks.items() if mark == 1]
-        gold["mast_annotation"] = marks
+    labels = mast_gold(value)
+    if labels is not None:
+        gold["mast"] = labels
     gold.update({key: value[key] for key in RECORD_GOLD if key in value})
     gold.update({key: trace[key] for key in TRACE_GOLD if key in trace})
     others = _other_fields(value, trace)
@@ -216,15 +201,41 @@ def _gold(item: Item, trace: dict) -> dict:
     return gold
 
 
-def _votes(annotations: List[Any]) -> dict:
-    """Per mode (by name, its code dropped), every annotator's mark; the modes a majority marked."""
-    votes: Dict[str, Dict[str, bool]] = {}
+def mast_gold(value: dict) -> Optional[dict]:
+    """A MAD record's MAST labels, by the final taxonomy's codes (:data:`MAST_MODES`).
+
+    ``{"marked": [codes], "votes": {code: {annotator: bool}}, "written": {code: the source's own
+    "1.5 Unaware of stopping conditions"}, "unmapped": [{"written", "votes", "marked"}]}`` for the
+    human file, where a mode is marked when a majority of the annotators who marked it either way
+    did (a vote that is not true or false, such as NaN, is no vote); ``{"marked": [codes],
+    "annotation": {code: 1|0|null}}`` for the full file (whose codes are the final taxonomy's).
+    None when the record carries neither.
+    """
+    if isinstance(value.get("annotations"), list):
+        return _human_labels(value["annotations"])
+    if isinstance(value.get("mast_annotation"), dict):
+        marks = value["mast_annotation"]
+        return {"marked": sorted(code for code, mark in marks.items() if mark == 1), "annotation": marks}
+    return None
+
+
+def _human_labels(annotations: List[Any]) -> dict:
+    labels: Dict[str, Any] = {"marked": [], "votes": {}, "written": {}, "unmapped": []}
     for entry in annotations:
-        if isinstance(entry, dict) and isinstance(entry.get("failure mode"), str):
-            name = _MODE_CODE.sub("", entry["failure mode"].strip().splitlines()[0], count=1).strip()
-            votes[name] = {key: mark for key, mark in entry.items() if isinstance(mark, bool)}
-    majority = [name for name, marks in votes.items() if marks and sum(marks.values()) * 2 > len(marks)]
-    return {"failure_modes": majority, "failure_mode_votes": votes}
+        if not (isinstance(entry, dict) and isinstance(entry.get("failure mode"), str)):
+            continue
+        written = entry["failure mode"].strip().splitlines()[0].strip()
+        votes = {key: mark for key, mark in entry.items() if isinstance(mark, bool)}
+        marked = bool(votes) and sum(votes.values()) * 2 > len(votes)
+        code = _MODE_KEY.get(re.sub(r"[^a-z0-9]", "", _CODE_PREFIX.sub("", written, count=1).lower()))
+        if code is None or code in labels["votes"]:
+            labels["unmapped"].append({"written": written, "votes": votes, "marked": marked})
+            continue
+        labels["votes"][code], labels["written"][code] = votes, written
+        if marked:
+            labels["marked"].append(code)
+    labels["marked"].sort()
+    return labels
 
 
 def _other_fields(value: dict, trace: dict) -> dict:
@@ -233,8 +244,8 @@ def _other_fields(value: dict, trace: dict) -> dict:
     others = {key: field for key, field in value.items() if key not in placed}
     in_trace = set(TRACE_CONTEXT + TRACE_GOLD + TRACE_TASK + TRACE_STEPS)
     steps_from = next((key for key in TRACE_STEPS if key in trace), None)
+    task_from = next((key for key in TRACE_TASK if key in trace), None)
     for key, field in trace.items():
-        if key not in in_trace or (key in TRACE_STEPS and key != steps_from) or \
-                (key in TRACE_TASK and key != next(k for k in TRACE_TASK if k in trace)):
+        if key not in in_trace or (key in TRACE_STEPS and key != steps_from) or (key in TRACE_TASK and key != task_from):
             others[f"trace.{key}"] = field
     return others

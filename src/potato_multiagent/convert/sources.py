@@ -1,20 +1,25 @@
-"""Reading converter inputs: JSON documents, JSON arrays and JSON Lines, each item with its line.
+"""Reading converter inputs: JSON documents, JSON arrays, JSON Lines, Parquet tables and text logs.
 
 Every message a converter gives names the file, the line and the field, so each item keeps where
 it came from: the line of a JSON Lines record, the line where an element of a top-level JSON array
-starts, or line 1 for a file holding one JSON document.
+starts, line 1 for a file holding one JSON document or one text log, or ``row N`` of a Parquet file.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from ..files import files_under, read_text
+from ..files import PathError, files_under, read_text
 
-INPUT_SUFFIXES = (".json", ".jsonl")
+INPUT_SUFFIXES = (".json", ".jsonl", ".parquet")
+"""What a folder stands for, in every format; a format that reads text logs adds its own (``TEXT_SUFFIXES``)."""
+PARQUET_SUFFIX = ".parquet"
 _WHITESPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
 
@@ -22,7 +27,7 @@ _DECODER = json.JSONDecoder()
 class ConvertError(Exception):
     """An input that cannot be converted: the message names file, line and field."""
 
-    def __init__(self, path: Path, line: Optional[int], field: str, message: str):
+    def __init__(self, path: Path, line: Union[int, str, None], field: str, message: str):
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {field}: {message}")
 
@@ -33,7 +38,8 @@ class Item:
 
     value: Any
     path: Path
-    line: int
+    line: Union[int, str]
+    """The line where the item starts, or ``row N`` (1-based) of a Parquet file."""
 
     def error(self, field: str, message: str) -> ConvertError:
         return ConvertError(self.path, self.line, field, message)
@@ -58,6 +64,11 @@ class Converted:
     item: Item
     warnings: Tuple[str, ...] = ()
     """Things a task author should know about this record (``file:line: field: message``), for stderr."""
+    layout: Optional[str] = None
+    """For sources whose steps are cut out of text (MAST logs): the layout the text was split by
+    (``ChatDev log``), or None when it was kept as one step (then ``warnings`` says why)."""
+    fallback: Optional[str] = None
+    """Why a text could not be split and is one step; ``init`` counts these in its survey."""
 
 
 def each_item(items: List[Item], convert_one: Callable[[Item, int], Converted]) -> Iterator[Union[Converted, ConvertError]]:
@@ -85,14 +96,17 @@ def json_kind(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def input_files(paths: Iterable[Path]) -> List[Path]:
-    """The files named, with a folder standing for its ``.json``/``.jsonl`` files (recursively, sorted)."""
+def input_files(paths: Iterable[Path], text_suffixes: Sequence[str] = ()) -> List[Path]:
+    """The files named, with a folder standing for its ``.json``/``.jsonl``/``.parquet`` files, and
+    its text logs when the format reads them (``text_suffixes``), recursively and sorted."""
     files: List[Path] = []
+    suffixes = INPUT_SUFFIXES + tuple(text_suffixes)
     for path in paths:
         if path.is_dir():
-            found = files_under(path, INPUT_SUFFIXES)
+            found = files_under(path, suffixes)
             if not found:
-                raise ConvertError(path, None, "input", "the folder holds no .json or .jsonl file")
+                shown = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}"
+                raise ConvertError(path, None, "input", f"the folder holds no {shown} file")
             files.extend(found)
         elif path.is_file():
             files.append(path)
@@ -101,13 +115,21 @@ def input_files(paths: Iterable[Path]) -> List[Path]:
     return files
 
 
-def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> List[Item]:
-    """The items of one file: a JSON array's elements, one JSON document, or JSON Lines records.
+def read_items(path: Path, problems: Optional[List[ConvertError]] = None,
+               text_suffixes: Sequence[str] = ()) -> List[Item]:
+    """The items of one file: a JSON array's elements, one JSON document, JSON Lines records, the
+    rows of a Parquet table, or, for a format that reads logs, a text file as one item (its text).
 
     Without ``problems`` the first unreadable part raises. With it, an unreadable JSON line is
     appended there and skipped, and a JSON array that breaks keeps the elements before the break.
     """
+    if path.suffix.lower() == PARQUET_SUFFIX:
+        return parquet_items(path)
     text = read_text(path, encoding="utf-8-sig")  # a file that cannot be read at all is a PathError: fatal
+    if path.suffix.lower() in tuple(text_suffixes):
+        if not text.strip(_WHITESPACE):
+            raise ConvertError(path, None, "input", "the file is empty")
+        return [Item(text, path, 1)]
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise ConvertError(path, None, "input", "the file is empty")
@@ -121,6 +143,67 @@ def read_items(path: Path, problems: Optional[List[ConvertError]] = None) -> Lis
     if text[start:].split("\n", 1)[0].strip(_WHITESPACE) == "{":
         return collect(_documents(text, start, path), problems)
     return collect(_json_lines(text, path, problems is not None), problems)
+
+
+def parquet_items(path: Path) -> List[Item]:
+    """Each row of a Parquet table as a JSON object (``row N``), as Hugging Face serves most datasets.
+
+    A cell holding JSON text of an object or a list (columns of JSON kept as strings, e.g. TRAIL's
+    ``trace`` and ``labels``) is read as that JSON; times become ISO strings, bytes UTF-8 text.
+    """
+    if importlib.util.find_spec("pyarrow") is None:
+        raise PathError(path, "reading Parquet needs pyarrow: pip install pyarrow")
+    import pyarrow
+    import pyarrow.parquet
+
+    try:
+        rows = pyarrow.parquet.read_table(path).to_pylist()
+    except (pyarrow.ArrowException, OSError) as error:
+        raise PathError(path, f"not a readable Parquet file ({error})") from None
+    if not rows:
+        raise ConvertError(path, None, "input", "the Parquet table has no rows")
+    items = []
+    for number, row in enumerate(rows, start=1):
+        where = f"row {number}"
+        items.append(Item({str(key): _json_cell(value, path, where, str(key)) for key, value in row.items()},
+                          path, where))
+    return items
+
+
+def _json_cell(value: Any, path: Path, where: str, column: str) -> Any:
+    """A Parquet cell as JSON: a column's JSON text of an object or a list is read as that JSON
+    (only at the top: text inside a nested value stays text); nested values are converted."""
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConvertError(path, where, column, "holds binary data that is not UTF-8 text") from None
+    if isinstance(value, str) and value.strip(_WHITESPACE)[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return _plain(value, path, where, column)
+
+
+def _plain(value: Any, path: Path, where: str, column: str) -> Any:
+    """Arrow's Python values as JSON values: times as ISO strings, bytes as UTF-8 text."""
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConvertError(path, where, column, "holds binary data that is not UTF-8 text") from None
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {str(key): _plain(inner, path, where, column) for key, inner in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(inner, path, where, column) for inner in value]
+    return value
 
 
 def collect(found: Iterator[Any], problems: Optional[List[ConvertError]]) -> List[Any]:
