@@ -34,6 +34,7 @@ from .common import LogSplit, body_text, call_arguments, dotted_name, parse_pyth
 
 NAMES = ("appworld",)
 
+EXCEPTION_LINE = re.compile(r"(?:[A-Za-z_][\w.]*)?(?:Error|Exception|Exit|Interrupt)\b[^:]*:")
 TASK = re.compile(r"\*{5,} Task (?P<number>\d+)/(?P<of>\d+) \((?P<id>[^()]+)\)\s*\*{5,}")
 HEADERS = [
     ("response", re.compile(r"Response from (?P<agent>.+?) Agent")),
@@ -145,11 +146,13 @@ def _evaluation(result: LogSplit, body: str) -> None:
 
 
 def failure(output: str) -> Optional[str]:
-    """An ``Execution failed`` output's error: the traceback's last line."""
+    """An ``Execution failed`` output's error: the traceback's exception line and what follows it
+    (``Exception: Response status code is 401: {"message": ...}``)."""
     if not output.startswith("Execution failed"):
         return None
     lines = [line.strip() for line in output.split("\n") if line.strip()]
-    return lines[-1] if lines else output
+    raised = [k for k, line in enumerate(lines) if EXCEPTION_LINE.match(line)]
+    return " ".join(lines[raised[-1]:]) if raised else lines[-1]
 
 
 def code_calls(code: str) -> List[dict]:
