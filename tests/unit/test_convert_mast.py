@@ -177,3 +177,96 @@ def test_a_trajectory_that_is_neither_messages_nor_text_is_named(tmp_path):
     with pytest.raises(ConvertError) as error:
         convert(tmp_path, {**AG2_RECORD, "trace": {"trajectory": 7}})
     assert str(error.value) == f"{tmp_path / 'mad.json'}:1: trace.trajectory: expected a list of messages or log text, found a number"
+
+
+# The MAST authors' YAML-like flattening of a JSON trace, in the layout issue 29 reads in
+# MAD_full_dataset.json (not in the corpus): top-level instance_id/problem_statement/other_data/
+# trajectory, each message a `content:` key 6 spaces in (after the list dash) with its body lines 12
+# spaces in, then `role:` and `name:` at the key's indentation; HyperAgent's trace a list of lines.
+AG2_FLATTENED = (
+    "instance_id: gsm-17\n"
+    "problem_statement:\n"
+    "- A box holds 12 pens. How many pens are in 3 boxes?\n"
+    "other_data:\n"
+    "  correct: true\n"
+    "  answer: '36'\n"
+    "trajectory:\n"
+    "    - content:\n"
+    "            Let's use Python to solve a math problem.\n"
+    "\n"
+    "            Query requirements: print the answer: in \\boxed{}.\n"
+    "      role: assistant\n"
+    "      name: mathproxyagent\n"
+    "    - content:\n"
+    "            - 12 * 3 = 36\n"
+    "            - so \\boxed{36}.\n"
+    "      role: user\n"
+    "      name: assistant\n")
+
+
+def test_the_flattened_yaml_trajectory_of_the_full_dataset_becomes_its_messages(tmp_path):
+    record = {"mas_name": "AG2", "llm_name": "gpt-4o", "benchmark_name": "GSM-Plus", "trace_id": 17,
+              "trace": {"key": "gsm-17", "index": 17, "trajectory": AG2_FLATTENED},
+              "mast_annotation": {"1.1": 0, "1.3": 1}}
+    conversion = convert(tmp_path, [record])
+    [converted] = conversion.records
+    assert converted["steps"] == [
+        {"content": "Let's use Python to solve a math problem.\n\nQuery requirements: print the answer: in \\boxed{}.",
+         "role": "assistant", "name": "mathproxyagent"},
+        {"content": ["12 * 3 = 36", "so \\boxed{36}."], "role": "user", "name": "assistant"}]
+    assert converted["task"] == "A box holds 12 pens. How many pens are in 3 boxes?"
+    assert (converted["instance_id"], converted["key"]) == ("gsm-17", "gsm-17")
+    [gold] = conversion.gold
+    assert gold["gold"]["other_data"] == {"correct": True, "answer": "36"}
+    assert gold["gold"]["mast"]["marked"] == ["1.3"]
+    assert "correct" not in json.dumps(conversion.records)
+    assert [step.agent for step in derive(converted).steps] == ["mathproxyagent", "assistant"]
+
+
+def test_a_flattened_hyperagent_trace_is_its_log_lines_joined_and_split(tmp_path):
+    flattened = (
+        "instance_id: astropy__astropy-12907\n"
+        "problem_statement:\n"
+        "- Modeling's `separability_matrix` does not compute separability correctly\n"
+        "trajectory:\n"
+        "    - HyperAgent_astropy__astropy-12907 - INFO - Initialized HyperAgent instance astropy__astropy-12907\n"
+        "    - 'HyperAgent_astropy__astropy-12907 - INFO - Planner''s Response: Thought: read the code.'\n"
+        "    - ''\n"
+        "    - 'Intern Name: Codebase Navigator'\n"
+        "    - 'Subgoal: Open separable.py.'\n"
+        "    - HyperAgent_astropy__astropy-12907 - INFO - Inner-Navigator-Assistant's Response: Thought: open it.\n"
+        "    - 'Action:'\n"
+        "    - '```python'\n"
+        "    - result = open_file._run(relative_file_path=\"astropy/modeling/separable.py\")\n"
+        "    - '```'\n"
+        "    - 'HyperAgent_astropy__astropy-12907 - INFO - Navigator->Planner: It is in _cstack.'\n")
+    record = {"mas_name": "HyperAgent", "llm_name": "claude", "benchmark_name": "SWE-Bench-Lite", "trace_id": 1,
+              "trace": {"key": "k", "index": 1, "trajectory": flattened}, "mast_annotation": {"1.1": 0}}
+    conversion = convert(tmp_path, [record])
+    [converted] = conversion.records
+    derivation = derive(converted)
+    assert [step.agent for step in derivation.steps] == [None, "Planner", "Navigator", "Navigator"]
+    assert converted["steps"][1] == {"agent": "Planner", "to": "Navigator", "intern": "Codebase Navigator",
+                                     "subgoal": "Open separable.py.",
+                                     "content": "Thought: read the code.\n\nIntern Name: Codebase Navigator\n"
+                                                "Subgoal: Open separable.py."}
+    assert [(c["step"], c["tool"], c["arguments"]) for c in derivation.tool_calls] == [
+        (2, "open_file", {"relative_file_path": "astropy/modeling/separable.py"})]
+    assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [("Planner", "Navigator", "delegation")]
+    assert conversion.layouts == {converted["id"]: "HyperAgent log"} and conversion.warnings == []
+
+
+def test_a_folder_of_bare_logs_is_one_record_per_log_by_its_markers(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "magentic.log").write_text(
+        "noise\nSCENARIO.PY STARTING !#!#\n---------- user ----------\nAdd 2 and 2.\n"
+        "---------- MagenticOneOrchestrator ----------\nFINAL ANSWER: 4\nSCENARIO.PY COMPLETE !#!#\n", encoding="utf-8")
+    (tmp_path / "runs" / "notes.txt").write_text("nothing a system writes\n", encoding="utf-8")
+    conversion = convert_inputs("mast", [tmp_path / "runs"], strict=False)
+    magentic, notes = conversion.records
+    assert magentic == {"id": "magentic", "system": "Magentic-One", "steps": [
+        {"agent": "user", "content": "Add 2 and 2."}, {"agent": "MagenticOneOrchestrator", "content": "FINAL ANSWER: 4"}]}
+    assert notes["steps"] == [{"content": "nothing a system writes\n"}]
+    assert conversion.fallbacks == {"notes": "no known layout found in its text (tried: AG2, MetaGPT, ChatDev, HyperAgent, "
+                                              "AppWorld, Magentic-One, OpenManus)"}
+    assert conversion.gold == []

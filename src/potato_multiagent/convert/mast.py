@@ -120,9 +120,13 @@ def convert_record(item: Item, default_id: str) -> Converted:
     elif system is not None:
         record["system"] = system
     if steps is None:
-        shown = " or ".join(named) or (f"{value['mas_name']!r}" if isinstance(value.get("mas_name"), str) else
-                                       "a system not named in the record")
-        fallback = f"no {shown} layout found in its text (tried: {', '.join(SYSTEMS)})"
+        if named:
+            what = f"no {' or '.join(named)} layout found in its text"
+        elif isinstance(value.get("mas_name"), str):
+            what = f"{value['mas_name']!r} is no system this converter knows, and no known layout is in its text"
+        else:
+            what = "no known layout found in its text"
+        fallback = f"{what} (tried: {', '.join(SYSTEMS)})"
         steps = [{"content": trace[next(key for key in TRACE_STEPS if key in trace)]}]
         warnings = (f"{item.path}:{item.line}: trace: {record['id']}: {fallback}: the whole log is one step",)
     record["steps"] = steps
