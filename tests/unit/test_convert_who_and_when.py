@@ -132,3 +132,32 @@ def test_a_qualified_speaker_is_the_gold_agent_and_gives_no_warning(tmp_path):
     path.parent.mkdir()
     path.write_text(json.dumps({**MAGENTIC_RUN, "mistake_agent": "Orchestrator", "mistake_step": "2"}), encoding="utf-8")
     assert convert_inputs("who-and-when", [path]).warnings == []
+
+
+def test_runs_without_labels_convert_with_no_gold(tmp_path, capsys):
+    """A user's own runs dumped in Who&When's shape, nobody's labels yet: records, and no gold line."""
+    from potato_multiagent.cli import main
+
+    unlabelled = {key: value for key, value in MAGENTIC_RUN.items()
+                  if key not in ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth", "is_corrected")}
+    path = tmp_path / "mine" / "1.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(unlabelled), encoding="utf-8")
+    conversion = convert_inputs("who-and-when", [path])
+    assert conversion.records == [{"id": "mine-1", "question": MAGENTIC_RUN["question"], "question_ID": "q-2",
+                                   "steps": MAGENTIC_RUN["history"]}]
+    assert conversion.gold == [] and conversion.warnings == [] and conversion.skipped == []
+    assert main(["convert", "--from", "who-and-when", str(path), "-o", str(tmp_path / "runs.jsonl"),
+                 "--gold", str(tmp_path / "gold.jsonl")]) == 0
+    assert (tmp_path / "gold.jsonl").read_text() == ""
+    assert "skipped" not in capsys.readouterr().err
+
+
+def test_a_run_with_part_of_the_labels_keeps_what_it_has(tmp_path):
+    path = tmp_path / "Hand-Crafted" / "2.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({key: value for key, value in MAGENTIC_RUN.items() if key != "mistake_step"}),
+                    encoding="utf-8")
+    [line] = convert_inputs("who-and-when", [path]).gold
+    assert line["gold"] == {"mistake_agent": "WebSurfer", "mistake_reason": "It clicked an irrelevant site.",
+                            "ground_truth": "Renzo Gracie", "is_corrected": False}

@@ -12,12 +12,15 @@ number their files from 1.
 Who&When's labels are judgements, not lookups: in a few runs the agent acting at
 ``mistake_step`` is not ``mistake_agent``. Such a run converts, with a warning naming it, so a
 task author knows the label convention before comparing annotators with gold.
+
+Labels are optional: a user's own runs dumped in this shape without ``mistake_*`` fields (runs
+nobody has labelled yet) convert with no gold; a label that is there must be well formed.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, List, Union
+from typing import Iterator, List, Optional, Union
 
 from ..trace import derive
 from .sources import Converted, ConvertError, Item, each_item
@@ -44,17 +47,24 @@ def convert_run(item: Item, record_id: str) -> Converted:
     return Converted(record=record, gold=gold, item=item, warnings=_label_warnings(item, record, gold))
 
 
-def _gold(item: Item, step_count: int) -> dict:
-    agent = item.require("mistake_agent", str, "the responsible agent's name")
-    reason = item.require("mistake_reason", str, "the reason (a string)")
-    gold = {"mistake_agent": agent, "mistake_step": _step_index(item, step_count), "mistake_reason": reason}
+def _gold(item: Item, step_count: int) -> Optional[dict]:
+    """The attribution and every field not copied into the record; None when there is neither."""
+    gold: dict = {}
+    if "mistake_agent" in item.value:
+        gold["mistake_agent"] = item.require("mistake_agent", str, "the responsible agent's name")
+    if "mistake_step" in item.value:
+        gold["mistake_step"] = _step_index(item, step_count)
+    if "mistake_reason" in item.value:
+        gold["mistake_reason"] = item.require("mistake_reason", str, "the reason (a string)")
     placed = set(CONTEXT_FIELDS) | set(ATTRIBUTION_FIELDS) | {"history"}
     gold.update({key: value for key, value in item.value.items() if key not in placed})
-    return gold
+    return gold or None
 
 
-def _label_warnings(item: Item, record: dict, gold: dict) -> tuple:
+def _label_warnings(item: Item, record: dict, gold: Optional[dict]) -> tuple:
     """A warning when the gold step is taken by another agent than the gold agent (as the derivation reads it)."""
+    if not gold or "mistake_step" not in gold or "mistake_agent" not in gold:
+        return ()
     step = gold["mistake_step"]
     acting = derive(record).steps[step].agent
     if acting == gold["mistake_agent"]:
