@@ -66,7 +66,8 @@ def _convert_command(args: argparse.Namespace) -> int:
     from .convert import ConvertError, convert_inputs, write_conversion
 
     try:
-        conversion = convert_inputs(args.format, [Path(name) for name in args.inputs], strict=args.strict)
+        conversion = convert_inputs(args.format, [Path(name) for name in args.inputs], strict=args.strict,
+                                    labels=_label_source(args))
     except (ConvertError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -119,11 +120,30 @@ def _with_judgments(conversion, args: argparse.Namespace):
 
 
 def _report_conversion_problems(conversion) -> None:
-    """Each skipped record and each warning on its own stderr line, naming file:line and field."""
+    """Each skipped record and each warning on its own stderr line, naming file:line and field;
+    with labels from a side file, the runs without a label and the labels without a run."""
     for error in conversion.skipped:
         print(f"skipped: {error}", file=sys.stderr)
     for warning in conversion.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    for label in conversion.unmatched_labels:
+        print(f"warning: {label}: this label names no run", file=sys.stderr)
+    if conversion.labelled is not None:
+        print(f"note: {conversion.labelled} of {len(conversion.records)} run(s) got a label from --gold-from",
+              file=sys.stderr)
+    if conversion.unlabelled:
+        shown = ", ".join(conversion.unlabelled[:10]) + (f" and {len(conversion.unlabelled) - 10} more"
+                                                          if len(conversion.unlabelled) > 10 else "")
+        print(f"note: {len(conversion.unlabelled)} run(s) have no label: {shown}", file=sys.stderr)
+
+
+def _label_source(args: argparse.Namespace):
+    """``--gold-from`` and its options, or None."""
+    from .convert import LabelSource
+
+    if not args.gold_from:
+        return None
+    return LabelSource(Path(args.gold_from), args.gold_key, args.gold_step_base)
 
 
 def _init_command(args: argparse.Namespace) -> int:
@@ -132,7 +152,7 @@ def _init_command(args: argparse.Namespace) -> int:
 
     try:
         result = init_task(args.format, [Path(name) for name in args.inputs], Path(args.output),
-                           strict=args.strict, force=args.force,
+                           strict=args.strict, force=args.force, labels=_label_source(args),
                            judgments=Path(args.judgments) if args.judgments else None,
                            judgments_key=args.judgments_key)
     except (ConvertError, InitError, OSError) as error:
@@ -320,6 +340,17 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _label_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gold-from", metavar="FILE_OR_DIR",
+                        help="labels kept apart from the runs (AgentRx's ground_truth, TRAIL's annotation files), "
+                             "joined to each run's gold")
+    parser.add_argument("--gold-key", metavar="FIELD",
+                        help="with --gold-from: the label field that names its run (trajectory_id, trace_id); "
+                             "default: each label file's name")
+    parser.add_argument("--gold-step-base", type=int, choices=(0, 1), metavar="0|1",
+                        help="with --gold-from: whether the labels count steps from 0 or from 1 (AgentRx: 1)")
+
+
 def _judgment_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judgments", metavar="FILE", help="judgments ({id, scheme, source, value} lines) to put "
                                                             "into the records (those with show: false stay out)")
@@ -363,12 +394,14 @@ def build_parser() -> argparse.ArgumentParser:
     v = commands.add_parser("convert", help="convert framework traces into records (and gold) for a task",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
-    v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
+    v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
+                                                              "(and .log/.txt for --from mast)")
     v.add_argument("-o", "--output", required=True, help="records file to write (JSON Lines)")
     v.add_argument("--gold", help="where to write the ground truth ({id, gold} lines), never into the records")
     v.add_argument("--strict", action="store_true",
                    help="all or nothing: write nothing when any record cannot be read (default: name it "
                         "on stderr and write the rest)")
+    _label_options(v)
     _judgment_options(v)
     v.add_argument("--config", help="with --judgments: the task config whose schemes the judgments name")
     v.set_defaults(run=_convert_command)
@@ -377,10 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
                                          "that fit the runs) that `potato start` serves",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
     i.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
-    i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
+    i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
+                                                              "(and .log/.txt for --from mast)")
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
     i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
     i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
+    _label_options(i)
     _judgment_options(i)
     i.set_defaults(run=_init_command)
 

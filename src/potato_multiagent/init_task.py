@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from .convert import Conversion, convert_inputs, write_conversion
+from .convert import Conversion, LabelSource, convert_inputs, write_conversion
 from .trace import derive
 
 DATA_FILE = "data/runs.jsonl"
@@ -201,16 +201,17 @@ class InitResult:
 
 def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bool = False,
               force: bool = False, judgments: Optional[Path] = None,
-              judgments_key: str = "judgments") -> InitResult:
+              judgments_key: str = "judgments", labels: Optional[LabelSource] = None) -> InitResult:
     """Convert, survey, choose and write the task folder (config last, so a failure leaves no config).
 
     ``judgments``: a judgments file naming the chosen schemes (``attribution``, ``handoffs``, ...);
     its shown judgments go into the records under ``judgments_key`` (see :mod:`.judgments`).
+    ``labels``: labels kept in a side file, joined to the runs' gold (``--gold-from``).
     """
     config_path = folder / "config.yaml"
     if config_path.exists() and not force:
         raise InitError(f"{config_path} already exists: choose a new folder, or pass --force to replace it")
-    conversion = convert_inputs(format_name, inputs, strict=strict)
+    conversion = convert_inputs(format_name, inputs, strict=strict, labels=labels)
     if not conversion.records:
         raise InitError("no record could be read; nothing written", conversion)
     found = survey(conversion.records, conversion.gold)

@@ -19,8 +19,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, who_and_when
+from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, side_gold, who_and_when
 from ..files import PathError, why_not
+from .side_gold import LabelSource
 from .sources import Converted, ConvertError, Item, collect, each_item, input_files, read_items
 
 FORMATS: Dict[str, ModuleType] = {
@@ -48,13 +49,21 @@ class Conversion:
     """For text sources (MAST logs), per record id: the layout its text was split by, or None when
     it was kept as one step; ``fallbacks`` says why for those."""
     fallbacks: Dict[str, str] = field(default_factory=dict)
+    labelled: Optional[int] = None
+    """With labels from a side file (``--gold-from``): how many runs got one; None without."""
+    unlabelled: List[str] = field(default_factory=list)
+    """With ``--gold-from``: ids of the runs no label named."""
+    unmatched_labels: List[str] = field(default_factory=list)
+    """With ``--gold-from``: ``FILE:LINE: name`` of the labels that name no run."""
 
 
-def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True) -> Conversion:
+def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True,
+                   labels: Optional[LabelSource] = None) -> Conversion:
     """Convert every input file (a folder stands for its JSON files).
 
     ``strict``: raise on the first problem. Otherwise a record, line or file that cannot be read
-    is left out and listed in ``skipped``, and everything else converts.
+    is left out and listed in ``skipped``, and everything else converts. ``labels``: labels kept in
+    a side file, joined to the runs' gold (:mod:`.side_gold`).
     """
     module = FORMATS.get(format_name)
     if module is None:
@@ -69,6 +78,9 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
         for path in files:
             _convert_one_file(module, path, converted, None if strict else skipped, text_suffixes)
     converted = _check_records(converted, None if strict else skipped)
+    joined = side_gold.join(converted, labels, None if strict else skipped) if labels is not None else None
+    if joined is not None:
+        converted = joined.entries
     return Conversion(records=[entry.record for entry in converted],
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
                             if entry.gold is not None],
@@ -76,7 +88,10 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
                       layouts={entry.record["id"]: entry.layout for entry in converted
                                if entry.layout is not None or entry.fallback is not None},
                       fallbacks={entry.record["id"]: entry.fallback for entry in converted
-                                 if entry.fallback is not None})
+                                 if entry.fallback is not None},
+                      labelled=joined.labelled if joined is not None else None,
+                      unlabelled=joined.unlabelled if joined is not None else [],
+                      unmatched_labels=joined.unmatched if joined is not None else [])
 
 
 def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted],
@@ -172,4 +187,5 @@ def _check_strict_json(entry: Converted) -> None:
         raise entry.item.error("item", "holds NaN or Infinity, which JSON does not allow") from None
 
 
-__all__ = ["FORMATS", "Conversion", "ConvertError", "Converted", "Item", "convert_inputs", "write_conversion"]
+__all__ = ["FORMATS", "Conversion", "ConvertError", "Converted", "Item", "LabelSource", "convert_inputs",
+           "write_conversion"]

@@ -32,6 +32,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import trail
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
@@ -50,6 +51,7 @@ def convert_file(path: Path, items: List[Item]) -> List[Converted]:
 
 def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     """One record per trace (traces tied by links merged), its spans gathered from every file."""
+    files, labels = trail.unnest(files)  # TRAIL's nested span trees, flat; their rows' labels
     unshown = Unshown()
     members = [(item, flat, _span(flat, item, unshown)) for _, items in files for item, flat in otel_spans(items)]
     unshown.report()
@@ -61,7 +63,8 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
         context = _mark_wrappers(spans, silent)
         if not has_steps(trace_id, trace_members):
             continue
-        records.append(Converted(record=trace_record(trace_id, spans, context), gold=None, item=trace_members[0][0]))
+        records.append(trail.located(Converted(record=trace_record(trace_id, spans, context), gold=None,
+                                               item=trace_members[0][0]), spans, labels))
     return records
 
 

@@ -13,7 +13,7 @@ import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..files import PathError, files_under, read_text
 
@@ -69,6 +69,9 @@ class Converted:
     (``ChatDev log``), or None when it was kept as one step (then ``warnings`` says why)."""
     fallback: Optional[str] = None
     """Why a text could not be split and is one step; ``init`` counts these in its survey."""
+    locations: Optional[Dict[str, Optional[int]]] = None
+    """Span formats: every span id of the trace -> the index of the step it lands on (its own, else
+    its nearest ancestor's), so labels located by span id (TRAIL's) find their step."""
 
 
 def each_item(items: List[Item], convert_one: Callable[[Item, int], Converted]) -> Iterator[Union[Converted, ConvertError]]:

@@ -2,8 +2,8 @@
 
 Each format reads its spans into :class:`Span`; the record is then built the same way:
 
-- every span is one step, in order of start time (ties, and spans without a start, keep input
-  order), except the framework's bookkeeping spans (``Span.bookkeeping``: the SDK's ``task`` and
+- every span is one step (``span``: its name, ``span_id``: its id, so labels located by span
+  find it), in order of start time (ties, and spans without a start, keep input order), except the framework's bookkeeping spans (``Span.bookkeeping``: the SDK's ``task`` and
   ``turn`` spans, a workflow's root span), which add no step;
 - a step's agent is that of its nearest agent span (itself or an ancestor); a non-agent span's own
   agent hint (OpenTelemetry's ``gen_ai.agent.name``, which instrumentations fill with a default
@@ -193,7 +193,7 @@ def _time_range(run: List[Span]) -> Optional[tuple]:
 
 
 def _step(span: Span, agent: Optional[str], thread: Optional[tuple]) -> dict:
-    step: Dict[str, Any] = {"span": span.name}
+    step: Dict[str, Any] = {"span": span.name, "span_id": span.span_id}
     if span.kind == HANDOFF and is_name(span.to_agent):
         step.update({"type": "handoff", "from_agent": span.from_agent or agent, "to_agent": span.to_agent})
     elif agent:
