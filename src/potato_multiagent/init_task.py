@@ -188,6 +188,7 @@ class InitResult:
         """What was written and chosen, and why, for the person who ran ``init``."""
         folder = self.config_path.parent
         lines = [f"wrote {len(self.conversion.records)} record(s) to {folder / DATA_FILE}"]
+        lines += split_survey(self.conversion)
         if self.conversion.gold:
             lines.append(f"wrote {len(self.conversion.gold)} gold line(s) to {folder / GOLD_FILE} "
                          f"(not in the data: annotators never see it)")
@@ -197,6 +198,25 @@ class InitResult:
                      "ways with the widgets; docs/trace-view.md)")
         lines += [f"wrote {self.config_path}", f"next: cd {folder} && potato start config.yaml"]
         return lines
+
+
+def split_survey(conversion: Conversion) -> List[str]:
+    """For text sources (MAST logs): how many runs were split at their system's markers, by layout,
+    and which fell back to one step and why; with side-file labels, how many runs got one."""
+    lines: List[str] = []
+    layouts = Counter(layout for layout in conversion.layouts.values() if layout is not None)
+    if layouts:
+        by_layout = ", ".join(f"{count} {layout}" for layout, count in sorted(layouts.items()))
+        lines.append(f"split {sum(layouts.values())} of {len(conversion.records)} run(s) into steps at their "
+                     f"system's own markers ({by_layout})")
+    if conversion.fallbacks:
+        lines.append(f"{len(conversion.fallbacks)} run(s) fell back to one step holding the whole log:")
+        lines += [f"  {record_id}: {why}" for record_id, why in conversion.fallbacks.items()]
+    if conversion.labelled is not None:
+        lines.append(f"labels from --gold-from: {conversion.labelled} of {len(conversion.records)} run(s) got one"
+                     + (f"; {len(conversion.unmatched_labels)} label(s) name no run"
+                        if conversion.unmatched_labels else ""))
+    return lines
 
 
 def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bool = False,
@@ -220,7 +240,8 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
         conversion = _with_judgments(conversion, choices, judgments, judgments_key)
     write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
     task_name = f"{format_name} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
-    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name))
+    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name,
+                                           split_survey(conversion)))
     return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
 
 
@@ -242,9 +263,10 @@ def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Pat
     return replace(conversion, records=attached.records)
 
 
-def _config_text(config: dict, choices: Sequence[Choice], format_name: str) -> str:
-    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml",
-              "#", "# Chosen from what the runs contain:"]
+def _config_text(config: dict, choices: Sequence[Choice], format_name: str, survey_lines: Sequence[str] = ()) -> str:
+    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml", "#"]
+    header += [f"# {line}" for line in survey_lines] + (["#"] if survey_lines else [])
+    header += ["# Chosen from what the runs contain:"]
     header += [f"#   {c.name}: {c.reason}" for c in choices if c.scheme]
     header += ["# Left out:"] + [f"#   {c.name}: {c.reason}" for c in choices if not c.scheme]
     header += [f"# Ground truth, if any, is in {GOLD_FILE} (outside data/): "

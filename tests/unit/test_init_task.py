@@ -161,3 +161,24 @@ def test_runs_nobody_can_read_write_no_task(tmp_path, capsys):
         f"skipped: {path}:1: history: expected the run's steps (a list), found a string",
         "error: no record could be read; nothing written"]
     assert not (tmp_path / "task").exists()
+
+
+def test_the_survey_says_how_many_logs_split_by_which_layout_and_which_fell_back_and_why(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "run1.log").write_text(
+        "SCENARIO.PY STARTING !#!#\n---------- user ----------\nAdd 2 and 2.\n"
+        "---------- MagenticOneOrchestrator ----------\nAsk the coder.\n---------- Coder ----------\n4\n",
+        encoding="utf-8")
+    (logs / "run2.log").write_text("an operator's own notes, no system's markers\n", encoding="utf-8")
+    assert main(["init", "--from", "mast", str(logs), "-o", str(tmp_path / "task")]) == 0
+    out, err = capsys.readouterr()
+    why = ("no known layout found in its text (tried: AG2, MetaGPT, ChatDev, HyperAgent, AppWorld, Magentic-One, "
+           "OpenManus)")
+    assert out.splitlines()[1:4] == [
+        "split 1 of 2 run(s) into steps at their system's own markers (1 Magentic-One console (AgentChat testbed))",
+        "1 run(s) fell back to one step holding the whole log:", f"  run2: {why}"]
+    assert f"warning: {logs / 'run2.log'}:1: trace: run2: {why}: the whole log is one step" in err.splitlines()
+    config_text = (tmp_path / "task" / "config.yaml").read_text(encoding="utf-8")
+    assert "# split 1 of 2 run(s) into steps at their system's own markers" in config_text
+    assert f"#   run2: {why}" in config_text
