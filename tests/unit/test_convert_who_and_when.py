@@ -161,3 +161,41 @@ def test_a_run_with_part_of_the_labels_keeps_what_it_has(tmp_path):
     [line] = convert_inputs("who-and-when", [path]).gold
     assert line["gold"] == {"mistake_agent": "WebSurfer", "mistake_reason": "It clicked an irrelevant site.",
                             "ground_truth": "Renzo Gracie", "is_corrected": False}
+
+
+def test_parquet_rows_with_json_text_columns_read_as_the_runs_they_hold(tmp_path):
+    """Who&When-shaped rows as Hugging Face serves such datasets (AgenTracer's TracerTraj writes this
+    shape): a Parquet table whose `history` column holds JSON text; a row without labels has no gold."""
+    import pyarrow
+    import pyarrow.parquet
+
+    unlabelled = {key: value for key, value in MAGENTIC_RUN.items() if not key.startswith("mistake_")}
+    rows = [AG2_RUN, unlabelled]
+    table = pyarrow.table({
+        "question": [run["question"] for run in rows], "question_ID": [run["question_ID"] for run in rows],
+        "history": [json.dumps(run["history"]) for run in rows],
+        "mistake_agent": [run.get("mistake_agent") for run in rows],
+        "mistake_step": [run.get("mistake_step") for run in rows],
+        "mistake_reason": [run.get("mistake_reason") for run in rows]})
+    path = tmp_path / "tracer" / "train-00000.parquet"
+    path.parent.mkdir()
+    pyarrow.parquet.write_table(table, path)
+    conversion = convert_inputs("who-and-when", [path.parent])
+    assert [record["id"] for record in conversion.records] == ["tracer-train-00000-1", "tracer-train-00000-2"]
+    assert conversion.records[0]["steps"] == AG2_RUN["history"]
+    assert conversion.records[1]["steps"] == MAGENTIC_RUN["history"]
+    # the empty cells of the unlabelled row are nulls, which name no label
+    assert conversion.gold == [{"id": "tracer-train-00000-1", "gold": {
+        "mistake_agent": "Excel_Expert", "mistake_step": 1, "mistake_reason": "It ignored addresses written as words."}}]
+
+
+def test_a_bad_parquet_row_is_named_by_its_row(tmp_path):
+    import pyarrow
+    import pyarrow.parquet
+
+    path = tmp_path / "runs.parquet"
+    pyarrow.parquet.write_table(pyarrow.table({"history": [json.dumps(AG2_RUN["history"]), "not a list"],
+                                               "mistake_step": ["1", "2"]}), path)
+    conversion = convert_inputs("who-and-when", [path], strict=False)
+    assert [str(error) for error in conversion.skipped] == [
+        f"{path}:row 2: history: expected the run's steps (a list), found a string"]

@@ -152,7 +152,8 @@ def parquet_items(path: Path) -> List[Item]:
     """Each row of a Parquet table as a JSON object (``row N``), as Hugging Face serves most datasets.
 
     A cell holding JSON text of an object or a list (columns of JSON kept as strings, e.g. TRAIL's
-    ``trace`` and ``labels``) is read as that JSON; times become ISO strings, bytes UTF-8 text.
+    ``trace`` and ``labels``) is read as that JSON; times become ISO strings, bytes UTF-8 text. A
+    null cell is a field the row does not have (a table has every column in every row).
     """
     if importlib.util.find_spec("pyarrow") is None:
         raise PathError(path, "reading Parquet needs pyarrow: pip install pyarrow")
@@ -168,8 +169,8 @@ def parquet_items(path: Path) -> List[Item]:
     items = []
     for number, row in enumerate(rows, start=1):
         where = f"row {number}"
-        items.append(Item({str(key): _json_cell(value, path, where, str(key)) for key, value in row.items()},
-                          path, where))
+        items.append(Item({str(key): _json_cell(value, path, where, str(key)) for key, value in row.items()
+                           if value is not None}, path, where))
     return items
 
 
