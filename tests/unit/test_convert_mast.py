@@ -270,3 +270,33 @@ def test_a_folder_of_bare_logs_is_one_record_per_log_by_its_markers(tmp_path):
     assert conversion.fallbacks == {"notes": "no known layout found in its text (tried: AG2, MetaGPT, ChatDev, HyperAgent, "
                                               "AppWorld, Magentic-One, OpenManus)"}
     assert conversion.gold == []
+
+
+def test_an_openmanus_error_line_is_its_turns_error_and_a_tool_result_keeps_its_tools_log(tmp_path):
+    """OpenManus's loguru layout (GAIA_OpenManus_trace18 of the corpus) with an `| ERROR |` line,
+    as OpenManus writes when a turn's thinking fails."""
+    log = tmp_path / "manus.log"
+    log.write_text(
+        "2025-03-31 20:33:33.258 | INFO     | app.agent.base:run:140 - Executing step 1/20\n"
+        "2025-03-31 20:33:34.369 | INFO     | app.agent.toolcall:think:81 - ✨ Manus's thoughts: Search first.\n"
+        "2025-03-31 20:33:34.369 | INFO     | app.agent.toolcall:think:82 - 🛠️ Manus selected 1 tools to use\n"
+        "2025-03-31 20:33:34.369 | INFO     | app.agent.toolcall:think:86 - 🧰 Tools being prepared: ['web_search']\n"
+        "2025-03-31 20:33:34.370 | INFO     | app.agent.toolcall:think:89 - 🔧 Tool arguments: {\"query\":\"moon\"}\n"
+        "2025-03-31 20:33:34.371 | INFO     | app.agent.toolcall:execute_tool:180 - 🔧 Activating tool: 'web_search'...\n"
+        "2025-03-31 20:33:35.600 | INFO     | app.tool.web_search:_try_all_engines:299 - 🔎 Attempting search with Google...\n"
+        "2025-03-31 20:33:47.818 | INFO     | app.agent.toolcall:act:150 - 🎯 Tool 'web_search' completed its mission! "
+        "Result: 384,400 km\n"
+        "2025-03-31 20:33:47.818 | INFO     | app.agent.base:run:140 - Executing step 2/20\n"
+        "2025-03-31 20:33:49.001 | ERROR    | app.agent.toolcall:think:97 - 🚨 Oops! The Manus's thinking process "
+        "hit a snag: rate limit\n", encoding="utf-8")
+    [record] = convert_inputs("mast", [log]).records
+    assert record["steps"] == [
+        {"time": "2025-03-31 20:33:33.258", "agent_step": 1, "max_steps": 20, "agent": "Manus", "content": "Search first.",
+         "tool_calls": [{"name": "web_search", "arguments": {"query": "moon"}}]},
+        {"role": "tool", "tool_name": "web_search", "time": "2025-03-31 20:33:47.818", "content": "384,400 km",
+         "log": "🔎 Attempting search with Google..."},
+        {"time": "2025-03-31 20:33:47.818", "agent_step": 2, "max_steps": 20, "content": "",
+         "error": "🚨 Oops! The Manus's thinking process hit a snag: rate limit"}]
+    derivation = derive(record)
+    assert [step.agent for step in derivation.steps] == ["Manus", "Manus", None]
+    assert derivation.tool_calls[0]["result_step"] == 1
