@@ -105,7 +105,7 @@ def convert_record(item: Item, default_id: str) -> Converted:
     if task is not None:
         record["task"] = "\n".join(map(str, task)) if isinstance(task, list) else task
     named = named_systems([value.get("mas_name"), value.get("benchmark_name")])
-    steps, split, system = _steps(item, trace)
+    steps, split, system = _steps(item, trace, named)
     gold = _gold(value, trace)
     warnings: Tuple[str, ...] = ()
     fallback = None
@@ -160,7 +160,7 @@ def _unflattened(trace: dict) -> dict:
     return {**{key: field for key, field in trace.items() if key != "trajectory"}, **flattened}
 
 
-def _steps(item: Item, trace: dict) -> Tuple[Optional[List[Any]], Optional[LogSplit], Optional[str]]:
+def _steps(item: Item, trace: dict, named: List[str]) -> Tuple[Optional[List[Any]], Optional[LogSplit], Optional[str]]:
     """``(steps, split, system)``: the trace's steps (None when its text matched no layout); a list
     of messages is its own split (``AG2 messages``)."""
     source = next((key for key in TRACE_STEPS if key in trace), None)
@@ -171,14 +171,11 @@ def _steps(item: Item, trace: dict) -> Tuple[Optional[List[Any]], Optional[LogSp
     if isinstance(steps, list) and steps and all(isinstance(line, str) for line in steps):
         steps = "\n".join(line.rstrip("\r") for line in steps)  # a log kept as a list of lines
     if isinstance(steps, list):
-        named = named_systems([item.value.get(key) for key in ("mas_name", "benchmark_name")]
-                              if isinstance(item.value, dict) else [])
         system = named[0] if named else None
         return steps, LogSplit(layout=f"{system or 'a list of'} messages", steps=steps), system
     if not isinstance(steps, str):
         raise item.error(f"trace.{source}", f"expected a list of messages or log text, found {json_kind(steps)}")
-    value = item.value if isinstance(item.value, dict) else {}
-    system, split = split_log(steps, named_systems([value.get("mas_name"), value.get("benchmark_name")]))
+    system, split = split_log(steps, named)
     if split is None:
         return None, None, None
     return split.steps, split, system
