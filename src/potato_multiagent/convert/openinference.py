@@ -22,7 +22,8 @@ Agent steps show their ``output.value``. ``input.value`` is shown only as a tool
 handoff's source: elsewhere (an agent's task, a step's memory record, an LLM's prompt) it repeats
 earlier steps and is named on stderr with the other attributes not shown.
 
-An error status (or an ``exception`` event) gives the step its ``error``.
+An error status gives the step its ``error`` (as in :mod:`.otel_genai`: an exception on a span that
+did not fail is control flow, such as LangGraph's ``ParentCommand`` on every handoff).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from . import langgraph
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
@@ -39,7 +41,7 @@ from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messag
 SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT, TOOL, LLM, CHAIN"
 
 KIND = "openinference.span.kind"
-SHOWN = {KIND, "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
+SHOWN = {KIND, "session.id", "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
          "output.value"}
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(.+)$")
 
@@ -58,18 +60,27 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
         spans = [span for _, _, span in trace_members]
         silent = {flat["span_id"] for _, flat, _ in trace_members
                   if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
-        context = _mark_wrappers(spans, silent)
+        context = langgraph.read_trace(trace_members) if langgraph.is_trace(trace_members) \
+            else _mark_wrappers(spans, silent)
+        context.update(_session(trace_members))
         if not has_steps(trace_id, trace_members):
             continue
         records.append(Converted(record=trace_record(trace_id, spans, context), gold=None, item=trace_members[0][0]))
     return records
 
 
+def _session(members: List[tuple]) -> dict:
+    """The conversation the trace belongs to (``session.id``, LangGraph's thread id), when its spans agree."""
+    sessions = {flat["attributes"].get("session.id") for _, flat, _ in members} - {None, ""}
+    return {"session": sessions.pop()} if len(sessions) == 1 and isinstance(next(iter(sessions)), str) else {}
+
+
 def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     attributes = flat["attributes"]
     kind = attributes.get(KIND)
     span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(kind or "span"),
-                kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"])
+                kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"],
+                error_details=flat["error_details"])
     output, given = attributes.get("output.value"), attributes.get("input.value")
     shown = SHOWN - {"input.value"}
     if kind == "AGENT":

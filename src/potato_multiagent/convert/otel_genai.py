@@ -16,8 +16,9 @@ one: the OpenAI-Agents instrumentation writes its default "OpenAI Agent" on ever
 ``gen_ai.tool.call.result``) and, with its times, a timed call on that tool; a span with
 ``gen_ai.handoff.to_agent`` (and ``gen_ai.handoff.from_agent``) is an explicit handoff; other spans
 show the text parts of ``gen_ai.output.messages`` (a list or its JSON string; or the older
-``gen_ai.completion``). A span with an error status (or an ``exception`` event) gives the step its
-``error``. Traces tied by span links (AutoGen links a run's spans rather than parenting them) are
+``gen_ai.completion``). A span with an error status gives the step its ``error`` (its exception
+event's type and message, the stack trace in ``error_details``); an exception recorded on a span
+that did not fail is control flow the framework caught, not an error. Traces tied by span links (AutoGen links a run's spans rather than parenting them) are
 one record. Nanosecond times become ISO UTC strings with microseconds.
 """
 
@@ -41,6 +42,7 @@ BOOKKEEPING_OPERATIONS = ("unknown", "create_agent")
 AUTOGEN_RUNTIME = "autogen "
 """autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
 message passing between agents, which ties a team run together by span links."""
+TRACEBACK = "Traceback (most recent call last)"
 SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
@@ -136,12 +138,12 @@ def _from_otlp(span: Any, item: Item) -> dict:
             "start": iso_from_nanoseconds(span.get("startTimeUnixNano"), item, "startTimeUnixNano"),
             "end": iso_from_nanoseconds(span.get("endTimeUnixNano"), item, "endTimeUnixNano"),
             "attributes": _otlp_attributes(span.get("attributes") or []),
-            "error": _error_text(failed, status.get("message"),
-                                 [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
-                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            **_errors(failed, status.get("message"),
+                      [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
+                       for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_otlp_id(link.get("traceId"), item, "links.traceId")
                             for link in span.get("links") or [] if isinstance(link, dict) and link.get("traceId")],
-            "unshown": _unshown_structure(span, span.get("events"))}
+            "unshown": _unshown_structure(span, span.get("events"), failed)}
 
 
 def _from_flat(span: dict, item: Item) -> dict:
@@ -154,39 +156,64 @@ def _from_flat(span: dict, item: Item) -> dict:
         raise item.error("span_id", "every span needs its id (span_id, spanId or context.span_id)")
     status = span.get("status") if isinstance(span.get("status"), dict) else {}
     code = status.get("status_code", status.get("code"))
+    failed = code in ("ERROR", "STATUS_CODE_ERROR", 2)
     links = [link.get("context", link) for link in span.get("links") or [] if isinstance(link, dict)]
     return {"trace_id": _flat_id(trace_id), "span_id": _flat_id(span_id),
             "parent_id": _flat_id(_first(span, "parent_id", "parent_span_id", "parentSpanId")),
             "name": span.get("name") if isinstance(span.get("name"), str) else "",
             "start": _flat_time(span, "start", item), "end": _flat_time(span, "end", item),
             "attributes": span.get("attributes") or {},
-            "error": _error_text(code in ("ERROR", "STATUS_CODE_ERROR", 2), status.get("description"),
-                                 [(e.get("name"), e.get("attributes") or {})
-                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            **_errors(failed, status.get("description"),
+                      [(e.get("name"), e.get("attributes") or {})
+                       for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_flat_id(link.get("trace_id") or link.get("traceId")) for link in links
                             if isinstance(link, dict) and (link.get("trace_id") or link.get("traceId"))],
-            "unshown": _unshown_structure(span, span.get("events")) + [
+            "unshown": _unshown_structure(span, span.get("events"), failed) + [
                 f"resource attribute {key}" for key in ((span.get("resource") or {}).get("attributes") or {})]}
 
 
-def _unshown_structure(span: dict, events: Any) -> List[str]:
+def _unshown_structure(span: dict, events: Any, failed: bool) -> List[str]:
     """A span's fields besides ids, times, status, attributes and links: its kind and its events
-    (an ``exception`` event is shown as the error)."""
+    (a failed span's ``exception`` event is shown as the error)."""
     names = ["span kind"] if span.get("kind") not in (None, "", 0, "SPAN_KIND_UNSPECIFIED") else []
-    return names + [f"event {event.get('name')}" for event in events or []
-                    if isinstance(event, dict) and event.get("name") != "exception"]
+    for event in events or []:
+        name = event.get("name") if isinstance(event, dict) else None
+        if name != "exception":
+            names.append(f"event {name}")
+        elif not failed:
+            names.append("event exception on a span that did not fail (control flow the framework caught)")
+    return names
 
 
-def _error_text(failed: bool, description: Any, events: List[tuple]) -> Optional[str]:
-    """A failed span's error: its status description, else its exception event's message."""
-    exception = next((attributes for name, attributes in events
-                      if name == "exception" and isinstance(attributes, dict)), None)
-    if isinstance(description, str) and description and failed:
-        return description
-    if exception is not None:
-        kind, message = exception.get("exception.type"), exception.get("exception.message")
-        return ": ".join(str(part) for part in (kind, message) if part) or "exception"
-    return "error (no description)" if failed else None
+def _errors(failed: bool, description: Any, events: List[tuple]) -> dict:
+    error, details = _error_text(failed, description, events)
+    return {"error": error, "error_details": details}
+
+
+def _error_text(failed: bool, description: Any, events: List[tuple]) -> Tuple[Optional[str], Optional[str]]:
+    """A failed span's error and what more it says (kept apart, in the step's ``error_details``).
+
+    The error is the status description, unless that holds a traceback (LangGraph's instrumentation
+    writes the exception's repr and the whole traceback there): then it is the exception event's
+    type (without its module) and message. The details are the event's stack trace (else the
+    description, when the error is not all of it). Only a failed status is an error: an
+    ``exception`` event on a span whose status is not ERROR is control flow the framework caught
+    (LangGraph raises ``ParentCommand`` on every handoff)."""
+    if not failed:
+        return None, None
+    exception = next((attributes for name, attributes in reversed(events)
+                      if name == "exception" and isinstance(attributes, dict)), None) or {}
+    kind, message = exception.get("exception.type"), exception.get("exception.message")
+    trace = exception.get("exception.stacktrace") if isinstance(exception.get("exception.stacktrace"), str) else None
+    described = description if isinstance(description, str) and description.strip() else None
+    if described and TRACEBACK not in described:
+        return described, trace
+    if kind or message:
+        short_kind = str(kind).rsplit(".", 1)[-1] if kind else None
+        return ": ".join(str(part) for part in (short_kind, message) if part), trace or described
+    if described:
+        return described.strip().split("\n", 1)[0], described
+    return "error (no description)", None
 
 
 def _otlp_id(value: Any, item: Item, field_name: str, optional: bool = False) -> Optional[str]:
@@ -261,6 +288,7 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     operation = attributes.get("gen_ai.operation.name")
     span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(operation or "span"),
                 kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"],
+                error_details=flat["error_details"],
                 agent_hint=_string(attributes.get("gen_ai.agent.name")))
     if _string(attributes.get("gen_ai.handoff.to_agent")):
         span.kind = HANDOFF

@@ -12,7 +12,8 @@ Each format reads its spans into :class:`Span`; the record is then built the sam
 - a tool span is a step with one ``tool_call`` (``id``, ``name``, ``arguments``) and its output as
   ``result``, and, when it has an agent, a start and an end, one timed entry of ``calls`` whose
   resource is the tool: two agents using one tool at once is a contention region;
-- a span's error is the step's ``error`` (and its tool call's);
+- a span's error is the step's ``error`` (and its tool call's): its message, what more it says (a
+  stack trace) in ``error_details``;
 - threads of work: an agent span started inside another agent's span (agents-as-tools, a managed
   agent: the outer agent ran it) is a delegated thread, and runs under one trace that overlap in
   time (a fan-out) are concurrent threads: their steps carry ``thread`` (the first agent's name,
@@ -59,7 +60,12 @@ class Span:
     to_agent: Optional[str] = None
     text: Optional[str] = None
     error: Optional[str] = None
+    error_details: Optional[str] = None
+    """What the error says beyond its message (the exception's stack trace), kept in the step."""
     bookkeeping: bool = False
+    owner: Optional[str] = None
+    """The agent a framework's own reading gives the span (LangGraph's checkpoint namespace, a
+    CrewAI coworker): it wins over agent spans, which such frameworks misname."""
 
 
 def iso_time(value: Any, item: Item, field_name: str) -> Optional[str]:
@@ -88,6 +94,8 @@ def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> 
     """The record of one trace: ``id``, the ``context`` fields, ``steps`` and (when timed) ``calls``."""
     agents = _agent_of_each(spans)
     threads = _threads_of_each(spans)
+    context = {**_run_error(spans), **context}
+    _keep_where_errors_arise(spans)
     steps, calls = [], []
     for span in _in_start_order([span for span in spans if not span.bookkeeping]):
         agent = agents.get(span.span_id)
@@ -99,6 +107,27 @@ def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> 
     if calls:
         record["calls"] = calls
     return record
+
+
+def _run_error(spans: List[Span]) -> dict:
+    """A root span that is bookkeeping (the workflow's, the graph's) and failed: the run ended with
+    that error, which the record keeps as its ``error``."""
+    failed = [span for span in spans if span.parent_id is None and span.bookkeeping and span.error]
+    return {"error": failed[0].error} if failed else {}
+
+
+def _keep_where_errors_arise(spans: List[Span]) -> None:
+    """A bookkeeping span that failed while none of the spans below it did is where the error arose
+    (a graph node's own code): it stays a step, so the error is shown where it happened. A root
+    span never does: its error is the record's."""
+    failed_below = set()
+    by_id = {span.span_id: span for span in spans}
+    for span in spans:
+        if span.error:
+            failed_below.update(ancestor.span_id for ancestor in _ancestors(span, by_id))
+    for span in spans:
+        if span.bookkeeping and span.error and span.parent_id is not None and span.span_id not in failed_below:
+            span.bookkeeping = False
 
 
 def _in_start_order(spans: List[Span]) -> List[Span]:
@@ -121,10 +150,13 @@ def _ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
 
 
 def _agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
-    """Each span's agent: its nearest agent span's (itself or an ancestor), else its own hint."""
+    """Each span's agent: its owner, else its nearest agent span's (itself or an ancestor), else its own hint."""
     by_id = {span.span_id: span for span in spans}
     found: Dict[str, Optional[str]] = {}
     for span in by_id.values():
+        if span.owner:
+            found[span.span_id] = span.owner
+            continue
         if span.kind == AGENT and span.agent:
             found[span.span_id] = span.agent
             continue
@@ -207,6 +239,8 @@ def _step(span: Span, agent: Optional[str], thread: Optional[tuple]) -> dict:
         step["content"] = span.text
     if span.error:
         step["error"] = span.error
+        if span.error_details:
+            step["error_details"] = span.error_details
     if thread is not None:
         step["thread"] = thread[0]
         if thread[1] is not None:
