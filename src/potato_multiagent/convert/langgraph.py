@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, ConvertError, Item, json_kind
+from .model_calls import match_calls
 from .spans import HANDOFF, OTHER, TOOL, Span, call_line
 
 SUMMARY = ("LangGraph/LangChain message lists (messages_to_dict, model_dump, dumpd, a saved state's messages): "
@@ -223,8 +224,8 @@ def is_trace(members: List[tuple]) -> bool:
     return any("langgraph_node" in metadata_of(flat["attributes"]) for _, flat, _ in members)
 
 
-def read_trace(members: List[tuple]) -> dict:
-    """Reread the spans of one LangGraph trace (``(item, flat, span)``) as its agents' steps; the
+def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
+    """The spans of one LangGraph trace (``(item, flat, span)``) reread as its agents' steps, and the
     record's context (``workflow``: the root span's name)."""
     namespaces = {span.span_id: _namespace(flat["attributes"]) for _, flat, span in members}
     graphs = {path[:depth] for path in namespaces.values() for depth in range(1, len(path))}
@@ -241,46 +242,8 @@ def read_trace(members: List[tuple]) -> dict:
             span.kind, span.bookkeeping, span.text = OTHER, True, None
         if span.parent_id is None and "workflow" not in context:
             context["workflow"] = span.name
-    _match_calls(members)
-    return context
-
-
-def _match_calls(members: List[tuple]) -> None:
-    """Give each tool span the call the model made: its arguments as the model wrote them (the span
-    records a one-argument tool's input as the bare value) and its id. A tool span that returned a
-    ``ToolMessage`` names the call; one that raised is the first call of its tool that agent's model
-    made before it and nothing else answered."""
-    calls: List[dict] = []
-    for _, flat, span in sorted(members, key=lambda member: member[2].start or ""):
-        if flat["attributes"].get("openinference.span.kind") == "LLM":
-            calls.extend({**call, "owner": span.owner, "at": span.start or ""}
-                         for call in _output_calls(flat["attributes"]))
-    by_id = {call["id"]: call for call in calls}
-    tools = sorted((span for _, _, span in members if span.kind == TOOL), key=lambda span: span.start or "")
-    answered = {span.call_id for span in tools if span.call_id in by_id}
-    for span in tools:
-        call = by_id.get(span.call_id)
-        if call is None:
-            call = next((call for call in calls if call["id"] not in answered and call["name"] == span.tool
-                         and call["owner"] == span.owner and call["at"] <= (span.start or "")), None)
-            if call is None:
-                continue
-            answered.add(call["id"])
-            span.call_id = call["id"]
-        span.arguments = call["arguments"]
-
-
-def _output_calls(attributes: dict) -> List[dict]:
-    """The tool calls of an LLM span's output messages (``id``, ``name``, ``arguments``), in order."""
-    pattern = re.compile(r"^llm\.output_messages\.(\d+)\.message\.tool_calls\.(\d+)\.tool_call\."
-                         r"(id|function\.name|function\.arguments)$")
-    calls: Dict[tuple, dict] = {}
-    for key, value in attributes.items():
-        match = pattern.match(key)
-        if match:
-            calls.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
-    return [{"id": call["id"], "name": call.get("function.name"), "arguments": call.get("function.arguments") or "{}"}
-            for _, call in sorted(calls.items()) if _string(call.get("id"))]
+    match_calls(members)
+    return context, [span for _, _, span in members]
 
 
 def _namespace(attributes: dict) -> tuple:

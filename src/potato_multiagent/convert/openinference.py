@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import langgraph
+from . import crewai, langgraph
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
@@ -43,6 +43,9 @@ SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT
 KIND = "openinference.span.kind"
 SHOWN = {KIND, "session.id", "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
          "output.value"}
+FRAMEWORKS = (langgraph, crewai)
+"""Frameworks whose traces the instrumentation shapes so that they need their own reading: each
+module's ``is_trace(members)`` and ``read_trace(members) -> (context, spans)``."""
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(.+)$")
 
 
@@ -57,11 +60,14 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     unshown.report()
     records = []
     for trace_id, trace_members in group_traces(members).items():
-        spans = [span for _, _, span in trace_members]
-        silent = {flat["span_id"] for _, flat, _ in trace_members
-                  if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
-        context = langgraph.read_trace(trace_members) if langgraph.is_trace(trace_members) \
-            else _mark_wrappers(spans, silent)
+        framework = next((reader for reader in FRAMEWORKS if reader.is_trace(trace_members)), None)
+        if framework is not None:
+            context, spans = framework.read_trace(trace_members)
+        else:
+            spans = [span for _, _, span in trace_members]
+            silent = {flat["span_id"] for _, flat, _ in trace_members
+                      if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
+            context = _mark_wrappers(spans, silent)
         context.update(_session(trace_members))
         if not has_steps(trace_id, trace_members):
             continue

@@ -92,7 +92,7 @@ def iso_from_nanoseconds(value: Any, item: Item, field_name: str) -> Optional[st
 
 def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> dict:
     """The record of one trace: ``id``, the ``context`` fields, ``steps`` and (when timed) ``calls``."""
-    agents = _agent_of_each(spans)
+    agents = agent_of_each(spans)
     threads = _threads_of_each(spans)
     context = {**_run_error(spans), **context}
     _keep_where_errors_arise(spans)
@@ -149,7 +149,7 @@ def _ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
         current = by_id.get(current.parent_id) if current.parent_id else None
 
 
-def _agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
+def agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
     """Each span's agent: its owner, else its nearest agent span's (itself or an ancestor), else its own hint."""
     by_id = {span.span_id: span for span in spans}
     found: Dict[str, Optional[str]] = {}
