@@ -71,6 +71,7 @@ def _convert_command(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     _report_conversion_problems(conversion)
+    _report_recognised(conversion)
     if not conversion.records and conversion.skipped:
         print("error: no record could be read; nothing written", file=sys.stderr)
         return 1
@@ -126,6 +127,12 @@ def _report_conversion_problems(conversion) -> None:
         print(f"warning: {warning}", file=sys.stderr)
 
 
+def _report_recognised(conversion) -> None:
+    """``--from auto``: which format each group of files was read as, and why."""
+    for name, what, count in conversion.recognised:
+        print(f"recognised {count} file(s) as {what}: read with --from {name}")
+
+
 def _init_command(args: argparse.Namespace) -> int:
     from .convert import ConvertError
     from .init_task import InitError, init_task
@@ -142,6 +149,7 @@ def _init_command(args: argparse.Namespace) -> int:
             print(f"error: {line}", file=sys.stderr)
         return 1
     _report_conversion_problems(result.conversion)
+    _report_recognised(result.conversion)
     print("\n".join(result.lines()))
     return 0
 
@@ -342,7 +350,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .convert import FORMATS
+    from .convert import AUTO, FORMATS
 
     parser = argparse.ArgumentParser(prog="potato-multiagent", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -359,10 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("config")
     c.set_defaults(run=_check_command)
 
-    formats = "\n".join(f"  {name:14} {module.SUMMARY}" for name, module in FORMATS.items())
+    formats = "\n".join([f"  {name:14} {module.SUMMARY}" for name, module in FORMATS.items()] +
+                        [f"  {AUTO:14} each file's format recognised from its shape (refused when unknown)"])
     v = commands.add_parser("convert", help="convert framework traces into records (and gold) for a task",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
-    v.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    v.add_argument("--from", dest="format", required=True, choices=[*FORMATS, AUTO], metavar="FORMAT",
+                   help=f"the format of the inputs; {AUTO}: recognise each file's format (and say which)")
     v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
     v.add_argument("-o", "--output", required=True, help="records file to write (JSON Lines)")
     v.add_argument("--gold", help="where to write the ground truth ({id, gold} lines), never into the records")
@@ -376,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
                                          "that fit the runs) that `potato start` serves",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
-    i.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    i.add_argument("--from", dest="format", default=AUTO, choices=[*FORMATS, AUTO], metavar="FORMAT",
+                   help=f"the format of the inputs (default {AUTO}: recognise each file's format, and say which)")
     i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl files")
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
     i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")

@@ -218,8 +218,9 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     if judgments is not None:
         conversion = _with_judgments(conversion, choices, judgments, judgments_key)
     write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
-    task_name = f"{format_name} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
-    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name))
+    read_as = "+".join(name for name, _, _ in conversion.recognised) or format_name  # auto: what it read
+    task_name = f"{read_as} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
+    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name, read_as))
     return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
 
 
@@ -241,9 +242,11 @@ def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Pat
     return replace(conversion, records=attached.records)
 
 
-def _config_text(config: dict, choices: Sequence[Choice], format_name: str) -> str:
-    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml",
-              "#", "# Chosen from what the runs contain:"]
+def _config_text(config: dict, choices: Sequence[Choice], format_name: str, read_as: str) -> str:
+    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml"]
+    if read_as != format_name:
+        header.append(f"# The inputs were recognised as --from {read_as}.")
+    header += ["#", "# Chosen from what the runs contain:"]
     header += [f"#   {c.name}: {c.reason}" for c in choices if c.scheme]
     header += ["# Left out:"] + [f"#   {c.name}: {c.reason}" for c in choices if not c.scheme]
     header += [f"# Ground truth, if any, is in {GOLD_FILE} (outside data/): "
