@@ -37,6 +37,10 @@ SOURCES = [
     (REAL / "autogen" / "swarm.state.json", "autogen", "an AutoGen AgentChat team.save_state()"),
     (REAL / "ag2" / "groupchat_messages.json", "autogen", "AG2 chat messages ({name, role, content})"),
     (REAL / "ag2" / "chat_result.json", "autogen", "an AG2 ChatResult"),
+    (REAL / "adk" / "team.session.json", "adk", "a Google ADK session (Session.model_dump_json)"),
+    (REAL / "adk" / "team.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from Google ADK"),
+    (REAL / "adk" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),
+     "OpenTelemetry spans with OpenInference attributes from Google ADK"),
 ]
 CORPUS_SOURCES = [
     (CORPUS / "who_and_when" / "Hand-Crafted" / "1.json", "who-and-when", "Who&When runs (history, mistake_agent)"),
@@ -53,16 +57,19 @@ def run(args, capsys):
 
 @pytest.mark.parametrize("path, reader, what", ALL_SOURCES, ids=[s[0].name for s in ALL_SOURCES])
 def test_each_other_converter_refuses_the_file_with_one_named_error(tmp_path, capsys, path, reader, what):
+    """``reader``: the format that reads the file, or all those that do (spans carrying both
+    OpenInference and GenAI attributes), the first named in the message."""
+    readers = reader if isinstance(reader, tuple) else (reader,)
     existing = tmp_path / "records.jsonl"
     existing.write_text('{"id": "kept"}\n', encoding="utf-8")
     for fmt in FORMATS:
-        if fmt == reader:
+        if fmt in readers:
             continue
         for strict in ([], ["--strict"]):
             code, out, err = run(["convert", "--from", fmt, path, "-o", existing, *strict], capsys)
             assert code == 1, (fmt, err)
-            assert err.splitlines() == [f"error: {path}: this file looks like {what}, which --from {reader} reads, "
-                                        f"not --from {fmt}"], (fmt, err)
+            assert err.splitlines() == [f"error: {path}: this file looks like {what}, which --from {readers[0]} "
+                                        f"reads, not --from {fmt}"], (fmt, err)
             assert out == ""
             assert existing.read_text(encoding="utf-8") == '{"id": "kept"}\n'  # nothing written
             assert sorted(p.name for p in tmp_path.iterdir()) == ["records.jsonl"]
@@ -70,6 +77,7 @@ def test_each_other_converter_refuses_the_file_with_one_named_error(tmp_path, ca
 
 @pytest.mark.parametrize("path, reader, what", ALL_SOURCES, ids=[s[0].name for s in ALL_SOURCES])
 def test_auto_reads_each_file_with_its_own_format_and_says_so(tmp_path, capsys, path, reader, what):
+    reader = reader[0] if isinstance(reader, tuple) else reader
     code, out, err = run(["convert", "--from", "auto", path, "-o", tmp_path / "auto.jsonl"], capsys)
     assert code == 0, err
     assert out.splitlines()[0] == f"recognised 1 file(s) as {what}: read with --from {reader}"

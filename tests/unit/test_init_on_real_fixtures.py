@@ -70,6 +70,15 @@ FRAMEWORK_SETS = {
                      {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
     "crewai task logs": (sorted((REAL / "crewai").glob("*.log.json")), {"Crew Manager", "Researcher", "Writer"},
                          {"outcome", "attribution", "interaction_graph", "handoffs", "mast_steps"}),
+    "adk spans": ([REAL / "adk" / "team.otlp.jsonl", REAL / "adk" / "crash.otlp.jsonl"],
+                  {"coordinator", "weather_agent", "events_agent", "front_desk", "booking_agent"},
+                  {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "adk openinference": (sorted((REAL / "adk").glob("*.openinference.otlp.jsonl")),
+                          {"coordinator", "weather_agent", "events_agent", "front_desk", "booking_agent"},
+                          {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "adk sessions": (sorted((REAL / "adk").glob("*.session.json")),
+                     {"user", "coordinator", "weather_agent", "front_desk", "booking_agent"},
+                     {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
 }
 
 

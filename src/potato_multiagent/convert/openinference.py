@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import crewai, langgraph
+from . import adk, crewai, langgraph
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
@@ -43,7 +43,7 @@ SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT
 KIND = "openinference.span.kind"
 SHOWN = {KIND, "session.id", "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
          "output.value"}
-FRAMEWORKS = (langgraph, crewai)
+FRAMEWORKS = (langgraph, crewai, adk)
 """Frameworks whose traces the instrumentation shapes so that they need their own reading: each
 module's ``is_trace(members)`` and ``read_trace(members) -> (context, spans)``."""
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(.+)$")

@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from . import adk
 from .sources import Converted, Item, json_kind
 from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, iso_from_nanoseconds, iso_time, messages_text, \
     trace_record
@@ -43,7 +44,7 @@ AUTOGEN_RUNTIME = "autogen "
 """autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
 message passing between agents, which ties a team run together by span links."""
 TRACEBACK = "Traceback (most recent call last)"
-SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.workflow.name", "gen_ai.conversation.id", "error.type", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
 
@@ -58,9 +59,36 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     flats = [(item, flat) for _, items in files for item, flat in otel_spans(items)]
     spans = [(item, flat, _span(flat, item, unshown)) for item, flat in flats]
     unshown.report()
-    return [Converted(record=trace_record(trace_id, [span for _, _, span in members],
-                                          _workflow(members)), gold=None, item=members[0][0])
-            for trace_id, members in group_traces(spans).items() if has_steps(trace_id, members)]
+    converted = []
+    for trace_id, members in group_traces(spans).items():
+        if not has_steps(trace_id, members):
+            continue
+        trace_spans = [span for _, _, span in members]
+        adk.resolve_transfers(trace_spans)
+        record = trace_record(trace_id, trace_spans, {**_workflow(members), **_conversation(members)})
+        converted.append(Converted(record=record, gold=None, item=members[0][0],
+                                   warnings=_no_content_warning(record, members[0][0])))
+    return converted
+
+
+def _conversation(members: List[tuple]) -> dict:
+    """The conversation (``gen_ai.conversation.id``, ADK's session) of the trace's root spans."""
+    found = {flat["attributes"].get("gen_ai.conversation.id") for _, flat, span in members
+             if span.parent_id is None} - {None, ""}
+    return {"session": found.pop()} if len(found) == 1 and isinstance(next(iter(found)), str) else {}
+
+
+def _no_content_warning(record: dict, item: Item) -> tuple:
+    """A run whose steps hold no text and whose tool calls no arguments or results was recorded
+    without message content (ADK's default): say how to record it."""
+    steps = record["steps"]
+    calls = [step["tool_call"] for step in steps if "tool_call" in step]
+    if any(step.get("content") for step in steps) or any(call.get("arguments") is not None for call in calls) \
+            or any(step.get("result") is not None for step in steps if "tool_call" in step):
+        return ()
+    return (f"{item.path}:{item.line}: steps: trace {record['id']} holds no message content (no text, no tool "
+            f"arguments or results): the instrumentation recorded none. Google ADK records content only with "
+            f"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY set when the run is traced",)
 
 
 def has_steps(trace_id: str, members: List[tuple]) -> bool:
@@ -74,10 +102,13 @@ def has_steps(trace_id: str, members: List[tuple]) -> bool:
 
 
 def _workflow(members: List[tuple]) -> dict:
-    """The name of the trace's root span when it is the workflow's (an unnamed ``invoke_agent``)."""
+    """The workflow of the trace's root span: an unnamed ``invoke_agent`` (its span name), ADK's
+    ``invoke_workflow`` (``gen_ai.workflow.name``)."""
     for _, flat, span in members:
-        if span.bookkeeping and span.parent_id is None and flat["attributes"].get("gen_ai.operation.name") == "invoke_agent":
-            return {"workflow": span.name}
+        operation = flat["attributes"].get("gen_ai.operation.name")
+        if span.bookkeeping and span.parent_id is None and operation in ("invoke_agent", "invoke_workflow"):
+            name = flat["attributes"].get("gen_ai.workflow.name")
+            return {"workflow": name if isinstance(name, str) and name else span.name}
     return {}
 
 
@@ -297,11 +328,23 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     elif operation == "invoke_agent":
         span.kind, span.agent, span.agent_hint = AGENT, span.agent_hint, None
         span.bookkeeping = span.agent is None
+    elif operation == "invoke_workflow":  # ADK's run (and the inner run of an agent called as a tool)
+        span.bookkeeping = True
+    elif operation == "execute_tool" and attributes.get("gen_ai.tool.name") == adk.MERGED_TOOLS:
+        span.bookkeeping = True
+    elif operation == "execute_tool" and attributes.get("gen_ai.tool.name") == adk.TRANSFER_TOOL:
+        span.kind, span.to_agent = HANDOFF, adk.transfer_target(attributes.get("gen_ai.tool.call.arguments"))
     elif operation == "execute_tool":
         span.kind, span.tool = TOOL, _string(attributes.get("gen_ai.tool.name"))
-        span.call_id = _string(attributes.get("gen_ai.tool.call.id"))
+        call_id = _string(attributes.get("gen_ai.tool.call.id"))
+        span.call_id = call_id if call_id != adk.NO_CALL_ID else None
         span.arguments = attributes.get("gen_ai.tool.call.arguments")
         span.output = attributes.get("gen_ai.tool.call.result")
+        if span.output is not None and any(key.startswith(adk.ATTRIBUTE_PREFIX) for key in attributes):
+            span.output = adk.shown_response(span.output)
+        failure = _string(attributes.get("error.type"))
+        if failure or span.error:  # error.type marks a failure (GenAI conventions), even without an ERROR status
+            span.error = adk.response_error(span.output) or span.error or failure
     elif operation in BOOKKEEPING_OPERATIONS and not any(key in attributes for key in TEXT_ATTRIBUTES):
         span.bookkeeping = True
     elif operation is None and span.name.startswith(AUTOGEN_RUNTIME):

@@ -63,6 +63,9 @@ class Span:
     error_details: Optional[str] = None
     """What the error says beyond its message (the exception's stack trace), kept in the step."""
     bookkeeping: bool = False
+    order_at: Optional[str] = None
+    """Where the step goes among the others when not at its start (ADK's ``agent_run`` shows the
+    run's last event: it goes where that happened, at the end)."""
     owner: Optional[str] = None
     """The agent a framework's own reading gives the span (LangGraph's checkpoint namespace, a
     CrewAI coworker): it wins over agent spans, which such frameworks misname."""
@@ -96,8 +99,9 @@ def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> 
     threads = _threads_of_each(spans)
     context = {**_run_error(spans), **context}
     _keep_where_errors_arise(spans)
+    _drop_errors_from_below(spans)
     steps, calls = [], []
-    for span in _in_start_order([span for span in spans if not span.bookkeeping]):
+    for span in _in_start_order([span for span in spans if not span.bookkeeping], placed=True):
         agent = agents.get(span.span_id)
         steps.append(_step(span, agent, threads.get(span.span_id)))
         if span.kind == TOOL and agent and span.tool and span.start and span.end:
@@ -130,10 +134,24 @@ def _keep_where_errors_arise(spans: List[Span]) -> None:
             span.bookkeeping = False
 
 
-def _in_start_order(spans: List[Span]) -> List[Span]:
+def _drop_errors_from_below(spans: List[Span]) -> None:
+    """An exception passes up through every span around the one that raised it: a span whose error
+    is the same as a span's below it only passes it on, and shows none (the error is shown once,
+    where it arose)."""
+    by_id = {span.span_id: span for span in spans}
+    passed_on = {ancestor.span_id for span in spans if span.error
+                 for ancestor in _ancestors(span, by_id) if ancestor.error == span.error}
+    for span in spans:
+        if span.span_id in passed_on:
+            span.error = span.error_details = None
+
+
+def _in_start_order(spans: List[Span], placed: bool = False) -> List[Span]:
+    """By start time (``placed``: by ``order_at`` where a span has one), ties in input order."""
     def key(position_and_span):
         position, span = position_and_span
-        _, seconds = parse_time(span.start) if span.start else (None, None)
+        moment = (span.order_at if placed else None) or span.start
+        _, seconds = parse_time(moment) if moment else (None, None)
         return (seconds is None, seconds or 0.0, position)
 
     return [span for _, span in sorted(enumerate(spans), key=key)]
