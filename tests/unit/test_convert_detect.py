@@ -41,6 +41,10 @@ SOURCES = [
     (REAL / "adk" / "team.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from Google ADK"),
     (REAL / "adk" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),
      "OpenTelemetry spans with OpenInference attributes from Google ADK"),
+    (REAL / "pydantic-ai" / "team.messages.json", "pydantic-ai", "pydantic-ai messages (all_messages_json)"),
+    (REAL / "pydantic-ai" / "team.console.json", "otel-genai", "OpenTelemetry spans with GenAI attributes from pydantic-ai"),
+    (REAL / "pydantic-ai" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),
+     "OpenTelemetry spans with OpenInference attributes from pydantic-ai"),
 ]
 CORPUS_SOURCES = [
     (CORPUS / "who_and_when" / "Hand-Crafted" / "1.json", "who-and-when", "Who&When runs (history, mistake_agent)"),

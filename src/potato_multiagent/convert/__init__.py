@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import adk, autogen, crewai, detect, dpbench, langgraph, mast, openai_agents, openinference, otel_genai, who_and_when
+from . import adk, autogen, crewai, detect, dpbench, langgraph, mast, openai_agents, openinference, otel_genai, pydantic_ai, who_and_when
 from ..files import PathError, why_not
 from .detect import AUTO, WrongFormat
 from .sources import Converted, ConvertError, Item, collect, each_item, input_files, read_items
@@ -35,6 +35,7 @@ FORMATS: Dict[str, ModuleType] = {
     "langgraph": langgraph,
     "crewai": crewai,
     "adk": adk,
+    "pydantic-ai": pydantic_ai,
 }
 """Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
 

@@ -36,12 +36,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import adk, crewai, langgraph
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
-from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
+from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, ancestors, call_line, messages_text, trace_record
 
 SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT, TOOL, LLM, CHAIN"
 
 KIND = "openinference.span.kind"
-SHOWN = {KIND, "session.id", "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
+SHOWN = {KIND, "session.id", "agent.name", "gen_ai.agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
          "output.value"}
 FRAMEWORKS = (langgraph, crewai, adk)
 """Frameworks whose traces the instrumentation shapes so that they need their own reading: each
@@ -69,10 +69,27 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
                       if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
             context = _mark_wrappers(spans, silent)
         context.update(_session(trace_members))
+        _drop_repeated_answers(spans, {flat["span_id"] for _, flat, _ in trace_members
+                                       if flat["attributes"].get(KIND) == "LLM"})
         if not has_steps(trace_id, trace_members):
             continue
         records.append(Converted(record=trace_record(trace_id, spans, context), gold=None, item=trace_members[0][0]))
     return records
+
+
+def _drop_repeated_answers(spans: List[Span], model_calls: set) -> None:
+    """An agent span's output is its last answer, which a model call below it already says: the
+    agent's step shows it once, there, not again at the agent's start (pydantic-ai's
+    ``invoke_agent``, LangChain agents)."""
+    by_id = {span.span_id: span for span in spans}
+    said: Dict[str, set] = {}
+    for span in spans:
+        if span.span_id in model_calls and span.text:
+            for ancestor in ancestors(span, by_id):
+                said.setdefault(ancestor.span_id, set()).add(span.text)
+    for span in spans:
+        if span.kind == AGENT and span.text and span.text in said.get(span.span_id, ()):
+            span.text = None
 
 
 def _session(members: List[tuple]) -> dict:
@@ -91,7 +108,8 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     shown = SHOWN - {"input.value"}
     if kind == "AGENT":
         span.kind = AGENT
-        span.agent = _string(attributes.get("agent.name")) or _string(attributes.get("graph.node.id"))
+        span.agent = _string(attributes.get("agent.name")) or _string(attributes.get("gen_ai.agent.name")) \
+            or _string(attributes.get("graph.node.id"))
         span.text = output if isinstance(output, str) else None
     elif kind == "TOOL" and not attributes.get("tool.name") and isinstance(output, str) \
             and span.name == f"handoff to {output}":

@@ -114,9 +114,9 @@ def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> 
 
 
 def _run_error(spans: List[Span]) -> dict:
-    """A root span that is bookkeeping (the workflow's, the graph's) and failed: the run ended with
+    """A root span (the workflow's, the graph's, the first agent's) that failed: the run ended with
     that error, which the record keeps as its ``error``."""
-    failed = [span for span in spans if span.parent_id is None and span.bookkeeping and span.error]
+    failed = [span for span in spans if span.parent_id is None and span.error]
     return {"error": failed[0].error} if failed else {}
 
 
@@ -128,7 +128,7 @@ def _keep_where_errors_arise(spans: List[Span]) -> None:
     by_id = {span.span_id: span for span in spans}
     for span in spans:
         if span.error:
-            failed_below.update(ancestor.span_id for ancestor in _ancestors(span, by_id))
+            failed_below.update(ancestor.span_id for ancestor in ancestors(span, by_id))
     for span in spans:
         if span.bookkeeping and span.error and span.parent_id is not None and span.span_id not in failed_below:
             span.bookkeeping = False
@@ -140,7 +140,7 @@ def _drop_errors_from_below(spans: List[Span]) -> None:
     where it arose)."""
     by_id = {span.span_id: span for span in spans}
     passed_on = {ancestor.span_id for span in spans if span.error
-                 for ancestor in _ancestors(span, by_id) if ancestor.error == span.error}
+                 for ancestor in ancestors(span, by_id) if ancestor.error == span.error}
     for span in spans:
         if span.span_id in passed_on:
             span.error = span.error_details = None
@@ -157,7 +157,7 @@ def _in_start_order(spans: List[Span], placed: bool = False) -> List[Span]:
     return [span for _, span in sorted(enumerate(spans), key=key)]
 
 
-def _ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
+def ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
     """The span's ancestors, nearest first (a cycle in bad input stops the walk)."""
     seen = {span.span_id}
     current = by_id.get(span.parent_id) if span.parent_id else None
@@ -178,7 +178,7 @@ def agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
         if span.kind == AGENT and span.agent:
             found[span.span_id] = span.agent
             continue
-        enclosing = next((a for a in _ancestors(span, by_id) if a.kind == AGENT and a.agent), None)
+        enclosing = next((a for a in ancestors(span, by_id) if a.kind == AGENT and a.agent), None)
         found[span.span_id] = enclosing.agent if enclosing else span.agent_hint
     return found
 
@@ -195,11 +195,11 @@ def _threads_of_each(spans: List[Span]) -> Dict[str, tuple]:
             named[member.span_id] = agent if used[agent] == 1 else f"{agent} #{used[agent]}"
     parent_of: Dict[str, Optional[str]] = {}
     for span_id, name in named.items():  # a thread's parent: the thread of the agent that ran it
-        caller = next((a for a in _ancestors(by_id[span_id], by_id) if a.span_id in named), None)
+        caller = next((a for a in ancestors(by_id[span_id], by_id) if a.span_id in named), None)
         parent_of.setdefault(name, named[caller.span_id] if caller else None)
     threads: Dict[str, tuple] = {}
     for span in spans:
-        own = span if span.span_id in named else next((a for a in _ancestors(span, by_id) if a.span_id in named), None)
+        own = span if span.span_id in named else next((a for a in ancestors(span, by_id) if a.span_id in named), None)
         if own is not None:
             threads[span.span_id] = (named[own.span_id], parent_of[named[own.span_id]])
     return threads
@@ -225,7 +225,7 @@ def _thread_starters(spans: List[Span], by_id: Dict[str, Span]) -> List[List[Spa
 def _inside_agent(span: Span, by_id: Dict[str, Span]) -> bool:
     """Handoffs never nest (the SDKs start the next agent's span beside the previous one), so an
     agent span inside another agent's span was run by that agent."""
-    return any(ancestor.kind == AGENT and ancestor.agent for ancestor in _ancestors(span, by_id))
+    return any(ancestor.kind == AGENT and ancestor.agent for ancestor in ancestors(span, by_id))
 
 
 def _overlap(run: List[Span], other: List[Span]) -> bool:
