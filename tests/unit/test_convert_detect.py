@@ -41,6 +41,8 @@ SOURCES = [
     (REAL / "adk" / "team.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from Google ADK"),
     (REAL / "adk" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),
      "OpenTelemetry spans with OpenInference attributes from Google ADK"),
+    (REAL / "ag2-classic" / "groupchat.runtime_log.jsonl", "autogen", "an AG2 Classic runtime_logging file"),
+    (REAL / "ag2-classic" / "groupchat.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from AG2"),
     (REAL / "pydantic-ai" / "team.messages.json", "pydantic-ai", "pydantic-ai messages (all_messages_json)"),
     (REAL / "pydantic-ai" / "team.console.json", "otel-genai", "OpenTelemetry spans with GenAI attributes from pydantic-ai"),
     (REAL / "pydantic-ai" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),

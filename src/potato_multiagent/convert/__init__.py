@@ -89,7 +89,7 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
 def _recognised(path: Path, skipped: Optional[List[ConvertError]]):
     """The shape ``auto`` reads a file as (a file that is not JSON at all is skipped when not strict)."""
     try:
-        items = read_items(path, [])
+        items = _read(path, [])
     except ConvertError as error:
         if skipped is None:
             raise
@@ -111,9 +111,15 @@ def _converted(format_name: str, files: Sequence[Path], skipped: Optional[List[C
 
 def _items(format_name: str, path: Path, skipped: Optional[List[ConvertError]]) -> List[Item]:
     """The file's items, once its shape is known not to be another format's."""
-    items = read_items(path, skipped)
+    items = _read(path, skipped)
     detect.check(format_name, path, items)
     return items
+
+
+def _read(path: Path, skipped: Optional[List[ConvertError]]) -> List[Item]:
+    """The items of a file; AG2's runtime log mixes its own text lines with the JSON lines."""
+    runtime_log = autogen.runtime_log_items(path)
+    return runtime_log if runtime_log is not None else read_items(path, skipped)
 
 
 def _convert_one_file(format_name: str, path: Path, converted: List[Converted],

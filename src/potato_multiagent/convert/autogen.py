@@ -61,7 +61,9 @@ _Result = Tuple[Any, bool]
 
 def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
     notes = Counter()
-    if items and all(_is_team_state(item.value) for item in items):
+    if items and any(is_runtime_log_entry(item.value) for item in items):
+        yield _runtime_log(path, items, notes)
+    elif items and all(_is_team_state(item.value) for item in items):
         for position, item in enumerate(items, start=1):
             yield _team_state(item, _default_id(path, items, position), notes)
     elif items and all(_is_conversation(item.value) for item in items):
@@ -70,6 +72,87 @@ def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
     else:
         yield _message_file(path, items, notes)
     _report(path, notes)
+
+
+# --- AG2 Classic's runtime_logging file --------------------------------------------------------
+
+RUNTIME_LOG_START = "Started new session with Session ID: "
+"""The first line AG2's file logger (``runtime_logging.start(logger_type="file")``) writes."""
+
+
+def runtime_log_items(path: Path) -> Optional[List[Item]]:
+    """The JSON lines of an AG2 runtime log, or None when the file is not one. AG2 writes its own
+    messages among them (the session line, ``[file_logger] Failed to log ...``), which are not JSON."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline()
+            if not first.startswith(RUNTIME_LOG_START):
+                return None
+            text = first + handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    items = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("{"):
+            try:
+                items.append(Item(json.loads(line), path, number))
+            except ValueError:
+                continue
+    return items
+
+
+def is_runtime_log_entry(value: Any) -> bool:
+    """A line of AG2's file logger: an event (``event_name``, ``json_state``), a new agent
+    (``agent_type``, ``args``), a model call (``request``, ``response``), a function use."""
+    return isinstance(value, dict) and (
+        {"event_name", "json_state", "source_name"} <= set(value) or {"agent_name", "agent_type", "session_id"} <= set(value)
+        or {"request", "response", "invocation_id", "source_name"} <= set(value))
+
+
+def _runtime_log(path: Path, items: List[Item], notes: Counter) -> Converted:
+    """The conversation of an AG2 runtime log: every ``received_message`` event is a message, by its
+    ``sender``; in a group chat the manager receives each message once and passes it on to every
+    other agent, and those copies (sent by a ``GroupChatManager``) are no steps."""
+    managers = {entry.value.get("agent_name") for entry in items if entry.value.get("agent_type") == "GroupChatManager"}
+    managers |= {entry.value.get("source_name") for entry in items if entry.value.get("agent_class") == "GroupChatManager"}
+    located = []
+    for entry in items:
+        value = entry.value
+        if value.get("event_name") != "received_message":
+            notes[_runtime_note(value)] += 1
+            continue
+        try:
+            state = json.loads(value["json_state"]) if isinstance(value.get("json_state"), str) else value.get("json_state")
+        except ValueError:
+            raise entry.error("json_state", "expected the event's state as JSON") from None
+        if not isinstance(state, dict) or not isinstance(state.get("sender"), str):
+            raise entry.error("json_state", "expected the received message and its sender")
+        if state["sender"] in managers:
+            notes["received_message events of a group chat manager passing a message on (copies)"] += 1
+            continue
+        said = state.get("message")
+        message = {"content": said, "role": "user"} if not isinstance(said, dict) else dict(said)
+        message["name"] = state["sender"]
+        if isinstance(value.get("timestamp"), str):
+            message["time"] = value["timestamp"]
+        located.append((message, entry, "json_state.message"))
+    if not located:
+        raise ConvertError(path, None, "input", "the runtime log holds no received_message event: no conversation")
+    session = next((entry.value.get("session_id") for entry in items if entry.value.get("session_id")), None)
+    record = {"id": path.name.split(".")[0] or path.stem, "steps": _steps(located, notes)}
+    if isinstance(session, str):
+        record["session"] = session
+    return Converted(record=record, gold=None, item=located[0][1])
+
+
+def _runtime_note(value: dict) -> str:
+    if "agent_type" in value:
+        return "new-agent lines (each agent's settings)"
+    if "request" in value:
+        return "model calls (requests, responses, cost)"
+    if "input_args" in value:
+        return "function-use lines (the tool results are in the messages)"
+    return f"{value.get('event_name') or 'other'} events"
 
 
 def _default_id(path: Path, items: List[Item], position: int) -> str:

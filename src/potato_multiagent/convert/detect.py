@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 from ..files import PathError
-from . import crewai, langgraph
+from . import autogen, crewai, langgraph
 from .sources import ConvertError, Item
 
 AUTO = "auto"
@@ -180,6 +180,8 @@ def _crewai(values: List[Any], items: List[Item]) -> Optional[Shape]:
 
 
 def _autogen(values: List[Any], items: List[Item]) -> Optional[Shape]:
+    if values and any(autogen.is_runtime_log_entry(v) for v in values):
+        return Shape(("autogen",), "an AG2 Classic runtime_logging file")
     if _all(values, lambda v: isinstance(v, dict) and v.get("type") == "TeamState"):
         return Shape(("autogen",), "an AutoGen AgentChat team.save_state()")
     if _all(values, lambda v: isinstance(v, dict) and isinstance(v.get("chat_history"), list)):

@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from . import adk
 from .sources import Converted, Item, json_kind
-from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, iso_from_nanoseconds, iso_time, messages_text, \
-    trace_record
+from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, agent_of_each, iso_from_nanoseconds, iso_time, \
+    messages_text, trace_record
 
 SUMMARY = "OpenTelemetry GenAI spans (OTLP JSON, console exporter, flat): invoke_agent, execute_tool, handoffs"
 
@@ -65,10 +66,69 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
             continue
         trace_spans = [span for _, _, span in members]
         adk.resolve_transfers(trace_spans)
-        record = trace_record(trace_id, trace_spans, {**_workflow(members), **_conversation(members)})
+        context = {**_workflow(members), **_conversation(members), **_ag2(members)}
+        _credit_tools_to_callers(members)
+        record = trace_record(trace_id, trace_spans, context)
         converted.append(Converted(record=record, gold=None, item=members[0][0],
                                    warnings=_no_content_warning(record, members[0][0])))
     return converted
+
+
+def _credit_tools_to_callers(members: List[tuple]) -> None:
+    """A tool call is the agent's whose model asked for it (a ``tool_call`` part with its id in a
+    span's ``gen_ai.output.messages``), not the executing agent's: AG2 runs a tool in the turn of
+    the agent that executes it (a user proxy)."""
+    spans = [span for _, _, span in members]
+    agents = agent_of_each(spans)
+    callers: Dict[str, str] = {}
+    for _, flat, span in members:
+        for call_id in _requested_call_ids(flat["attributes"].get("gen_ai.output.messages")):
+            if agents.get(span.span_id):
+                callers.setdefault(call_id, agents[span.span_id])
+    for span in spans:
+        if span.kind == TOOL and span.call_id in callers and callers[span.call_id] != agents.get(span.span_id):
+            span.owner = callers[span.call_id]
+
+
+def _requested_call_ids(messages: Any) -> List[str]:
+    if isinstance(messages, str):
+        try:
+            messages = json.loads(messages)
+        except ValueError:
+            return []
+    return [part["id"] for message in messages if isinstance(message, dict)
+            for part in message.get("parts") or [] if isinstance(part, dict)
+            and part.get("type") == "tool_call" and isinstance(part.get("id"), str)] if isinstance(messages, list) else []
+
+
+def _ag2(members: List[tuple]) -> dict:
+    """AG2 Classic's spans (``ag2.span.type``): the ``conversation`` span holds a copy of the whole
+    chat (no step; its first input message is the record's ``task``); a group chat manager's
+    ``invoke_agent`` (no output of its own, the speakers' ``invoke_agent`` spans right below it)
+    only passes the turn, so it is no step and no agent the speakers work for; an ``invoke_agent``
+    whose output its own ``chat`` span says again adds no step (AG2 writes every turn on both)."""
+    if not any("ag2.span.type" in flat["attributes"] for _, flat, _ in members):
+        return {}
+    context: Dict[str, Any] = {}
+    by_id = {span.span_id: span for _, _, span in members}
+    children: Dict[str, List[Span]] = {}
+    for span in by_id.values():
+        children.setdefault(span.parent_id, []).append(span)
+    for _, flat, span in members:
+        attributes = flat["attributes"]
+        if attributes.get("gen_ai.operation.name") == "conversation":
+            span.bookkeeping, span.text = True, None
+            task = messages_text(attributes.get("gen_ai.input.messages"))
+            if task and span.parent_id is None:
+                context.setdefault("task", task)
+        elif span.kind == AGENT and span.text is None and \
+                any(child.kind == AGENT for child in children.get(span.span_id, [])):
+            span.kind, span.bookkeeping = OTHER, True
+            span.agent_hint = None
+        elif span.kind == AGENT and span.text and any(
+                child.text == span.text for child in children.get(span.span_id, []) if child.kind != AGENT):
+            span.bookkeeping = True
+    return context
 
 
 def _conversation(members: List[tuple]) -> dict:
