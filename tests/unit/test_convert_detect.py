@@ -43,6 +43,8 @@ SOURCES = [
      "OpenTelemetry spans with OpenInference attributes from Google ADK"),
     (REAL / "ag2-classic" / "groupchat.runtime_log.jsonl", "autogen", "an AG2 Classic runtime_logging file"),
     (REAL / "ag2-classic" / "groupchat.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from AG2"),
+    (REAL / "ag2-1x" / "team.events.jsonl", "autogen", "ag2 1.x stream events (serialize_value)"),
+    (REAL / "ag2-1x" / "crash.otlp.jsonl", "otel-genai", "OpenTelemetry spans with GenAI attributes from AG2"),
     (REAL / "pydantic-ai" / "team.messages.json", "pydantic-ai", "pydantic-ai messages (all_messages_json)"),
     (REAL / "pydantic-ai" / "team.console.json", "otel-genai", "OpenTelemetry spans with GenAI attributes from pydantic-ai"),
     (REAL / "pydantic-ai" / "crash.openinference.otlp.jsonl", ("openinference", "otel-genai"),

@@ -8,7 +8,9 @@ Read, as the frameworks and their users write them (fixtures in ``tests/fixtures
 - ``team.save_state()`` (``{"type": "TeamState", "agent_states": {...}}``): the conversation is the
   group chat manager's ``message_thread``.
 - the original Magentic-One's ``log.jsonl`` (``{timestamp, source, message, type}`` lines): one run
-  named after its folder; its ``LLMCallEvent`` lines are token counts, not steps.
+  named after its folder; its ``LLMCallEvent`` lines are token counts, not steps;
+- AG2 Classic's ``runtime_logging`` file (its ``received_message`` events) and ag2 1.x's stream
+  events (``serialize_value(event)`` per line): one run each.
 
 Every message is one step, in order. Rules that make the derivation see what really happened:
 
@@ -35,7 +37,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from .sources import Converted, ConvertError, Item, json_kind
 
 SUMMARY = ("AutoGen AgentChat (TaskResult, team.save_state(), run_stream events; handoffs, tool calls and "
-           "errors) and AG2 chats (ChatResult, groupchat.messages)")
+           "errors), AG2 chats (ChatResult, groupchat.messages, runtime_logging files) and ag2 1.x stream events")
 
 CONVERSATION_KEYS = ("messages", "chat_history")
 RECORD_FIELDS = ("task", "stop_reason", "summary")
@@ -63,6 +65,8 @@ def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
     notes = Counter()
     if items and any(is_runtime_log_entry(item.value) for item in items):
         yield _runtime_log(path, items, notes)
+    elif items and all(is_ag2_event(item.value) for item in items):
+        yield _ag2_events(path, items, notes)
     elif items and all(_is_team_state(item.value) for item in items):
         for position, item in enumerate(items, start=1):
             yield _team_state(item, _default_id(path, items, position), notes)
@@ -153,6 +157,85 @@ def _runtime_note(value: dict) -> str:
     if "input_args" in value:
         return "function-use lines (the tool results are in the messages)"
     return f"{value.get('event_name') or 'other'} events"
+
+
+# --- ag2 1.x stream events ----------------------------------------------------------------------
+
+AG2_EVENTS = "ag2.events."
+"""The module of ag2 1.x's events: ``serialize_value(event)`` names each by ``__event__``."""
+
+
+def is_ag2_event(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("__event__"), str) and value["__event__"].startswith(AG2_EVENTS)
+
+
+def _ag2_events(path: Path, items: List[Item], notes: Counter) -> Converted:
+    """One agent's stream (``run.stream.history``) as its conversation. Its events do not name the
+    agent whose stream it is: its model's turns are the ``assistant``'s. A delegated agent
+    (``TaskStarted``/``TaskCompleted``, ``agent.as_tool``) is a thread of its own, from its
+    objective to its result. Containers that repeat other events (``ToolCallsEvent``,
+    ``ToolCallEvent``, ``ToolResultsEvent``) and ``UsageEvent`` (token accounting) are no steps."""
+    steps = []
+    for item in items:
+        value = item.value
+        kind = value["__event__"].rsplit(".", 1)[-1]
+        step = _ag2_event_step(kind, value)
+        if step is None:
+            notes[f"{kind} events (repeated in other events, or token accounting)"] += 1
+            continue
+        if isinstance(value.get("created_at"), (int, float)):
+            step["time"] = value["created_at"]
+        steps.append(step)
+    if not steps:
+        raise ConvertError(path, None, "input", "no ag2 event of a conversation (model request or response, tool "
+                                                "result, task)")
+    _fail_ag2_calls(steps)
+    return Converted(record={"id": path.name.split(".")[0] or path.stem, "steps": steps}, gold=None, item=items[0])
+
+
+def _ag2_event_step(kind: str, value: dict) -> Optional[dict]:
+    if kind == "ModelRequest":
+        return {"agent": "user", "type": kind, "content": "\n".join(_ag2_texts(value.get("parts")))}
+    if kind == "ModelResponse":
+        message = value.get("message") if isinstance(value.get("message"), dict) else {}
+        calls = (value.get("tool_calls") or {}).get("calls") if isinstance(value.get("tool_calls"), dict) else []
+        step = {"agent": "assistant", "type": kind, "content": message.get("content") or ""}
+        shaped = [{"id": call.get("id"), "name": call.get("name"), "arguments": call.get("arguments")}
+                  for call in calls or [] if isinstance(call, dict)]
+        if shaped:
+            step["tool_calls"] = shaped
+        return step
+    if kind in ("ToolResultEvent", "ToolErrorEvent"):
+        error = value.get("error") if isinstance(value.get("error"), dict) else None
+        text = ": ".join(str(part) for part in (error.get("__exception__"), error.get("message")) if part) if error \
+            else "\n".join(_ag2_texts(((value.get("result") or {}).get("data") or {}).get("parts")))
+        block = _result_block(value.get("parent_id"), value.get("name"), text, error is not None)
+        step = {"role": "tool", "type": kind, "content": [block]}
+        if error is not None:
+            step["error"] = text
+        return step
+    if kind in ("TaskStarted", "TaskCompleted"):
+        said = value.get("objective") if kind == "TaskStarted" else value.get("result")
+        step = {"agent": value.get("agent_name"), "type": kind, "content": said if isinstance(said, str) else "",
+                "thread": value.get("task_id")}
+        if kind == "TaskCompleted" and value.get("error"):
+            step["error"] = str(value["error"])
+        return step
+    return None
+
+
+def _ag2_texts(parts: Any) -> List[str]:
+    return [part["content"] for part in parts or [] if isinstance(part, dict) and isinstance(part.get("content"), str)]
+
+
+def _fail_ag2_calls(steps: List[dict]) -> None:
+    """A call whose result is a ``ToolErrorEvent`` failed: the call carries the error too."""
+    failed = {block["tool_use_id"]: step["error"] for step in steps if step.get("type") == "ToolErrorEvent"
+              for block in step["content"]}
+    for step in steps:
+        for call in step.get("tool_calls") or []:
+            if call["id"] in failed:
+                call["error"] = failed[call["id"]]
 
 
 def _default_id(path: Path, items: List[Item], position: int) -> str:

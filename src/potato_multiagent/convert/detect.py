@@ -182,6 +182,8 @@ def _crewai(values: List[Any], items: List[Item]) -> Optional[Shape]:
 def _autogen(values: List[Any], items: List[Item]) -> Optional[Shape]:
     if values and any(autogen.is_runtime_log_entry(v) for v in values):
         return Shape(("autogen",), "an AG2 Classic runtime_logging file")
+    if _all(values, autogen.is_ag2_event):
+        return Shape(("autogen",), "ag2 1.x stream events (serialize_value)")
     if _all(values, lambda v: isinstance(v, dict) and v.get("type") == "TeamState"):
         return Shape(("autogen",), "an AutoGen AgentChat team.save_state()")
     if _all(values, lambda v: isinstance(v, dict) and isinstance(v.get("chat_history"), list)):

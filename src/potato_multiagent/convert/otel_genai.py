@@ -44,6 +44,8 @@ BOOKKEEPING_OPERATIONS = ("unknown", "create_agent")
 AUTOGEN_RUNTIME = "autogen "
 """autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
 message passing between agents, which ties a team run together by span links."""
+AG2_USAGE = "usage"
+"""``ag2.span.type`` of ag2 1.x's ``record_usage <kind>`` spans: token accounting, not a step."""
 TRACEBACK = "Traceback (most recent call last)"
 SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.workflow.name", "gen_ai.conversation.id", "error.type", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
@@ -408,6 +410,8 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     elif operation in BOOKKEEPING_OPERATIONS and not any(key in attributes for key in TEXT_ATTRIBUTES):
         span.bookkeeping = True
     elif operation is None and span.name.startswith(AUTOGEN_RUNTIME):
+        span.bookkeeping = True
+    elif attributes.get("ag2.span.type") == AG2_USAGE:
         span.bookkeeping = True
     if span.kind not in (TOOL,) and not span.bookkeeping:
         span.text = next((messages_text(attributes[key]) for key in TEXT_ATTRIBUTES if attributes.get(key)), None)
