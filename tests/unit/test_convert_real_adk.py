@@ -5,7 +5,6 @@ read from ADK's own spans (``otel-genai``), from OpenInference's (``openinferenc
 saved session (``adk``).
 """
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,28 +12,16 @@ import pytest
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
+from .framework_runs import errors, handoffs, span_calls
+from .framework_runs import one_record as read
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "adk"
 NOT_AGENTS = {"invoke_workflow coordinator", "transfer_to_agent", "(merged tools)", "get_weather", "get_forecast",
               "events_agent_tool", "search_events", "book_table", None}
 
 
 def one_record(fmt, name):
-    [record] = convert_inputs(fmt, [FIXTURES / name]).records
-    return record
-
-
-def span_calls(record):
-    return [(step["agent"], step["tool_call"]["name"], step["tool_call"]["id"],
-             json.loads(step["tool_call"]["arguments"]), step["result"], step["tool_call"].get("error"))
-            for step in record["steps"] if "tool_call" in step]
-
-
-def handoffs(derivation):
-    return [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs]
-
-
-def errors(record):
-    return [(step.get("agent"), step["error"]) for step in record["steps"] if "error" in step]
+    return read(fmt, FIXTURES / name)
 
 
 TEAM_CALLS = [

@@ -4,7 +4,6 @@ Every expected value is written by hand from the scripted runs (the README's tab
 ag2's TelemetryMiddleware spans (``otel-genai``) and from its stream events (``autogen``).
 """
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,15 @@ import pytest
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
+from .framework_runs import handoffs, span_calls
+from .framework_runs import one_record as read
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "ag2-1x"
 FINAL = "Snow at 3C and jazz night on Saturday; the table could not be booked."
 
 
 def one_record(fmt, name):
-    [record] = convert_inputs(fmt, [FIXTURES / name]).records
-    return record
+    return read(fmt, FIXTURES / name)
 
 
 @pytest.mark.parametrize("name", ["team.otlp.jsonl", "team.console.json"])
@@ -27,12 +28,9 @@ def test_team_from_spans(name):
     derivation = derive(record)
     assert derivation.agents == ["planner", "researcher"]
     assert not any(step["span"].startswith("record_usage") for step in record["steps"])  # token accounting
-    assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [
+    assert handoffs(derivation) == [
         ("planner", "researcher", "delegation"), ("researcher", "planner", "return")]
-    calls = [(step["agent"], step["tool_call"]["name"], step["tool_call"]["id"],
-              json.loads(step["tool_call"]["arguments"]), step["result"], step["tool_call"].get("error"))
-             for step in record["steps"] if "tool_call" in step]
-    assert calls == [
+    assert span_calls(record) == [
         ("planner", "ask_researcher", "call_p1", {"objective": "What is on in Oslo this weekend?"}, "Jazz night on Saturday.", None),
         ("planner", "get_weather", "call_p2", {"city": "Oslo"}, "Oslo: 3C, snow", None),
         ("researcher", "search", "call_r1", {"query": "Oslo events"}, "Jazz night at Blue Note on Saturday", None),
@@ -55,7 +53,7 @@ def test_team_from_stream_events():
     [record] = conversion.records
     derivation = derive(record)
     assert derivation.agents == ["user", "assistant", "researcher"]  # the stream does not name its own agent
-    assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [
+    assert handoffs(derivation) == [
         ("user", "assistant", "implicit"), ("assistant", "researcher", "delegation"), ("researcher", "assistant", "return")]
     assert [(c["agent"], c["tool"], c["id"], c["arguments"], c["error"]) for c in derivation.tool_calls] == [
         ("assistant", "ask_researcher", "call_p1", {"objective": "What is on in Oslo this weekend?"}, None),

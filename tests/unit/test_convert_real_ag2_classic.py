@@ -5,13 +5,15 @@ Every expected value is written by hand from the scripted runs (the README's tab
 (``autogen``).
 """
 
-import json
 from pathlib import Path
 
 import pytest
 
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
+
+from .framework_runs import handoffs, span_calls
+from .framework_runs import one_record as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "ag2-classic"
 TASK = "What is 23% VAT on 240 EUR, and the total in USD?"
@@ -20,8 +22,7 @@ ANSWER = "VAT is 55.20 EUR (total 295.20 EUR); the exchange-rate service failed,
 
 
 def one_record(fmt, name):
-    [record] = convert_inputs(fmt, [FIXTURES / name]).records
-    return record
+    return read(fmt, FIXTURES / name)
 
 
 @pytest.mark.parametrize("name", ["groupchat.otlp.jsonl", "groupchat.console.json"])
@@ -30,17 +31,14 @@ def test_group_chat_from_spans(name):
     derivation = derive(record)
     assert derivation.agents == ["planner", "analyst", "user_proxy"]  # the manager only passes turns
     assert record["task"] == TASK
-    calls = [(step["agent"], step["tool_call"]["name"], step["tool_call"]["id"],
-              json.loads(step["tool_call"]["arguments"]), step["result"], step["tool_call"].get("error"))
-             for step in record["steps"] if "tool_call" in step]
-    assert calls == [("analyst", "vat", "call_vat", {"amount": 240, "rate": 0.23}, "VAT 55.20 EUR, total 295.20 EUR", None),
+    assert span_calls(record) == [("analyst", "vat", "call_vat", {"amount": 240, "rate": 0.23}, "VAT 55.20 EUR, total 295.20 EUR", None),
                      ("analyst", "fx_rate", "call_fx", {"currency": "USD"}, None, "ExecutionError")]  # the caller's
     assert [step["error"] for step in record["steps"] if "error" in step] == ["ExecutionError"]
     turns = [(step.agent, step.text) for step in derivation.steps if "tool_call" not in record["steps"][step.index]]
     assert turns == [("planner", PLAN), ("analyst", 'vat({"amount": 240, "rate": 0.23})\nfx_rate({"currency": "USD"})'),
                      ("user_proxy", "VAT 55.20 EUR, total 295.20 EUR\n\nError: rate service unreachable for USD"),
                      ("analyst", ANSWER)]  # each turn once
-    assert [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs] == [
+    assert handoffs(derivation) == [
         ("planner", "analyst", "implicit"), ("analyst", "user_proxy", "implicit"), ("user_proxy", "analyst", "implicit")]
 
 

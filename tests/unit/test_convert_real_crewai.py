@@ -5,7 +5,6 @@ read over OpenInference (the Collector's OTLP/JSON lines, the console exporter f
 crew) and from the crew's own ``output_log_file``.
 """
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,24 +12,18 @@ import pytest
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
+from .framework_runs import handoffs, one_record as read, span_calls
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "crewai"
 NOT_AGENTS = {"Delegate work to coworker", "Ask question to coworker", "get_weather", "get_events",
               "search_venues", "ChatCompletion", "crew", None}
 
 
 def one_record(path, fmt="openinference"):
-    [record] = convert_inputs(fmt, [path]).records
-    return record
+    return read(fmt, path)
 
 
-def tool_calls(record):
-    """``(agent, tool, id, arguments, result, error)`` of each tool-call step, in step order."""
-    return [(step["agent"], step["tool_call"]["name"], step["tool_call"]["id"], json.loads(step["tool_call"]["arguments"]),
-             step["result"], step["tool_call"].get("error")) for step in record["steps"] if "tool_call" in step]
-
-
-def handoffs(derivation):
-    return [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs]
+tool_calls = span_calls
 
 
 def errors(record):

@@ -14,6 +14,8 @@ import pytest
 from potato_multiagent import derive
 from potato_multiagent.convert import convert_inputs
 
+from .framework_runs import handoffs
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "langgraph"
 GRAPH_NAMES = {"agent", "call_agent", "call_model", "tools", "should_continue", "RunnableSequence", "Prompt",
                "route_to_active_agent", "__start__", "LangGraph", "transfer_to_flight_agent",
@@ -36,10 +38,6 @@ def span_calls(record):
     """``(agent, tool, arguments, result, error)`` of each tool-call step, in step order."""
     return [(step["agent"], step["tool_call"]["name"], json.loads(step["tool_call"]["arguments"]),
              step["result"], step["tool_call"].get("error")) for step in record["steps"] if "tool_call" in step]
-
-
-def handoffs(derivation):
-    return [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs]
 
 
 def errors(record):

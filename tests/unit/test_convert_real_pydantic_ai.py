@@ -5,13 +5,14 @@ read from pydantic-ai's own spans (``otel-genai``), with OpenInference's attribu
 (``openinference``), and from the saved messages (``pydantic-ai``).
 """
 
-import json
 from pathlib import Path
 
 import pytest
 
 from potato_multiagent import derive
-from potato_multiagent.convert import convert_inputs
+
+from .framework_runs import handoffs, span_calls
+from .framework_runs import one_record as read
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "pydantic-ai"
 SPAN_FILES = [("otel-genai", "team.otlp.jsonl"), ("otel-genai", "team.console.json"),
@@ -19,18 +20,7 @@ SPAN_FILES = [("otel-genai", "team.otlp.jsonl"), ("otel-genai", "team.console.js
 
 
 def one_record(fmt, name):
-    [record] = convert_inputs(fmt, [FIXTURES / name]).records
-    return record
-
-
-def span_calls(record):
-    return [(step["agent"], step["tool_call"]["name"], step["tool_call"]["id"],
-             json.loads(step["tool_call"]["arguments"]), step["result"], step["tool_call"].get("error"))
-            for step in record["steps"] if "tool_call" in step]
-
-
-def handoffs(derivation):
-    return [(h["from"], h["to"], h["kind"]) for h in derivation.handoffs]
+    return read(fmt, FIXTURES / name)
 
 
 @pytest.mark.parametrize("fmt, name", SPAN_FILES, ids=[name for _, name in SPAN_FILES])

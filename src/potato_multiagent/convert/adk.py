@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, Item, json_kind
-from .spans import AGENT, HANDOFF, TOOL, Span, call_line
+from .spans import AGENT, HANDOFF, TOOL, Span, call_line, decoded, name_or_none
 
 SUMMARY = "Google ADK sessions (Session.model_dump_json()): events by author, function calls, transfers, errors"
 
@@ -142,25 +142,25 @@ def _result_block(result: dict) -> dict:
 
 def response_error(response: Any) -> Optional[str]:
     """The error a tool response reports (``{"error": "..."}``), or None."""
-    decoded = _json(response)
-    error = decoded.get("error") if isinstance(decoded, dict) else None
+    value = decoded(response)
+    error = value.get("error") if isinstance(value, dict) else None
     return error if isinstance(error, str) and error else None
 
 
 def shown_response(response: Any) -> str:
     """A tool response as shown: ``{"result": x}`` (ADK's wrapping of a value that is not an object)
     shows ``x``; any other value is shown as JSON."""
-    decoded = _json(response)
-    if isinstance(decoded, dict) and set(decoded) == {"result"}:
-        decoded = decoded["result"]
-    if isinstance(decoded, str):
-        return decoded
-    return json.dumps(decoded, ensure_ascii=False)
+    value = decoded(response)
+    if isinstance(value, dict) and set(value) == {"result"}:
+        value = value["result"]
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
 
 
 def transfer_target(arguments: Any) -> Optional[str]:
-    decoded = _json(arguments)
-    target = decoded.get("agent_name") if isinstance(decoded, dict) else None
+    value = decoded(arguments)
+    target = value.get("agent_name") if isinstance(value, dict) else None
     return target if isinstance(target, str) and target else None
 
 
@@ -198,9 +198,9 @@ def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
             span.kind, span.from_agent, span.text = HANDOFF, None, None
             span.to_agent = transfer_target(attributes.get("input.value") or attributes.get("tool.parameters"))
         elif span.kind == TOOL:
-            call_id = _string(attributes.get("tool.id")) or _string(attributes.get("gen_ai.tool.call.id"))
+            call_id = name_or_none(attributes.get("tool.id")) or name_or_none(attributes.get("gen_ai.tool.call.id"))
             span.call_id = call_id if call_id != NO_CALL_ID else None
-            output = _json(attributes.get("output.value"))
+            output = decoded(attributes.get("output.value"))
             response = output.get("response") if isinstance(output, dict) and "response" in output else output
             if response is not None:
                 span.output = shown_response(response)
@@ -214,7 +214,7 @@ def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
 
 def _event_text(value: Any) -> Optional[str]:
     """The text parts of an ADK event (``content.parts[].text``), one per line."""
-    event = _json(value)
+    event = decoded(value)
     content = event.get("content") if isinstance(event, dict) else None
     parts = content.get("parts") if isinstance(content, dict) else None
     if not isinstance(parts, list):
@@ -222,17 +222,3 @@ def _event_text(value: Any) -> Optional[str]:
     texts = [part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)
              and not part.get("thought")]
     return "\n".join(texts) or None
-
-
-def _json(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
-
-
-def _string(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) and value else None
-

@@ -22,7 +22,6 @@ coworker's answer.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, ConvertError, Item, json_kind
 from .model_calls import match_calls
-from .spans import AGENT, TOOL, Span, agent_of_each
+from .spans import AGENT, TOOL, Span, agent_of_each, decoded, name_or_none
 
 SUMMARY = "CrewAI output_log_file (task-level: which agent started and completed which task, with its output)"
 
@@ -97,7 +96,7 @@ def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
     for span in spans:
         given = attributes[span.span_id]
         if span.kind == AGENT and ("crew_key" in given or "task_key" in given or "task_id" in given):
-            span.agent = span.agent or _string(given.get("graph.node.id"))
+            span.agent = span.agent or name_or_none(given.get("graph.node.id"))
             span.bookkeeping, span.text = True, None  # the task's output repeats the agent's last answer
         elif span.parent_id is None and span.name.endswith(".kickoff"):
             span.bookkeeping, span.text = True, None
@@ -120,7 +119,7 @@ def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
 def _coworker(tool: Span, inside: List[Span], attributes: Dict[str, dict]) -> Optional[str]:
     """The coworker a delegation tool ran: its input's ``coworker``, spelled as the coworker's own
     system prompt names its role (CrewAI matches the name without regard to case)."""
-    given = _json(tool.arguments)
+    given = decoded(tool.arguments)
     named = given.get("coworker") if isinstance(given, dict) else None
     roles = [match.group(1) for span in inside
              for match in [ROLE_IN_PROMPT.match(str(attributes[span.span_id].get("llm.input_messages.0.message.content")
@@ -137,16 +136,3 @@ def _coworker_span(tool: Span, coworker: str, inside: List[Span]) -> Span:
     for child in inside:
         child.parent_id = span.span_id
     return span
-
-
-def _json(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return None
-
-
-def _string(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) and value else None

@@ -39,7 +39,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .sources import Converted, ConvertError, Item, json_kind
 from .model_calls import match_calls
-from .spans import HANDOFF, OTHER, TOOL, Span, call_line
+from .spans import HANDOFF, OTHER, TOOL, Span, call_line, decoded, name_or_none
 
 SUMMARY = ("LangGraph/LangChain message lists (messages_to_dict, model_dump, dumpd, a saved state's messages): "
            "agents by message name, tool calls, transfer_to_<agent> handoffs")
@@ -131,10 +131,10 @@ def _steps(located: List[Tuple[Any, Item, str]], notes: Counter) -> List[dict]:
     agents = []
     for message in messages:
         if message["type"] == "ai":
-            agent = _string(message.get("name")) or "assistant"
+            agent = name_or_none(message.get("name")) or "assistant"
             agents.append(agent)
             for call in message.get("tool_calls") or []:
-                if isinstance(call, dict) and _string(call.get("id")):
+                if isinstance(call, dict) and name_or_none(call.get("id")):
                     callers[call["id"]] = (agent, call.get("name"))
     steps = []
     for message in messages:
@@ -148,10 +148,10 @@ def _steps(located: List[Tuple[Any, Item, str]], notes: Counter) -> List[dict]:
 def _step(message: dict, callers: Dict[str, tuple], agents: List[str]) -> dict:
     kind = message["type"]
     step: Dict[str, Any] = {}
-    if _string(message.get("id")):
+    if name_or_none(message.get("id")):
         step["id"] = message["id"]
     if kind == "ai":
-        step["agent"] = _string(message.get("name")) or "assistant"
+        step["agent"] = name_or_none(message.get("name")) or "assistant"
         requested = [call for call in message.get("tool_calls") or [] if isinstance(call, dict)]
         handoffs = [call for call in requested if _handoff_target(call.get("name"), None, agents)]
         step["content"] = "\n".join([_text(message.get("content"))] * bool(_text(message.get("content"))) +
@@ -162,9 +162,9 @@ def _step(message: dict, callers: Dict[str, tuple], agents: List[str]) -> dict:
             step["tool_calls"] = calls
         return step
     if kind == "tool":
-        call_id = _string(message.get("tool_call_id"))
+        call_id = name_or_none(message.get("tool_call_id"))
         caller, called = callers.get(call_id, (None, None))
-        name = _string(message.get("name")) or called
+        name = name_or_none(message.get("name")) or called
         target = _handoff_target(name, message.get("response_metadata"), agents)
         if target is not None and caller is not None:
             return {**step, "type": "handoff", "from_agent": caller, "to_agent": target,
@@ -174,7 +174,7 @@ def _step(message: dict, callers: Dict[str, tuple], agents: List[str]) -> dict:
         if message.get("status") == "error":
             step["error"] = _text(message.get("content")) or "the tool failed"
         return step
-    step["agent"] = {"human": "user", "system": "system"}.get(kind) or _string(message.get("name")) or kind
+    step["agent"] = {"human": "user", "system": "system"}.get(kind) or name_or_none(message.get("name")) or kind
     step["content"] = _text(message.get("content"))
     return step
 
@@ -182,7 +182,7 @@ def _step(message: dict, callers: Dict[str, tuple], agents: List[str]) -> dict:
 def _handoff_target(tool_name: Any, metadata: Any, agents: List[str]) -> Optional[str]:
     """The agent a handoff tool hands to: its metadata's destination, else the tool name's agent
     (written back in the spelling the run's agents use: the tool name is lower-cased)."""
-    if isinstance(metadata, dict) and _string(metadata.get(HANDOFF_DESTINATION)):
+    if isinstance(metadata, dict) and name_or_none(metadata.get(HANDOFF_DESTINATION)):
         return metadata[HANDOFF_DESTINATION]
     match = HANDOFF_TOOL.fullmatch(tool_name) if isinstance(tool_name, str) else None
     if match is None:
@@ -201,9 +201,6 @@ def _text(content: Any) -> str:
                          (isinstance(block, dict) and isinstance(block.get("text"), str)))
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
-
-def _string(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) and value else None
 
 
 # --- LangGraph traces over OpenInference ---------------------------------------------------------
@@ -236,7 +233,7 @@ def read_trace(members: List[tuple]) -> Tuple[dict, List[Span]]:
         span.owner = next((path[depth - 1].split(":", 1)[0] for depth in range(len(path), 0, -1)
                            if path[:depth] in graphs and not path[depth - 1].startswith("__")), None)
         span.agent = None
-        if _string(attributes.get("tool.name")):
+        if name_or_none(attributes.get("tool.name")):
             _tool_span(span, attributes, metadata_of(attributes))
         elif attributes.get("openinference.span.kind") != "LLM":
             span.kind, span.bookkeeping, span.text = OTHER, True, None
@@ -255,9 +252,9 @@ def _tool_span(span: Span, attributes: dict, metadata: dict) -> None:
     """A tool span: a handoff when the tool is a transfer tool, else a call whose id, result and
     failure come from the ``ToolMessage`` it returned."""
     name = attributes["tool.name"]
-    output = _json(attributes.get("output.value"))
+    output = decoded(attributes.get("output.value"))
     goto = output.get("goto") if isinstance(output, dict) else None
-    target = _string(metadata.get(HANDOFF_DESTINATION)) or (goto if _string(goto) else None)
+    target = name_or_none(metadata.get(HANDOFF_DESTINATION)) or (goto if name_or_none(goto) else None)
     if target is None and HANDOFF_TOOL.fullmatch(name):
         target = HANDOFF_TOOL.fullmatch(name).group(1)
     if target is not None:
@@ -266,7 +263,7 @@ def _tool_span(span: Span, attributes: dict, metadata: dict) -> None:
     message = _tool_message(output)
     span.kind, span.tool, span.text = TOOL, name, None
     if message is not None:
-        span.call_id = _string(message.get("tool_call_id"))
+        span.call_id = name_or_none(message.get("tool_call_id"))
         span.output = _text(message.get("content"))
         if message.get("status") == "error" and not span.error:
             span.error = span.output or "the tool failed"
@@ -275,12 +272,3 @@ def _tool_span(span: Span, attributes: dict, metadata: dict) -> None:
 def _tool_message(output: Any) -> Optional[dict]:
     fields = _message_fields(output)
     return fields if fields is not None and fields["type"] == "tool" else None
-
-
-def _json(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value

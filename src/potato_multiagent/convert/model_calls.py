@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from .spans import TOOL
+from .spans import TOOL, name_or_none
 
 
 def match_calls(members: List[tuple]) -> None:
@@ -46,7 +46,7 @@ def output_calls(attributes: dict) -> List[dict]:
         if match:
             calls.setdefault((int(match.group(1)), int(match.group(2))), {})[match.group(3)] = value
     return [{"id": call["id"], "name": call.get("function.name"), "arguments": call.get("function.arguments") or "{}"}
-            for _, call in sorted(calls.items()) if _string(call.get("id"))]
+            for _, call in sorted(calls.items()) if name_or_none(call.get("id"))]
 
 
 def _same_tool(called: Any, ran: Optional[str]) -> bool:
@@ -55,7 +55,3 @@ def _same_tool(called: Any, ran: Optional[str]) -> bool:
 
 def _normal(name: str) -> str:
     return re.sub(r"[\s_\-]+", "", name).casefold()
-
-
-def _string(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) and value else None

@@ -319,6 +319,22 @@ def _python_message_text(text: str) -> str:
     return "\n".join(_message_lines({key: value.get(key) for key in ("content", "tool_calls")})) or text
 
 
+def decoded(value: Any) -> Any:
+    """JSON text decoded; anything else (and text that is not JSON) as it is. Instrumentations
+    write objects into attributes as JSON text."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def name_or_none(value: Any) -> Optional[str]:
+    """A string that says something, else None."""
+    return value if isinstance(value, str) and value else None
+
+
 def call_line(name: str, arguments: Any) -> str:
     shown = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     return f"{name}({shown})"
