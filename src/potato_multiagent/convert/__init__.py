@@ -19,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import adk, autogen, crewai, detect, dpbench, langgraph, mast, openai_agents, openinference, otel_genai, pydantic_ai, who_and_when
+from . import adk, autogen, crewai, detect, dpbench, langgraph, mast, openai_agents, openinference, otel_genai, \
+    pydantic_ai, who_and_when
 from ..files import PathError, why_not
 from .detect import AUTO, WrongFormat
 from .sources import Converted, ConvertError, Item, collect, each_item, input_files, read_items
@@ -215,4 +216,5 @@ def _check_strict_json(entry: Converted) -> None:
         raise entry.item.error("item", "holds NaN or Infinity, which JSON does not allow") from None
 
 
-__all__ = ["AUTO", "FORMATS", "WrongFormat", "Conversion", "ConvertError", "Converted", "Item", "convert_inputs", "write_conversion"]
+__all__ = ["AUTO", "FORMATS", "WrongFormat", "Conversion", "ConvertError", "Converted", "Item", "convert_inputs",
+           "write_conversion"]

@@ -109,7 +109,8 @@ def is_runtime_log_entry(value: Any) -> bool:
     """A line of AG2's file logger: an event (``event_name``, ``json_state``), a new agent
     (``agent_type``, ``args``), a model call (``request``, ``response``), a function use."""
     return isinstance(value, dict) and (
-        {"event_name", "json_state", "source_name"} <= set(value) or {"agent_name", "agent_type", "session_id"} <= set(value)
+        {"event_name", "json_state", "source_name"} <= set(value)
+        or {"agent_name", "agent_type", "session_id"} <= set(value)
         or {"request", "response", "invocation_id", "source_name"} <= set(value))
 
 
@@ -118,7 +119,8 @@ def _runtime_log(path: Path, items: List[Item], notes: Counter) -> Converted:
     ``sender``; in a group chat the manager receives each message once and passes it on to every
     other agent, and those copies (sent by a ``GroupChatManager``) are no steps."""
     managers = {entry.value.get("agent_name") for entry in items if entry.value.get("agent_type") == "GroupChatManager"}
-    managers |= {entry.value.get("source_name") for entry in items if entry.value.get("agent_class") == "GroupChatManager"}
+    managers |= {entry.value.get("source_name") for entry in items
+                 if entry.value.get("agent_class") == "GroupChatManager"}
     located = []
     for entry in items:
         value = entry.value
@@ -126,7 +128,8 @@ def _runtime_log(path: Path, items: List[Item], notes: Counter) -> Converted:
             notes[_runtime_note(value)] += 1
             continue
         try:
-            state = json.loads(value["json_state"]) if isinstance(value.get("json_state"), str) else value.get("json_state")
+            state = value.get("json_state")
+            state = json.loads(state) if isinstance(state, str) else state
         except ValueError:
             raise entry.error("json_state", "expected the event's state as JSON") from None
         if not isinstance(state, dict) or not isinstance(state.get("sender"), str):
@@ -166,7 +169,8 @@ AG2_EVENTS = "ag2.events."
 
 
 def is_ag2_event(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("__event__"), str) and value["__event__"].startswith(AG2_EVENTS)
+    return isinstance(value, dict) and isinstance(value.get("__event__"), str) \
+        and value["__event__"].startswith(AG2_EVENTS)
 
 
 def _ag2_events(path: Path, items: List[Item], notes: Counter) -> Converted:

@@ -4,10 +4,10 @@ The spans are OpenTelemetry spans (read as :mod:`.otel_genai` reads them: OTLP J
 base64 ids, the console exporter's output, flat spans; a trace across several files) whose
 attributes follow the OpenInference conventions. By ``openinference.span.kind``:
 
-- ``AGENT``: an agent span, named by ``agent.name`` (else ``graph.node.id``, else the span's name
-  without smolagents' ``.run`` suffix); an ``AGENT`` span with no ``agent.name``, no input and no
-  output that encloses other ``AGENT`` spans is the workflow's wrapper (its name the record's
-  ``workflow``) and adds no step;
+- ``AGENT``: an agent span, named by ``agent.name`` (else ``gen_ai.agent.name``, pydantic-ai's;
+  else ``graph.node.id``, else the span's name without smolagents' ``.run`` suffix); an ``AGENT``
+  span with no ``agent.name``, no input and no output that encloses other ``AGENT`` spans is the
+  workflow's wrapper (its name the record's ``workflow``) and adds no step;
 - ``TOOL``: a tool call (``tool.name``, ``tool.call.id`` or ``tool_call.id``, arguments
   ``input.value``, or its ``kwargs`` in smolagents' call record; result ``output.value``); a
   ``TOOL`` span without
@@ -18,12 +18,17 @@ attributes follow the OpenInference conventions. By ``openinference.span.kind``:
   ``turn`` and ``Agent workflow`` spans), else a step showing ``output.value`` (smolagents'
   ``Step N`` spans: the step's observations).
 
-Agent steps show their ``output.value``. ``input.value`` is shown only as a tool's arguments or a
+Agent steps show their ``output.value``, unless a model call below says it (the agent's last
+answer, shown once). ``input.value`` is shown only as a tool's arguments or a
 handoff's source: elsewhere (an agent's task, a step's memory record, an LLM's prompt) it repeats
 earlier steps and is named on stderr with the other attributes not shown.
 
 An error status gives the step its ``error`` (as in :mod:`.otel_genai`: an exception on a span that
 did not fail is control flow, such as LangGraph's ``ParentCommand`` on every handoff).
+``session.id`` is the record's ``session`` when the trace's spans agree on it.
+
+LangGraph, CrewAI and Google ADK traces are shaped by their instrumentations so that these rules
+would misread them: each has its own reading (``FRAMEWORKS``), in its framework's module.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, ancestors, call_l
 SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT, TOOL, LLM, CHAIN"
 
 KIND = "openinference.span.kind"
-SHOWN = {KIND, "session.id", "agent.name", "gen_ai.agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
-         "output.value"}
+SHOWN = {KIND, "session.id", "agent.name", "gen_ai.agent.name", "graph.node.id", "tool.name", "tool.call.id",
+         "tool_call.id", "input.value", "output.value"}
 FRAMEWORKS = (langgraph, crewai, adk)
 """Frameworks whose traces the instrumentation shapes so that they need their own reading: each
 module's ``is_trace(members)`` and ``read_trace(members) -> (context, spans)``."""

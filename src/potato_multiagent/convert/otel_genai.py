@@ -18,8 +18,9 @@ one: the OpenAI-Agents instrumentation writes its default "OpenAI Agent" on ever
 show the text parts of ``gen_ai.output.messages`` (a list or its JSON string; or the older
 ``gen_ai.completion``). A span with an error status gives the step its ``error`` (its exception
 event's type and message, the stack trace in ``error_details``); an exception recorded on a span
-that did not fail is control flow the framework caught, not an error. Traces tied by span links (AutoGen links a run's spans rather than parenting them) are
-one record. Nanosecond times become ISO UTC strings with microseconds.
+that did not fail is control flow the framework caught, not an error. Traces tied by span links
+(AutoGen links a run's spans rather than parenting them) are one record. Nanosecond times become
+ISO UTC strings with microseconds.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ message passing between agents, which ties a team run together by span links."""
 AG2_USAGE = "usage"
 """``ag2.span.type`` of ag2 1.x's ``record_usage <kind>`` spans: token accounting, not a step."""
 TRACEBACK = "Traceback (most recent call last)"
-SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.workflow.name", "gen_ai.conversation.id", "error.type", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.workflow.name", "gen_ai.conversation.id", "error.type",
+                    "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
 
@@ -98,9 +100,11 @@ def _requested_call_ids(messages: Any) -> List[str]:
             messages = json.loads(messages)
         except ValueError:
             return []
+    if not isinstance(messages, list):
+        return []
     return [part["id"] for message in messages if isinstance(message, dict)
             for part in message.get("parts") or [] if isinstance(part, dict)
-            and part.get("type") == "tool_call" and isinstance(part.get("id"), str)] if isinstance(messages, list) else []
+            and part.get("type") == "tool_call" and isinstance(part.get("id"), str)]
 
 
 def _ag2(members: List[tuple]) -> dict:
