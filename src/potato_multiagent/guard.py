@@ -10,17 +10,18 @@ agents quote page source all the time, so an ordinary browser-agent run can do e
 :func:`inert_json_scripts` makes every JSON block of a page inert without changing what the page's
 scripts read: inside a JSON text ``<`` can only stand in a string, where ``<\\/`` decodes to ``</``
 and ``\\u003c`` to ``<``. Each block's end is found by the JSON grammar (``raw_decode``), never by
-looking for the closing tag the payload forged. :func:`guard_pages` applies it to every HTML answer
-of the server (Flask's ``request_finished`` signal carries each finished response; the plugin has
-no handle on the app Potato serves, which ``create_app`` builds after plugins load). The upstream
-fix, and what is tested, are in docs/security.md.
+looking for the closing tag the payload forged. :func:`guard_pages` applies it to every HTML page
+the server renders or answers (see there for why both). The upstream fix, and what is tested, are
+in docs/security.md.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import Optional, Tuple
+import sys
+from typing import Callable, Optional, Tuple
 
 _DECODER = json.JSONDecoder()
 _SCRIPT_OR_COMMENT = re.compile(r"<!--|<script(?=[\s/>])", re.IGNORECASE)
@@ -132,22 +133,50 @@ def _end_of_nested(html: str, start: int) -> Optional[int]:
 
 
 HTML = "text/html"
+_RENDERED_INERT = "_multiagent_rendered_inert"
+"""Set on ``flask.g`` once a request's page was made inert as Potato rendered it."""
 
 
 def guard_pages() -> None:
     """Make every JSON block of every HTML page the server answers inert (:func:`inert_json_scripts`).
 
-    Connected to Flask's ``request_finished`` signal (sent with the finished response, before it
-    is written), for every app of the process: the plugin loads before Potato builds the app it
-    serves. Connecting again adds no second receiver."""
+    Two places, because Potato reads its annotation page back with BeautifulSoup (``html.parser``)
+    and writes it out again before answering: a ``</script>`` in a block ends the element for that
+    parser too, and the record text after it is rewritten as markup (``->`` becomes ``-&gt;``,
+    ``<img src=x onerror=...>`` gains quotes), so by the time the answer exists the block is no
+    longer JSON. ``potato.flask_server.render_template``, which renders those pages, is therefore
+    wrapped to make the blocks inert as the template is rendered, before that pass; every other
+    HTML answer (pages rendered elsewhere) is made inert when Flask's ``request_finished`` signal
+    carries it. Idempotent: a second registration wraps and connects nothing more."""
     from flask import request_finished
 
     request_finished.connect(_inert_page, weak=False)
+    flask_server = sys.modules.get("potato.flask_server")   # loaded by `potato start`; not by `validate`
+    render = getattr(flask_server, "render_template", None)
+    if render is not None and not getattr(render, "multiagent_inert", False):
+        flask_server.render_template = _rendered_inert(render)
+
+
+def _rendered_inert(render: Callable[..., str]) -> Callable[..., str]:
+    @functools.wraps(render)
+    def render_inert(*args, **kwargs) -> str:
+        from flask import g
+
+        page = inert_json_scripts(render(*args, **kwargs))
+        setattr(g, _RENDERED_INERT, True)
+        return page
+
+    render_inert.multiagent_inert = True
+    return render_inert
 
 
 def _inert_page(sender, response, **_extra) -> None:
+    from flask import g
+
     if response.mimetype != HTML or response.is_streamed or response.direct_passthrough:
         return
+    if getattr(g, _RENDERED_INERT, False):
+        return   # rendered inert already (only Potato's own soup pass came after)
     page = response.get_data(as_text=True)
     inert = inert_json_scripts(page)
     if inert is not page:   # the same object when no block needed it

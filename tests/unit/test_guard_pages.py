@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
 from flask import Flask
@@ -32,7 +33,7 @@ def json_blocks(html: str) -> dict:
     """id -> the text between each JSON script's start tag and the first `</script` after it: what
     the browser takes as the element's text once nothing in it can end it early."""
     return {found.group(1): found.group(2)
-            for found in re.finditer(r'<script id="([^"]+)"  type="application/json">(.*?)</script', html, re.S)}
+            for found in re.finditer(r'<script id="([^"]+)"\s+type="application/json">(.*?)</script', html, re.S)}
 
 
 def test_every_var_elem_is_inert_and_reads_the_same():
@@ -121,3 +122,33 @@ def test_every_html_answer_of_an_app_is_guarded_and_nothing_else():
     assert answer.count("<\\/") == 2   # once per `</`: escaped once, not twice
     assert client.get("/api").get_data(as_text=True) == body
     assert client.get("/stream").get_data(as_text=True) == body
+
+
+def test_potatos_soup_pass_sees_the_blocks_inert(monkeypatch):
+    """Potato renders its annotation page, reads it back with BeautifulSoup (html.parser) and writes
+    it out again: a block whose `</script>` is still there comes out rewritten as markup, no longer
+    JSON. With the plugin, `potato.flask_server.render_template` makes the blocks inert first."""
+    from types import SimpleNamespace
+
+    from bs4 import BeautifulSoup
+
+    record = {"steps": ["<script>__fire('x')</script> a -> b <img src=x onerror=y>"]}
+    rendered = page(potato_var_elems({"instance_data": record}))
+    soup_pass = lambda html: str(BeautifulSoup(html, "html.parser"))   # as flask_server.py does
+    unguarded = json_blocks(soup_pass(rendered))
+    with pytest.raises(ValueError):
+        json.loads(unguarded["instance_data"])
+
+    flask_server = SimpleNamespace(render_template=lambda name, **context: rendered)
+    monkeypatch.setitem(sys.modules, "potato.flask_server", flask_server)
+    app = Flask(__name__)
+
+    @app.route("/annotate")
+    def annotate():
+        return soup_pass(flask_server.render_template("base_template_v2.html"))
+
+    guard_pages()
+    guard_pages()
+    assert flask_server.render_template.multiagent_inert and flask_server.render_template.__wrapped__("x") == rendered
+    answer = app.test_client().get("/annotate").get_data(as_text=True)
+    assert json.loads(json_blocks(answer)["instance_data"]) == record
