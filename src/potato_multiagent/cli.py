@@ -314,7 +314,7 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
 
     config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
     try:
-        migration = ValueMigration(config)
+        migration = ValueMigration(config, rebase=tuple(Path(path) for path in args.rebase) if args.rebase else None)
     except (TaskError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -442,10 +442,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also move agent_trace display fields to multiagent.trace (docs/trace-view.md)")
     m.set_defaults(run=_migrate_config_command)
 
-    w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved by "
-                                                   "Potato's built-in types (after migrate-config)")
+    w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved before (by "
+                                                   "Potato's built-in types after migrate-config, or without step "
+                                                   "identities); with --rebase, move saved steps to a re-converted data file")
     w.add_argument("task_dir", metavar="TASK_DIR", help="the task folder (its config.yaml is read)")
     w.add_argument("--config", help="the config file, when it is not TASK_DIR/config.yaml")
+    w.add_argument("--rebase", nargs=2, metavar=("OLD_DATA", "NEW_DATA"),
+                   help="move every saved step reference from the steps of OLD_DATA (what the answers were saved "
+                        "on) to the same steps of NEW_DATA, by identity (docs/step-references.md)")
     w.add_argument("--dry-run", action="store_true", help="print what would change and write nothing")
     w.set_defaults(run=_migrate_values_command)
 

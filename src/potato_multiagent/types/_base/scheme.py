@@ -182,6 +182,21 @@ class Scheme:
         """
         return {**config.widget_config(), "value_schema": json_schema(cls.Value)}
 
+    # -- saved step references (refs.py, docs/step-references.md) -------------------------------
+    @classmethod
+    def references(cls, data: Any) -> list:
+        """Every step index the stored value ``data`` (parsed JSON, valid for :attr:`Value`) holds,
+        as :class:`~.refs.StepReference` (field, index, saved identity, and how to rewrite them)."""
+        return []
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """After step references of ``data`` were rewritten for ``derivation`` (``migrate-values
+        --rebase``): bring what follows from them up to date in place (positions in the derivation's
+        lists, sorted unions; marks identified by content rather than by a step, found again).
+        ``(moved, left)``: what else moved, and what could not be brought up to date, in words."""
+        return [], []
+
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:
         return render_template("error_card.html", name=name, title=title, problems=problems,

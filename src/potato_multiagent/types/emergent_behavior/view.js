@@ -434,5 +434,5 @@
 
 
   runtime.define('emergent_behavior', {describe: describeWithAction, render: render,
-    stepActions: ['add-to-behaviour']});
+    stepActions: ['add-to-behaviour'], references: marks.references});
 }(PotatoMultiagent));

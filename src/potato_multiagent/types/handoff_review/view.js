@@ -436,5 +436,6 @@
     });
   }
 
-  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff']});
+  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff'],
+    references: marks.references});
 }(PotatoMultiagent));
