@@ -14,6 +14,7 @@ found by its identity in the new data and re-pointed there (:class:`Rebase`), af
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,7 +221,7 @@ class Rebase:
         before = compact(data)
         options = config.derive_options()
         old, new = derive(self.old[instance_id], **options), derive(self.new[instance_id], **options)
-        moved, left = self._move(cls, data, old, new)
+        data, moved, left = self._move(cls, data, old, new)
         settled_moves, settled_left = cls.settle(data, new)
         moved, left = moved + settled_moves, left + settled_left
         self.moved += len(settled_moves)
@@ -231,29 +232,59 @@ class Rebase:
         after = compact(data)
         return after if after != before else None
 
-    def _move(self, cls: type, data: Any, old: Derivation, new: Derivation) -> Tuple[List[str], List[str]]:
+    def _move(self, cls: type, data: Any, old: Derivation, new: Derivation) -> Tuple[Any, List[str], List[str]]:
+        """``data`` with its references moved, what moved and what could not be mapped. A move that
+        would make the value invalid (an episode's turn moved onto a turn it already holds, whose
+        own step is gone) is not made, and said."""
         old_refs, new_refs = refs_of(old), refs_of(new)
         moved, left = [], []
-        for reference in cls.references(data):
+        planned = []   # (position in cls.references(data), target, identity, words)
+        for position, reference in enumerate(cls.references(data)):
             saved = reference.ref if reference.ref is not None else old_refs.ref(reference.index)
             number = f"{reference.field} #{reference.index + 1}"
             if saved is None:
-                self.unmapped += 1
                 left.append(f"{number}: the old data has no such step and it was saved without an identity")
                 continue
             target, why = self._target(reference.index, saved, old_refs, new_refs)
             if target is None:
-                self.unmapped += 1
                 left.append(f"{number}: {why}")
                 continue
-            if target != reference.index:
-                self.moved += 1
-                moved.append(f"moved {number} -> #{target + 1} ({agent_words(new.steps[target].agent)})")
+            words = (f"moved {number} -> #{target + 1} ({agent_words(new.steps[target].agent)})"
+                     if target != reference.index else None)
+            if target != reference.index or reference.ref != saved:
+                planned.append((position, target, saved, words, number))
             else:
                 self.in_place += 1
-            if target != reference.index or reference.ref != saved:
-                reference.write(target, saved)
-        return moved, left
+        data, kept = self._apply(cls, data, planned)
+        for position, target, saved, words, number in planned:
+            if (position, target) not in kept:
+                left.append(f"{number}: its step is now #{target + 1}, where this list already holds another mark")
+            elif words is not None:
+                moved.append(words)
+            else:
+                self.in_place += 1
+        self.moved += len(moved)
+        self.unmapped += len(left)
+        return data, moved, left
+
+    @staticmethod
+    def _apply(cls: type, data: Any, planned: list) -> Tuple[Any, set]:
+        """``data`` with the planned writes made, and which were; all of them when the value stays
+        well formed, else one by one, each kept only when the value stays well formed after it."""
+        trial = copy.deepcopy(data)
+        references = cls.references(trial)
+        for position, target, saved, _, _ in planned:
+            references[position].write(target, saved)
+        if _well_formed(cls, trial):
+            return trial, {(position, target) for position, target, *_ in planned}
+        kept = set()
+        for position, target, saved, _, _ in planned:
+            trial = copy.deepcopy(data)
+            cls.references(trial)[position].write(target, saved)
+            if _well_formed(cls, trial):
+                data = trial
+                kept.add((position, target))
+        return data, kept
 
     @staticmethod
     def _target(index: int, saved: str, old_refs: StepRefs, new_refs: StepRefs) -> Tuple[Optional[int], str]:

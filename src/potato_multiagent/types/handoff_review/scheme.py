@@ -18,7 +18,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, S
 
 from ...trace import Derivation
 from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
-                     json_ref, not_in_trace, put_ref, step_problems, unique_list)
+                     is_stale, json_ref, not_in_trace, put_ref, step_problems, unique_list)
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -126,10 +126,13 @@ class HandoffReview(Scheme):
 
     @classmethod
     def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
-        """Each entry's ``index`` and ``explicit`` are its handoff's in ``derivation`` again."""
+        """Each entry's ``index`` and ``explicit`` are its handoff's in ``derivation`` again (an entry
+        whose steps are still stale is left: that was reported already)."""
         handoffs = {_handoff_identity(handoff): handoff for handoff in derivation.handoffs}
         left = []
         for k, entry in enumerate(data):
+            if any(is_stale(entry[field], json_ref(entry.get(f"{field}_ref")), derivation) for field in STEP_FIELDS):
+                continue
             handoff = handoffs.get((entry["from_step"], entry["step"], entry["from"], entry["to"]))
             if handoff is None:
                 left.append(f"[{k}]: no handoff of this trace is {HandoffReviewEntry.model_validate(entry).described()}")

@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, not_in_trace,
-                     put_ref, step_problems)
+from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
+                     not_in_trace, put_ref, step_problems)
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
@@ -136,10 +136,13 @@ class ToolCallReview(Scheme):
     @classmethod
     def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
         """Each entry's ``index`` and ``position`` are its call's in ``derivation`` again (the call
-        found by its id, else by its step, position and tool)."""
+        found by its id, else by its step, position and tool; an entry whose step is still stale is
+        left: that was reported already)."""
         calls = CallIndex(derivation.tool_calls)
         left = []
         for k, entry in enumerate(data):
+            if is_stale(entry["step"], json_ref(entry.get("step_ref")), derivation):
+                continue
             judged = ToolCallJudgement.model_validate(entry)
             call = calls.find(judged)
             if call is None:
