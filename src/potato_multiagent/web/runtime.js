@@ -28,6 +28,7 @@
   if (core.define) { return; }   // loaded twice: keep the first
 
   var FOCUS_KEY = 'data-ma-focus';
+  var TEXT_LIMIT = (root.PotatoMultiagentWords || {}).maxText;   // types/_base/scheme.py MAX_TEXT
   var HOOK = 'data-ma';
   var SHOW_STEP = 'multiagent:show-step';
   var STEP_ACTION = 'multiagent:step-action';
@@ -369,7 +370,9 @@
    *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun, item | draw, ...}) (pager.js),
    *   ui.combobox({...}),
    *   ui.staleList(), ui.stepLink(index[, text]), ui.onStepAction(fn), ui.announce(text), ui.hook(name)
+   *   textLimit: the most characters a note or reason holds (a free-text box's maxlength)
    *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)
    */
   core.define = define;
+  core.textLimit = TEXT_LIMIT;
 }(typeof globalThis !== 'undefined' ? globalThis : this));

@@ -40,6 +40,7 @@
     "object": "an object"
   },
   "longText": 40,
+  "maxText": 20000,
   "deriveOptionNames": [
     "steps_key",
     "agent_key",

@@ -24,7 +24,10 @@ from typing import Annotated, Any, Dict, Iterator, List, Optional, Tuple
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, step_problems, unique_list
+from .._base import MAX_TEXT, FreeText, Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, step_problems, unique_list
+
+MAX_JOINED_NOTES = 10 * MAX_TEXT
+"""The seed's ``note`` joins its instances' notes, each at most ``MAX_TEXT`` characters."""
 
 DEFAULT_BEHAVIORS = ["collusion", "groupthink", "cascading_error", "role_drift"]
 
@@ -48,7 +51,7 @@ class BehaviorInstance(BaseModel):
     turn_refs: List[Optional[StrictStr]] = Field(
         None, description="The identity of each turn's step when it was marked, in the order of `turns` "
         "(null: not known); absent in values saved before identities were stored (docs/step-references.md).")
-    note: StrictStr = Field(description="Free text; may be empty.")
+    note: FreeText = Field(description="Free text; may be empty.")
 
 
 class BehaviorEntry(BaseModel):
@@ -57,7 +60,7 @@ class BehaviorEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     turns: TurnSet = Field(description="The seed's field: the sorted union of the instances' turns.")
-    note: StrictStr = Field(description="The seed's field: the instances' non-empty notes, one per line.")
+    note: StrictStr = Field(max_length=MAX_JOINED_NOTES, description="The seed's field: the instances' non-empty notes, one per line.")
     instances: List[BehaviorInstance] = Field(None, min_length=1,
                                               description="Each occurrence on its own; absent in a seed value.")
     from_judgment: Optional[StrictStr] = Field(None, description="The source of the shown judgment whose episodes "

@@ -11,8 +11,8 @@ from typing import Any, List, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
-from .._base import (NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, not_in_trace,
-                     put_ref, step_problems)
+from .._base import (FreeText, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref,
+                     not_in_trace, put_ref, step_problems)
 from .._base.words import word
 
 
@@ -54,7 +54,7 @@ class FailureAttributionValue(BaseModel):
     decisive_step_ref: Optional[StrictStr] = Field(
         None, description="The identity of the decisive step when it was chosen (docs/step-references.md); "
         "absent in values saved before identities were stored.")
-    reason: StrictStr = Field(description="Free text; may be empty.")
+    reason: FreeText = Field(description="Free text; may be empty.")
     certainty: Optional[Literal["confident", "uncertain"]] = Field(None, description="The annotator's flag on the "
                                                                    "attribution; absent when not given.")
     plausible_steps: List[PlausibleStep] = Field(default_factory=list, description="Other steps that could be the "

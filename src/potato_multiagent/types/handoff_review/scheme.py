@@ -17,7 +17,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, S
                       StrictInt, StrictStr, field_validator)
 
 from ...trace import Derivation
-from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
+from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
                      is_stale, json_ref, not_in_trace, put_ref, step_problems, unique_list)
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
@@ -73,7 +73,7 @@ class HandoffReviewEntry(BaseModel):
     explicit: StrictBool = Field(description="True for an explicit handoff event in the trace.")
     flags: FlagList = Field(description="Configured flags the annotator set, each once.")
     quality: Optional[Quality] = Field(description="1..quality_scale, or null when not rated.")
-    note: StrictStr = Field("", description="Free-text evidence (written when allow_note is on).")
+    note: FreeText = Field("", description="Free-text evidence (written when allow_note is on).")
     bulk: StrictBool = Field(False, description="True when 'Mark all unreviewed handoffs as fine' set this entry.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose flags and quality the annotator accepted for this "

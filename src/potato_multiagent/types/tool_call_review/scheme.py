@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
+from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
                      not_in_trace, put_ref, step_problems)
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
@@ -47,7 +47,7 @@ class ToolCallJudgement(BaseModel):
     tool: Optional[StrictStr] = Field(description="The called tool (null when the call names none).")
     verdict: Optional[StrictStr] = Field(description="The verdict (the first of `verdicts` with multi_verdict).")
     verdicts: Optional[List[StrictStr]] = Field(None, description="Every verdict given, with multi_verdict only.")
-    notes: StrictStr = Field(description="Free text; may be empty.")
+    notes: FreeText = Field(description="Free text; may be empty.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose verdict the annotator accepted (docs/judgments.md); "
         "absent when the verdict is the annotator's own.")

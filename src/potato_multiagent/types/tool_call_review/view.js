@@ -124,7 +124,7 @@
         'data-ma-focus': focusBase + 'clear', text: 'Clear verdict'})]);
     if (config.allow_notes !== false) {
       card.notes = h('textarea', {class: 'ma-tcr-notes-input', rows: '2', 'data-ma-part': 'notes',
-        'data-ma-focus': focusBase + 'notes'});
+        'data-ma-focus': focusBase + 'notes', maxlength: runtime.textLimit});
       card.notes.value = entry && typeof entry.notes === 'string' ? entry.notes : '';
     }
     var title = marks.cardTitle(call);

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 
 from ...trace import Derivation
 from ...trace.jsjson import js_number
-from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+from .._base import FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
@@ -61,7 +61,7 @@ class RegionMark(BaseModel):
     agents: List[StrictStr] = Field(min_length=2, description="The agents in the region (order is not significant).")
     calls: List[CallIdentity] = Field(min_length=2, description="The calls that make up the region.")
     label: StrictStr = Field(description="One of the configured contention_labels.")
-    note: StrictStr = Field(description="Free text; may be empty.")
+    note: FreeText = Field(description="Free text; may be empty.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose label the annotator accepted for this region "
         "(docs/judgments.md); absent when the label is the annotator's own.")
