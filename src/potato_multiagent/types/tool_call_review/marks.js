@@ -405,7 +405,11 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
    */
   function references(value, derivation) {
     if (!Array.isArray(value)) { return []; }
-    var calls = derivation ? indexCalls(derivation.tool_calls || [], derivation) : null;
+    var calls = null;   // indexed when a set moves an entry (a click lists every entry: keep it cheap)
+    function callIndex() {
+      if (calls === null && derivation) { calls = indexCalls(derivation.tool_calls || [], derivation); }
+      return calls;
+    }
     return value.map(function (entry, k) {
       if (!entry || typeof entry !== 'object' || typeof entry.step !== 'number') { return null; }
       return {key: given(entry, 'id') ? 'id\u0000' + entry.id : 'place\u0000' + entry.step + '\u0000' + entry.position +
@@ -415,10 +419,11 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
           var moved = index !== entry.step;
           entry.step = index;
           if (typeof ref === 'string') { entry.step_ref = ref; } else { delete entry.step_ref; }
-          var call = moved && calls ? findCall(calls, entry) : null;
+          var found = moved ? callIndex() : null;
+          var call = found ? findCall(found, entry) : null;
           if (call) {
             entry.index = call.index;
-            if (hasOwn(entry, 'position')) { entry.position = calls.positions[call.index]; }
+            if (hasOwn(entry, 'position')) { entry.position = found.positions[call.index]; }
           }
         },
         remove: function (copied) {
