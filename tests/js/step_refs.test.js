@@ -70,6 +70,21 @@ test('a stale decisive step is listed with Remove and with Re-point to where its
   assert.deepEqual(base.staleReferenceEntries(fa.references, { ...stored, decisive_step: 2 }, shifted), []);
 });
 
+test('plausible steps get their identities and are listed, each on its own, when stale', () => {
+  const value = { responsible_agent: 'Coder', decisive_step: 1, reason: '', plausible_steps: [{ step: 0 }] };
+  const stamped = base.withRefs(fa.references, value, null, team);
+  assert.deepEqual(stamped.plausible_steps, [{ step: 0, step_ref: PLANNER }]);
+  assert.equal(stamped.decisive_step_ref, CODER);
+  // Re-converted with a step before: both marks now name the step before the one they were saved on.
+  const entries = base.staleReferenceEntries(fa.references, stamped, shifted);
+  assert.deepEqual(entries.map((entry) => entry.text.split(':')[0]), ['decisive_step', 'plausible_steps[0].step']);
+  assert.equal(entries[1].repoint.label, 'Re-point to #2');
+  assert.deepEqual(entries[1].repoint.value().plausible_steps, [{ step: 1, step_ref: PLANNER }]);
+  const removed = entries[1].remove();
+  assert.equal(removed.plausible_steps, undefined, 'the last plausible step removed: the key goes');
+  assert.equal(removed.decisive_step, 1, 'the decisive step stays');
+});
+
 test('a step that is gone offers to keep the index as it is now, or nothing past the end', () => {
   const gone = { responsible_agent: null, decisive_step: 0, decisive_step_ref: 'id:m-9', reason: '' };
   const [entry] = base.staleReferenceEntries(fa.references, gone, team);

@@ -333,3 +333,14 @@ def test_rebase_names_a_data_file_it_cannot_read(task, capsys):
     code, lines = run(capsys, "migrate-values", str(task), "--rebase", str(task / "nowhere.jsonl"),
                       str(task / "data" / "runs.jsonl"))
     assert code == 1
+
+
+def test_plausible_steps_gain_identities_and_move_with_their_steps(task, capsys):
+    state_path = save(task, "alice", {"run-1": {"attribution": {**OURS["attribution"], "plausible_steps": [{"step": 0}]}}})
+    code, lines = run(capsys, "migrate-values", str(task))
+    assert lines[0] == "run-1 / alice / attribution: step identities added: decisive_step #3, plausible_steps[0].step #1"
+    assert stored(state_path, "run-1", "attribution")["plausible_steps"] == [{"step": 0, "step_ref": PLAN}]
+    code, lines = run(capsys, "migrate-values", str(task), *rebase_task(task))
+    assert "run-1 / alice / attribution: moved plausible_steps[0].step #1 -> #2 (Planner)" in lines
+    assert stored(state_path, "run-1", "attribution") == {**WITH_IDENTITIES["attribution"], "decisive_step": 3,
+                                                          "plausible_steps": [{"step": 1, "step_ref": PLAN}]}

@@ -40,8 +40,8 @@ class PlausibleStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step: StepIndex = Field(description="0-based index of the step.")
-    step_ref: Optional[StrictStr] = Field(None, description="The step's identity (kept as given; filled "
-                                          "where saved step references carry one).")
+    step_ref: Optional[StrictStr] = Field(None, description="The step's identity when it was added "
+                                          "(docs/step-references.md); absent in values saved before.")
 
 
 class FailureAttributionValue(BaseModel):
