@@ -14,7 +14,11 @@ shape only: marks the trace lacks are the page's to show, and a stale mark a val
 stop an annotator's next save), and answers a value that fails with HTTP 400 naming the scheme and
 each problem, in the words of ``check``, without calling Potato: nothing of the request is stored.
 A request with no value of ours, an empty value (Potato's "nothing stored") and every scheme of
-Potato's own go through untouched.
+Potato's own go through untouched; so does a value for a scheme whose stored value already fails
+its model. The page keeps such a value as it is until the annotator acts (SPEC §6), so it rides
+along in every save of the item, and acting on it may keep its broken part: refusing either would
+refuse the annotator's other answers of the same save. The refusal keeps good values from
+turning bad; ``check`` reports the ones that were bad already.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ def _refusing(view: Callable) -> Callable:
     def refusing(*args, **kwargs):
         from flask import jsonify, request
 
-        refused = refusals(_posted_values(request), _our_schemes())
+        refused = refusals(_posted_values(request), _our_schemes(), _stored_values(request))
         if refused:
             return jsonify({"status": "error", "message": refusal_message(refused), "problems": refused}), 400
         return view(*args, **kwargs)
@@ -76,14 +80,19 @@ def _our_schemes() -> Dict[str, Type[Scheme]]:
             for scheme in schemes or [] if isinstance(scheme, dict) and scheme.get("annotation_type") in SCHEMES}
 
 
-def refusals(posted: Iterator[Tuple[str, Any]], ours: Dict[str, Type[Scheme]]) -> Dict[str, List[str]]:
-    """``{scheme: problems}`` for every posted value of one of ``ours`` that fails its model."""
+def refusals(posted: Iterator[Tuple[str, Any]], ours: Dict[str, Type[Scheme]],
+             stored: Optional[Dict[str, List[Any]]] = None) -> Dict[str, List[str]]:
+    """``{scheme: problems}`` for every posted value of one of ``ours`` that fails its model, unless
+    a value ``stored`` (``{scheme: values}``) holds for that scheme fails it too."""
     refused: Dict[str, List[str]] = {}
     if not ours:
         return refused
+    stored = stored or {}
     for scheme, value in posted:
         cls = ours.get(scheme)
         if cls is None or value is None or value == "":
+            continue
+        if any(shape_problems(cls, held) for held in stored.get(scheme, ()) if held not in (None, "")):
             continue
         problems = shape_problems(cls, value)
         if problems:
@@ -150,6 +159,30 @@ def _posted_values(request) -> Iterator[Tuple[str, Any]]:
         for entry in state:
             if isinstance(entry, dict):
                 yield payload["schema"], entry.get("value")
+
+
+def _stored_values(request) -> Dict[str, List[Any]]:
+    """What Potato holds for the signed-in annotator on the posted item: ``{scheme: values}``
+    (``{}`` when there is no session, no such item or no user state)."""
+    from flask import session
+
+    payload = request.get_json(silent=True) if request.is_json else None
+    username = session.get("username")
+    instance_id = payload.get("instance_id") if isinstance(payload, dict) else None
+    if username is None or instance_id is None:
+        return {}
+    try:
+        from potato.flask_server import get_user_state
+
+        labels = get_user_state(username).get_label_annotations(str(instance_id))
+    except Exception:   # no user state yet: nothing is stored to compare with
+        return {}
+    stored: Dict[str, List[Any]] = {}
+    for label, value in (labels or {}).items():
+        schema = getattr(label, "schema", None)
+        if schema is not None:
+            stored.setdefault(str(schema), []).append(value)
+    return stored
 
 
 def _form_annotations(request) -> Optional[dict]:
