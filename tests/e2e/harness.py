@@ -267,6 +267,27 @@ def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = S
     raise AssertionError("unreachable")
 
 
+def restart_potato(task: PotatoTask, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S) -> PotatoTask:
+    """Stop `task` by its PID (if it still runs) and start `potato start CONFIG` again in its folder,
+    on the same port: the pages open on it keep talking to the same address. A port the old
+    server's connections still hold for a moment is tried again until `timeout`."""
+    task.stop()
+    deadline = time.monotonic() + timeout
+    while True:
+        again = _spawn_potato(task.task_dir, config, task.port)
+        try:
+            _wait_healthy(again, timeout)
+            return again
+        except PortTaken:
+            again.stop()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.5)
+        except BaseException:
+            again.stop()
+            raise
+
+
 class PortTaken(RuntimeError):
     """The server could not listen on its port: another process holds it."""
 

@@ -294,7 +294,7 @@
     /** Potato's error panel (it hides the item) is up: a failed save raised it (a lost session, the
      * annotator's Next), and a save that later goes through takes it down again. */
     function potatoErrorShown() {
-      var panel = document.getElementById('error-state');
+      var panel = typeof document === 'undefined' ? null : document.getElementById('error-state');
       return !!panel && panel.style.display !== 'none';
     }
 
@@ -470,7 +470,7 @@
     }
 
     function showOffer(kept, values, since) {
-      var names = Object.keys(values).map(questionName);
+      var names = Object.keys(values).map(function (schema) { return '\u201C' + questionName(schema) + '\u201D'; });
       var forget = function () { kept.forEach(function (found) { storage.removeItem(found.key); }); };
       var close = function (words) {   // the box says what was done, and keeps the focus where it was
         var done = h('p', {class: 'ma-kept-text', tabindex: '-1', text: words});
