@@ -29,6 +29,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
@@ -455,6 +456,16 @@ def login(page, base_url: str, user: str, via_form: bool = False) -> None:
         assert response.status in (302, 303), f"POST /auth for {user!r} answered {response.status}: {response.text()[:500]}"
         page.goto(f"{base_url}/annotate")
     wait_instance_ready(page)
+
+
+def fresh_user(tag: str) -> str:
+    """A user name no test used before (Potato restores a returning user's answers)."""
+    return f"{tag}-{uuid.uuid4().hex[:8]}"
+
+
+def question_form(page, schema: str):
+    """The form of one question (scheme) on Potato's page, ours or Potato's own."""
+    return page.locator(f'form.annotation-form[data-schema-name="{schema}"]')
 
 
 def wait_instance_ready(page, timeout_ms: float | None = None) -> None:

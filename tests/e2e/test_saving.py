@@ -14,7 +14,6 @@ import json
 import random
 import re
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,6 +21,8 @@ import pytest
 from playwright.sync_api import expect
 
 from .harness import (
+    fresh_user,
+    question_form as form,
     CONFIGS_DIR,
     READY_PROBE,
     REPO_ROOT,
@@ -49,14 +50,6 @@ SEED = 39
 @pytest.fixture(scope="module")
 def task(potato_task):
     return potato_task("team-evaluation", files=TASK_FILES)
-
-
-def fresh_user(tag: str) -> str:
-    return f"{tag}-{uuid.uuid4().hex[:8]}"
-
-
-def form(page, schema: str):
-    return page.locator(f'form.annotation-form[data-schema-name="{schema}"]')
 
 
 def status(page):

@@ -320,11 +320,14 @@
     function watchChanges() {
       document.addEventListener('change', function (event) { noteChange(event.target); }, true);
       document.addEventListener('input', function (event) { noteChange(event.target); }, true);
-      // Turn-level tags (Potato's turn-annotations.js, the trace view's chips) write their hidden
-      // input's value and data-modified, with no event.
+      // Turn-level tags (Potato's turn-annotations.js, the trace view's chips) and several of
+      // Potato's own schemes write their hidden input's value and data-modified, with no event (our
+      // widgets' inputs dispatch `change`, counted above).
       if (typeof root.MutationObserver === 'function') {
         new root.MutationObserver(function (records) {
-          records.forEach(function (record) { noteChange(record.target); });
+          records.forEach(function (record) {
+            if (!record.target.classList || !record.target.classList.contains('multiagent-input')) { noteChange(record.target); }
+          });
         }).observe(document.documentElement, {subtree: true, attributes: true, attributeFilter: ['data-modified']});
       }
     }
