@@ -202,7 +202,7 @@
     function run(foreground) {
       clearRetry();
       var retrying = failing !== null;
-      return core.beforeSave(retrying).then(function () {
+      return core.beforeSave(retrying).then(null, function () { return undefined; }).then(function () {
         var seen = Object.assign(Object.create(null), changes);
         var attempt = {sent: false, body: null, status: 0, timedOut: false, timer: null, panelUp: potatoErrorShown()};
         quiet = retrying && !foreground;
