@@ -72,6 +72,7 @@ def _convert_command(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     _report_conversion_problems(conversion)
+    _report_recognised(conversion)
     if not conversion.records and conversion.skipped:
         print("error: no record could be read; nothing written", file=sys.stderr)
         return 1
@@ -146,6 +147,12 @@ def _label_source(args: argparse.Namespace):
     return LabelSource(Path(args.gold_from), args.gold_key, args.gold_step_base)
 
 
+def _report_recognised(conversion) -> None:
+    """``--from auto``: which format each group of files was read as, and why."""
+    for name, what, count in conversion.recognised:
+        print(f"recognised {count} file(s) as {what}: read with --from {name}")
+
+
 def _init_command(args: argparse.Namespace) -> int:
     from .convert import ConvertError
     from .init_task import InitError, init_task
@@ -162,6 +169,7 @@ def _init_command(args: argparse.Namespace) -> int:
             print(f"error: {line}", file=sys.stderr)
         return 1
     _report_conversion_problems(result.conversion)
+    _report_recognised(result.conversion)
     print("\n".join(result.lines()))
     return 0
 
@@ -326,7 +334,7 @@ def _migrate_values_command(args: argparse.Namespace) -> int:
 
     config = Path(args.config) if args.config else Path(args.task_dir) / "config.yaml"
     try:
-        migration = ValueMigration(config)
+        migration = ValueMigration(config, rebase=tuple(Path(path) for path in args.rebase) if args.rebase else None)
     except (TaskError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -373,7 +381,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .convert import FORMATS
+    from .convert import AUTO, FORMATS
 
     parser = argparse.ArgumentParser(prog="potato-multiagent", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -390,10 +398,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("config")
     c.set_defaults(run=_check_command)
 
-    formats = "\n".join(f"  {name:14} {module.SUMMARY}" for name, module in FORMATS.items())
+    formats = "\n".join([f"  {name:14} {module.SUMMARY}" for name, module in FORMATS.items()] +
+                        [f"  {AUTO:14} each file's format recognised from its shape (refused when unknown)"])
     v = commands.add_parser("convert", help="convert framework traces into records (and gold) for a task",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
-    v.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    v.add_argument("--from", dest="format", required=True, choices=[*FORMATS, AUTO], metavar="FORMAT",
+                   help=f"the format of the inputs; {AUTO}: recognise each file's format (and say which)")
     v.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
                                                               "(and .log/.txt for --from mast)")
     v.add_argument("-o", "--output", required=True, help="records file to write (JSON Lines)")
@@ -409,7 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
     i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
                                          "that fit the runs) that `potato start` serves",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
-    i.add_argument("--from", dest="format", required=True, choices=list(FORMATS), metavar="FORMAT")
+    i.add_argument("--from", dest="format", default=AUTO, choices=[*FORMATS, AUTO], metavar="FORMAT",
+                   help=f"the format of the inputs (default {AUTO}: recognise each file's format, and say which)")
     i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
                                                               "(and .log/.txt for --from mast)")
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
@@ -466,10 +477,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also move agent_trace display fields to multiagent.trace (docs/trace-view.md)")
     m.set_defaults(run=_migrate_config_command)
 
-    w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved by "
-                                                   "Potato's built-in types (after migrate-config)")
+    w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved before (by "
+                                                   "Potato's built-in types after migrate-config, or without step "
+                                                   "identities); with --rebase, move saved steps to a re-converted data file")
     w.add_argument("task_dir", metavar="TASK_DIR", help="the task folder (its config.yaml is read)")
     w.add_argument("--config", help="the config file, when it is not TASK_DIR/config.yaml")
+    w.add_argument("--rebase", nargs=2, metavar=("OLD_DATA", "NEW_DATA"),
+                   help="move every saved step reference from the steps of OLD_DATA (what the answers were saved "
+                        "on) to the same steps of NEW_DATA, by identity (docs/step-references.md)")
     w.add_argument("--dry-run", action="store_true", help="print what would change and write nothing")
     w.set_defaults(run=_migrate_values_command)
 

@@ -11,6 +11,7 @@ types left out are named with the reason too. The choice is a pure function of t
 from __future__ import annotations
 
 import os
+import secrets
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -158,8 +159,10 @@ def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> 
     return Choice(name, scheme, reason) if count else Choice(name, None, reason_not)
 
 
-def build_config(task_name: str, found: Survey, choices: Sequence[Choice]) -> dict:
-    """The Potato config: our plugin, the records, the trace display, the chosen schemes."""
+def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secret_key: Optional[str] = None) -> dict:
+    """The Potato config: our plugin, the records, the trace display, the chosen schemes, and a
+    random ``secret_key`` (unless one is given): Potato signs the session cookies with it, so a
+    restarted server keeps every annotator signed in (without one it makes a new key per start)."""
     fields = []
     if found.task_key:
         fields.append({"key": found.task_key, "type": "text", "label": "Task"})
@@ -172,9 +175,25 @@ def build_config(task_name: str, found: Survey, choices: Sequence[Choice]) -> di
         "output_annotation_dir": "annotation_output",
         "plugins": ["multiagent"],
         "require_password": False,
+        "secret_key": secret_key or new_secret_key(),
         "instance_display": {"layout": {"direction": "vertical", "gap": "16px"}, "fields": fields},
         "annotation_schemes": [choice.scheme for choice in choices if choice.scheme is not None],
     }
+
+
+def new_secret_key() -> str:
+    """A session signing key: 32 random bytes as hex, as Potato's own deploy tooling makes them."""
+    return secrets.token_hex(32)
+
+
+def _kept_secret_key(config_path: Path) -> Optional[str]:
+    """The ``secret_key`` of the config ``--force`` replaces: a new one would sign everybody out."""
+    try:
+        old = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    key = old.get("secret_key") if isinstance(old, dict) else None
+    return key if isinstance(key, str) and key.strip() else None
 
 
 @dataclass
@@ -231,6 +250,7 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     config_path = folder / "config.yaml"
     if config_path.exists() and not force:
         raise InitError(f"{config_path} already exists: choose a new folder, or pass --force to replace it")
+    secret_key = _kept_secret_key(config_path) if config_path.exists() else None
     conversion = convert_inputs(format_name, inputs, strict=strict, labels=labels)
     if not conversion.records:
         raise InitError("no record could be read; nothing written", conversion)
@@ -239,9 +259,10 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     if judgments is not None:
         conversion = _with_judgments(conversion, choices, judgments, judgments_key)
     write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
-    task_name = f"{format_name} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
-    _write_whole(config_path, _config_text(build_config(task_name, found, choices), choices, format_name,
-                                           split_survey(conversion)))
+    read_as = "+".join(name for name, _, _ in conversion.recognised) or format_name  # auto: what it read
+    task_name = f"{read_as} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
+    config = build_config(task_name, found, choices, secret_key)
+    _write_whole(config_path, _config_text(config, choices, format_name, read_as, split_survey(conversion)))
     return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
 
 
@@ -263,14 +284,19 @@ def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Pat
     return replace(conversion, records=attached.records)
 
 
-def _config_text(config: dict, choices: Sequence[Choice], format_name: str, survey_lines: Sequence[str] = ()) -> str:
-    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml", "#"]
-    header += [f"# {line}" for line in survey_lines] + (["#"] if survey_lines else [])
+def _config_text(config: dict, choices: Sequence[Choice], format_name: str, read_as: str,
+                 survey_lines: Sequence[str] = ()) -> str:
+    header = [f"# Written by `potato-multiagent init --from {format_name}`. Start it with: potato start config.yaml"]
+    if read_as != format_name:
+        header.append(f"# The inputs were recognised as --from {read_as}.")
+    header += ["#"] + [f"# {line}" for line in survey_lines] + (["#"] if survey_lines else [])
     header += ["# Chosen from what the runs contain:"]
     header += [f"#   {c.name}: {c.reason}" for c in choices if c.scheme]
     header += ["# Left out:"] + [f"#   {c.name}: {c.reason}" for c in choices if not c.scheme]
     header += [f"# Ground truth, if any, is in {GOLD_FILE} (outside data/): "
-               f"potato-multiagent agreement config.yaml --gold {GOLD_FILE}", ""]
+               f"potato-multiagent agreement config.yaml --gold {GOLD_FILE}",
+               "# secret_key signs the annotators' session cookies, so a restart keeps them signed in: keep this",
+               "# file private (whoever knows the key can sign in as anyone); a new key signs everybody out.", ""]
     return "\n".join(header) + yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 

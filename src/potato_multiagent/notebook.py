@@ -85,9 +85,10 @@ class LoadedTask:
         return agreement_frame(self.collection(), gold, within, exclude_bulk=exclude_bulk)
 
     def invalid(self) -> pd.DataFrame:
-        """Saved values that fail validation (left out of annotations and agreement)."""
+        """Saved values that fail validation (left out of annotations and agreement); ``stale``
+        says the value holds a step reference whose step changed (docs/step-references.md)."""
         return pd.DataFrame(self.collection().invalid,
-                            columns=["scheme", "instance_id", "user", "timestamp", "problems", "value"])
+                            columns=["scheme", "instance_id", "user", "timestamp", "problems", "value", "stale"])
 
     def collection(self) -> Collection:
         if self._collection is None:

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { derive } = require('../../src/potato_multiagent/web/derive.js');
+const { derive, stepRef } = require('../../src/potato_multiagent/web/derive.js');
 
 const corpusDir = __dirname;
 const files = fs.readdirSync(corpusDir).filter((name) => name.endsWith('.json')).sort();
@@ -45,5 +45,18 @@ for (const { file, c } of cases) {
   test(`${file} / ${c.name}`, () => {
     const actual = derive(c.record, c.options || {});
     assert.deepStrictEqual(withoutMessages(actual), withoutMessages(c.expected));
+  });
+}
+
+const identityCases = cases.filter(({ c }) => Array.isArray(c.step_refs));
+
+test('the identity rule has cases', () => {
+  assert.ok(identityCases.length >= 8, `${identityCases.length} identity cases`);
+});
+
+for (const { file, c } of identityCases) {
+  test(`${file} / ${c.name} (step identities)`, () => {
+    const derivation = derive(c.record, c.options || {});
+    assert.deepStrictEqual(derivation.steps.map((step, index) => stepRef(derivation, index)), c.step_refs);
   });
 }

@@ -28,6 +28,8 @@ import pytest
 from playwright.sync_api import expect
 
 from .harness import (
+    fresh_user,
+    question_form as form,
     CONFIGS_DIR,
     annotation_pairs,
     returning_user_state,
@@ -49,14 +51,6 @@ REFRESHED = re.compile(r"^Refreshed at \d\d:\d\d:\d\d: this question now also sh
 @pytest.fixture(scope="module")
 def task(potato_task):
     return potato_task("team-evaluation", files=TASK_FILES)
-
-
-def fresh_user(tag: str) -> str:
-    return f"{tag}-{uuid.uuid4().hex[:8]}"
-
-
-def form(page, schema: str):
-    return page.locator(f'form.annotation-form[data-schema-name="{schema}"]')
 
 
 def saved_value(task, user: str, schema: str, instance_id: str = FIRST_ID) -> Any:

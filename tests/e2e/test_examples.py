@@ -42,6 +42,14 @@ def test_every_example_folder_is_found():
     assert {"team-evaluation", "failure-attribution", "tool-contention"} <= {example_id(c) for c in EXAMPLE_CONFIGS}
 
 
+def test_every_example_carries_a_secret_key_of_its_own():
+    """Potato signs session cookies with it: without one a restart signs every annotator out; two
+    examples served side by side on one host (one cookie jar) must not accept each other's cookies."""
+    keys = {example_id(c): yaml.safe_load(c.read_text(encoding="utf-8")).get("secret_key") for c in EXAMPLE_CONFIGS}
+    assert all(isinstance(key, str) and len(key) == 64 for key in keys.values()), keys
+    assert len(set(keys.values())) == len(keys)
+
+
 @pytest.mark.parametrize("config", EXAMPLE_CONFIGS, ids=example_id)
 def test_example_passes_potato_validate_strict(config):
     result = subprocess.run([*potato_command(), "validate", "--strict", config.name], cwd=config.parent,

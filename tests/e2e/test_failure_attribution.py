@@ -25,6 +25,7 @@ import yaml
 from playwright.sync_api import expect
 
 from potato_multiagent import derive, validate_value
+from tests.step_identity import fingerprint
 
 from .harness import (
     click_next_expecting_block,
@@ -77,6 +78,12 @@ def load_records() -> list[dict]:
 
 RECORDS = load_records()
 FIRST = RECORDS[0]  # the run with hostile agent names
+
+
+def first_step_ref(index: int) -> str:
+    """The identity of FIRST's step ``index`` (its steps carry no ids and plain texts)."""
+    step = FIRST["steps"][index]
+    return fingerprint(step["agent"], step["content"])
 
 
 def derivation_of(record: dict) -> dict:
@@ -218,7 +225,8 @@ def test_choice_is_saved_exactly_and_restored(task, page, user):
     choose_agent(page, 'Agent "Smith"')
     choose_step(page, 2)
     reason_box(page).fill(REASON)
-    expected = {"responsible_agent": 'Agent "Smith"', "decisive_step": 2, "reason": REASON}
+    expected = {"responsible_agent": 'Agent "Smith"', "decisive_step": 2, "decisive_step_ref": first_step_ref(2),
+                "reason": REASON}
 
     saved = wait_saved_json(task, user, FIRST["id"], SCHEMA, expected)
     assert validate_value("multiagent.failure_attribution", attribution_config(), saved, FIRST) == []
@@ -293,7 +301,7 @@ def test_the_step_link_and_the_trace_views_step_action(task, page, user):
         {cancelable: true, detail: {action: 'decisive', index: index, target: target}}))"""
     assert page.evaluate(act, [SCHEMA, 1]) is True
     expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
-    expected = {"responsible_agent": None, "decisive_step": 1, "reason": ""}
+    expected = {"responsible_agent": None, "decisive_step": 1, "decisive_step_ref": first_step_ref(1), "reason": ""}
     wait_saved_json(task, user, FIRST["id"], SCHEMA, expected)
     assert page.evaluate(act, ["another_scheme", 0]) is False
     assert hidden_value(page) == expected

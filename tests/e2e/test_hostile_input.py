@@ -7,10 +7,10 @@ same to every description and label. Every payload calls `__fire(MARKER)`, recor
 
 Potato core runs some of these payloads on its own (docs/security.md): its `instance_data` script
 element is written without escaping `</script>`, so a `</script>` in any top-level string or list
-field ends the element and the rest of the record is parsed as HTML. The verdict on our widgets is
-therefore taken twice: on the page as Potato serves it (our types add no marker to those Potato
-runs without them), and on the same page with only that Potato leak escaped in the response
-(nothing runs at all).
+field ends the element and the rest of the record is parsed as HTML. With our plugin on, every
+page's JSON blocks are made inert (guard.py), so the pages here are checked as served: nothing
+runs at all, where the same record on Potato alone runs its payloads. The record that closes
+script elements in every field, in all three trace-view layouts, is test_inert_record.py's.
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ ACTIVE_CONTENT = """() => [...document.querySelectorAll('form.multiagent-form, f
 
 
 def escape_instance_data(route) -> None:
-    """Serve the page with Potato's one known leak escaped: `</` inside its `instance_data` JSON."""
+    """Serve a page without our plugin (no guard) with Potato's `instance_data` leak escaped, to
+    take the verdict on another of its findings alone."""
     response = route.fetch()
     html = response.text()
     start = html.find('<script id="instance_data"')
@@ -167,8 +168,7 @@ def hidden(page, name: str) -> str:
 
 
 @pytest.mark.e2e
-def test_no_script_runs_on_the_seven_types_once_potatos_own_leak_is_escaped(ours, page, dialogs):
-    page.route(re.compile(r"/annotate"), escape_instance_data)
+def test_no_script_runs_on_the_seven_types_as_served(ours, page, dialogs):
     log_in(page, ours, "quiet")
     wait_widgets(page)
     provoke(page)
@@ -178,7 +178,7 @@ def test_no_script_runs_on_the_seven_types_once_potatos_own_leak_is_escaped(ours
 
 
 @pytest.mark.e2e
-def test_our_types_add_no_payload_to_what_potato_runs_without_them(ours, baseline, page, dialogs):
+def test_what_potato_alone_runs_nothing_runs_with_the_plugin(ours, baseline, page, dialogs):
     log_in(page, baseline, "baseline")
     provoke(page)
     potato_alone = fired(page)
@@ -188,7 +188,7 @@ def test_our_types_add_no_payload_to_what_potato_runs_without_them(ours, baselin
     log_in(page, ours, "with-ours")
     wait_widgets(page)
     provoke(page)
-    assert fired(page) <= potato_alone
+    assert fired(page) == set()
     assert page.evaluate(ACTIVE_CONTENT) == [] and dialogs == []
 
 
@@ -209,7 +209,6 @@ def test_potatos_required_banner_runs_markup_from_a_built_in_description(baselin
 
 @pytest.mark.e2e
 def test_with_our_plugin_the_required_banner_shows_every_legend_as_text(ours, page, dialogs):
-    page.route(re.compile(r"/annotate"), escape_instance_data)
     log_in(page, ours, "banner-text")
     wait_widgets(page)
     press_next_while_incomplete(page)
@@ -226,11 +225,10 @@ def test_with_our_plugin_the_required_banner_shows_every_legend_as_text(ours, pa
 
 @pytest.fixture(scope="module")
 def shown_page(ours, browser):
-    """One logged-in page on the seven types, Potato's leak escaped (read-only checks share it)."""
+    """One logged-in page on the seven types, as served (read-only checks share it)."""
     context = browser.new_context()
     page = context.new_page()
     page.add_init_script(FIRE_PROBE)
-    page.route(re.compile(r"/annotate"), escape_instance_data)
     log_in(page, ours, "reader")
     wait_widgets(page)
     yield page
@@ -279,7 +277,6 @@ def test_accessible_names_carry_hostile_names_whole(shown_page):
 @pytest.mark.e2e
 def test_the_step_picker_searches_and_shows_hostile_steps_as_text(ours, page, dialogs):
     """Issue 18's step picker: options, search and the chosen step's text are inert text."""
-    page.route(re.compile(r"/annotate"), escape_instance_data)
     log_in(page, ours, "picker")
     wait_widgets(page)
     attribution = form(page, "attribution")

@@ -236,13 +236,13 @@ test('summaryText states the marks in words', () => {
 
 test('marks the trace lacks are kept and reported like Python validate', () => {
   const value = { responsible_agent: 'Ghost', decisive_step: 5, reason: '' };
-  assert.deepEqual(fa.staleMarks(value, derivation), { agent: true, step: true });
+  assert.deepEqual(fa.staleMarks(value, derivation), { agent: true, step: true, changed: false });
   assert.deepEqual(fa.noticesFor(value, derivation, null).map((n) => n.text), [
     "responsible_agent: 'Ghost' is not in this trace",
     "decisive_step: '5' is not in this trace",
   ]);
   assert.deepEqual(fa.staleMarks({ responsible_agent: '{{ 7*7 }}', decisive_step: 4, reason: '' }, derivation),
-    { agent: false, step: false });
+    { agent: false, step: false, changed: false });
   assert.deepEqual(fa.noticesFor(null, derivation, null), []);
 });
 

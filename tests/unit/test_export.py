@@ -134,6 +134,29 @@ def test_invalid_values_go_to_the_report_never_into_the_table(tmp_path, capsys):
     assert "left out: 2 invalid value(s)" in out
 
 
+def test_values_with_stale_step_references_are_left_out_and_counted_apart(tmp_path, capsys):
+    """A decisive step saved on another step (its identity no longer the step's: docs/step-references.md)."""
+    from tests.step_identity import fingerprint
+
+    config = make_task(tmp_path, [scheme(FA, "attribution")])
+    stale = {**attribution("Booker", 1), "decisive_step_ref": fingerprint("Booker", "Booked 15 March.")}
+    save(config, "alice", "run-1", {"attribution": stale}, check=False)
+    save(config, "bob", "run-1", {"attribution": attribution("Ghost", 9)}, check=False)
+    save(config, "carol", "run-1", {"attribution": {**attribution("Booker", 2),
+                                                    "decisive_step_ref": fingerprint("Booker", "Booked 15 March.")}})
+    code, out = export(config, tmp_path / "out", "jsonl", capsys)
+    assert code == 0
+    assert [row["user"] for row in read_jsonl(tmp_path / "out" / "attribution.jsonl")] == ["carol"]
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert [(entry["user"], entry["stale"]) for entry in report["invalid"]] == [("alice", True), ("bob", False)]
+    assert report["stale"] == {"count": 1}
+    assert "left out: 1 value(s) with stale step references" in out
+    assert "left out: 1 invalid value(s)" in out
+    code = main(["agreement", str(config)])
+    agreement = capsys.readouterr().out
+    assert "left out: 1 value(s) with stale step references" in agreement and "left out: 1 invalid value(s)" in agreement
+
+
 def test_values_saved_while_hidden_by_display_logic_are_left_out_and_counted(tmp_path, capsys):
     config = make_task(tmp_path, [
         {"annotation_type": "radio", "name": "outcome", "description": "Outcome?", "labels": ["success", "failure"]},

@@ -55,3 +55,65 @@ def test_init_on_a_real_fixture_set_writes_a_task_potato_and_check_accept(tmp_pa
     assert validated.returncode == 0, validated.stdout + validated.stderr
     checked = run(sys.executable, "-m", "potato_multiagent.cli", "check", task / "config.yaml")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# Sets of issue 30's frameworks: the agents each set's runs really had (written from the generators'
+# scripts) and the schemes those runs call for. `init` without --from recognises the format itself.
+FRAMEWORK_SETS = {
+    "langgraph spans": ([REAL / "langgraph" / f"{run}.otlp.jsonl" for run in ("supervisor", "swarm", "crash")],
+                        {"supervisor", "flight_agent", "hotel_agent", "alice", "bob"},
+                        {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "langgraph messages": (sorted((REAL / "langgraph").glob("*.messages.json")),
+                           {"user", "supervisor", "flight_agent", "hotel_agent", "alice", "bob"},
+                           {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "crewai spans": (sorted((REAL / "crewai").glob("*.otlp.jsonl")), {"Crew Manager", "Researcher", "Writer"},
+                     {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "crewai task logs": (sorted((REAL / "crewai").glob("*.log.json")), {"Crew Manager", "Researcher", "Writer"},
+                         {"outcome", "attribution", "interaction_graph", "handoffs", "mast_steps"}),
+    "adk spans": ([REAL / "adk" / "team.otlp.jsonl", REAL / "adk" / "crash.otlp.jsonl"],
+                  {"coordinator", "weather_agent", "events_agent", "front_desk", "booking_agent"},
+                  {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "adk openinference": (sorted((REAL / "adk").glob("*.openinference.otlp.jsonl")),
+                          {"coordinator", "weather_agent", "events_agent", "front_desk", "booking_agent"},
+                          {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "pydantic-ai spans": ([REAL / "pydantic-ai" / "team.otlp.jsonl", REAL / "pydantic-ai" / "crash.otlp.jsonl"],
+                          {"planner", "researcher"},
+                          {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "pydantic-ai openinference": (sorted((REAL / "pydantic-ai").glob("*.openinference.otlp.jsonl")),
+                                  {"planner", "researcher"},
+                                  {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls",
+                                   "mast_steps"}),
+    "pydantic-ai messages": (sorted((REAL / "pydantic-ai").glob("*.messages.json")), {"user", "assistant"},
+                             {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "ag2 classic spans": (sorted((REAL / "ag2-classic").glob("*.otlp.jsonl")), {"planner", "analyst", "user_proxy"},
+                          {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "ag2 classic runtime logs": (sorted((REAL / "ag2-classic").glob("*.runtime_log.jsonl")),
+                                 {"planner", "analyst", "user_proxy"},
+                                 {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "ag2 1.x spans": (sorted((REAL / "ag2-1x").glob("*.otlp.jsonl")), {"planner", "researcher"},
+                      {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "ag2 1.x events": (sorted((REAL / "ag2-1x").glob("*.events.jsonl")), {"user", "assistant", "researcher"},
+                       {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+    "adk sessions": (sorted((REAL / "adk").glob("*.session.json")),
+                     {"user", "coordinator", "weather_agent", "front_desk", "booking_agent"},
+                     {"outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast_steps"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRAMEWORK_SETS))
+def test_init_on_a_framework_set_chooses_from_the_real_agents(tmp_path, name):
+    files, agents, schemes = FRAMEWORK_SETS[name]
+    assert files, f"no fixture files for {name}"
+    task = tmp_path / "task"
+    made = run(sys.executable, "-m", "potato_multiagent.cli", "init", *files, "-o", task)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("recognised "), made.stdout
+    assert not [line for line in made.stderr.splitlines() if line.startswith("skipped:")], made.stderr
+    records = [json.loads(line) for line in (task / "data" / "runs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {agent for record in records for agent in derive(record).agents} == agents
+    config = yaml.safe_load((task / "config.yaml").read_text(encoding="utf-8"))
+    assert {scheme["name"] for scheme in config["annotation_schemes"]} == schemes
+    validated = run(POTATO, "validate", "--strict", "config.yaml", cwd=task)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    checked = run(sys.executable, "-m", "potato_multiagent.cli", "check", task / "config.yaml")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

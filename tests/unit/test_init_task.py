@@ -1,6 +1,7 @@
 """`potato-multiagent init`: what it chooses from what the runs contain, and the task folder it writes."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,22 @@ def test_every_init_gets_its_own_task_name_and_an_existing_config_is_kept(tmp_pa
                                        f"folder, or pass --force to replace it\n")
     assert (tmp_path / "one" / "config.yaml").read_text() == before
     assert main(["init", "--from", "who-and-when", str(runs), "-o", str(tmp_path / "one"), "--force"]) == 0
+
+
+def test_init_writes_a_random_secret_key_and_force_keeps_it(tmp_path, capsys):
+    """Potato signs session cookies with `secret_key`; without one each start makes a new key and a
+    restart signs every annotator out (issue 39). Two inits get two keys; --force keeps the key of
+    the config it replaces."""
+    runs = write_runs(tmp_path / "runs")
+    keys = []
+    for name in ("one", "two"):
+        assert main(["init", "--from", "who-and-when", str(runs), "-o", str(tmp_path / name)]) == 0
+        text = (tmp_path / name / "config.yaml").read_text()
+        keys.append(yaml.safe_load(text)["secret_key"])
+        assert "# secret_key signs the annotators' session cookies" in text
+    assert all(re.fullmatch(r"[0-9a-f]{64}", key) for key in keys) and keys[0] != keys[1]
+    assert main(["init", "--from", "who-and-when", str(runs), "-o", str(tmp_path / "one"), "--force"]) == 0
+    assert yaml.safe_load((tmp_path / "one" / "config.yaml").read_text())["secret_key"] == keys[0]
 
 
 def test_init_names_an_unreadable_run_and_builds_the_task_from_the_others(tmp_path, capsys):

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from potato_multiagent.cli import main
+from tests.step_identity import fingerprint
 
 RUN = {"id": "run-1",
        "steps": [{"agent": "Planner", "content": "plan"},
@@ -134,8 +135,8 @@ def test_tool_calls_gain_position_only_where_step_and_tool_name_one_call(task, c
     state_path = save(task, "alice", {"run-1": {"tools": BUILTIN["tools"]}})
     code, lines = run(capsys, "migrate-values", str(task))
     search, run_twice = stored(state_path, "run-1", "tools")
-    assert search == {**BUILTIN["tools"][0], "position": 0, "id": None}
-    assert run_twice == BUILTIN["tools"][1]
+    assert search == {**BUILTIN["tools"][0], "position": 0, "id": None, "step_ref": fingerprint("Coder", "search")}
+    assert run_twice == {**BUILTIN["tools"][1], "step_ref": fingerprint("Coder", "run twice")}
     assert "run-1 / alice / tools: not migrated: [1] run at step 3 matches 2 calls of this trace" in lines
 
 
@@ -147,7 +148,7 @@ def test_builtin_contention_indices_are_reported_not_guessed(task, capsys):
                                "pair index depends on the order of the calls") for line in lines)
 
 
-@pytest.mark.parametrize("scheme", ["emergent", "attribution", "scorecard"])
+@pytest.mark.parametrize("scheme", ["emergent", "scorecard"])
 def test_builtin_values_already_ours_pass_check_untouched(task, capsys, scheme):
     state_path = save(task, "alice", {"run-1": {scheme: BUILTIN[scheme]}})
     before = state_path.read_bytes()
@@ -181,3 +182,165 @@ def test_the_config_can_be_named(task, capsys):
     save(task, "alice", {"run-1": {"graph": BUILTIN["graph"]}})
     assert run(capsys, "migrate-values", str(task), "--config", str(task / "evaluation.yaml"), "--dry-run")[0] == 0
     assert run(capsys, "migrate-values", str(task))[0] == 1  # no TASK_DIR/config.yaml any more
+
+
+# --------------------------------------------------------------------------- step identities
+
+PLAN, SEARCH, TWICE, OK = (fingerprint("Planner", "plan"), fingerprint("Coder", "search"),
+                           fingerprint("Coder", "run twice"), fingerprint("Reviewer", "ok"))
+HANDOFF_EVENT = fingerprint("Planner", "")
+OURS = {   # values our widgets saved before they stored identities
+    "attribution": {"responsible_agent": "Coder", "decisive_step": 2, "reason": "wrong query"},
+    "scorecard": {"agents": {}, "team": {}, "milestones": {"shipped": True}, "milestone_steps": {"shipped": 4}},
+    "emergent": {"groupthink": {"turns": [0, 4], "note": "", "instances": [{"turns": [4, 0], "note": ""}]}},
+    "tools": [{"index": 0, "step": 2, "position": 0, "id": None, "tool": "search", "verdict": "correct", "notes": ""}],
+    "handoffs": [{"index": 0, "step": 1, "from_step": 1, "from": "Planner", "to": "Coder", "explicit": True,
+                  "flags": [], "quality": 3, "note": ""}],
+}
+WITH_IDENTITIES = {
+    "attribution": {**OURS["attribution"], "decisive_step_ref": SEARCH},
+    "scorecard": {**OURS["scorecard"], "milestone_step_refs": {"shipped": OK}},
+    "emergent": {"groupthink": {"turns": [0, 4], "note": "",
+                                "instances": [{"turns": [4, 0], "turn_refs": [OK, PLAN], "note": ""}]}},
+    "tools": [{**OURS["tools"][0], "step_ref": SEARCH}],
+    "handoffs": [{**OURS["handoffs"][0], "step_ref": HANDOFF_EVENT, "from_step_ref": HANDOFF_EVENT}],
+}
+
+
+def with_milestones(task):
+    config = yaml.safe_load((task / "config.yaml").read_text())
+    for scheme in config["annotation_schemes"]:
+        if scheme["name"] == "scorecard":
+            scheme.update(milestones=["shipped"], milestone_steps=True)
+    (task / "config.yaml").write_text(yaml.safe_dump(config))
+
+
+def test_builtin_attribution_gains_the_identity_of_its_step(task, capsys):
+    state_path = save(task, "alice", {"run-1": {"attribution": BUILTIN["attribution"]}})
+    code, lines = run(capsys, "migrate-values", str(task))
+    assert lines == ["run-1 / alice / attribution: step identities added: decisive_step #3",
+                     "wrote " + str(state_path), "1 user_state.json file(s) changed"]
+    assert stored(state_path, "run-1", "attribution") == {**BUILTIN["attribution"], "decisive_step_ref": SEARCH}
+    assert run(capsys, "check", str(task / "config.yaml")) == (0, ["0 problem(s), 0 warning(s)"])
+
+
+def test_values_saved_without_identities_gain_those_of_their_steps_now(task, capsys):
+    with_milestones(task)
+    state_path = save(task, "alice", {"run-1": OURS})
+    code, lines = run(capsys, "migrate-values", str(task), "--dry-run")
+    assert "run-1 / alice / emergent: step identities added: groupthink.instances[0].turns #5, " \
+           "groupthink.instances[0].turns #1" in lines
+    assert "run-1 / alice / handoffs: step identities added: [0].from_step #2, [0].step #2" in lines
+    assert lines[-1] == "dry run: 1 user_state.json file(s) would change"
+    run(capsys, "migrate-values", str(task))
+    for name, value in WITH_IDENTITIES.items():
+        assert stored(state_path, "run-1", name) == value, name
+    assert run(capsys, "check", str(task / "config.yaml")) == (0, ["0 problem(s), 0 warning(s)"])
+    migrated = state_path.read_bytes()
+    assert run(capsys, "migrate-values", str(task))[1] == ["0 user_state.json file(s) changed"]
+    assert state_path.read_bytes() == migrated
+
+
+# --------------------------------------------------------------------------- --rebase
+
+ASK = fingerprint("User", "ask")
+NEW_RUN = {"id": "run-1",   # RUN converted again: a step before (with a call), Reviewer's text changed
+           "steps": [{"agent": "User", "content": "ask", "tool_call": {"name": "lookup", "args": {}}}] + RUN["steps"][:4]
+           + [{"agent": "Reviewer", "content": "ok, approved"}],
+           "calls": [{"agent": "User", "tool": "cache", "resource": "cache", "start": 0, "end": 1}] + RUN["calls"]}
+CONTENTION = {"contentions": {"0": "deadlock"}, "regions": [
+    {"index": 0, "resource": "db", "start": 0, "end": 3, "agents": ["Coder", "Reviewer"],
+     "calls": [{"index": 0, "agent": "Coder", "resource": "db", "start": 0, "end": 2},
+               {"index": 1, "agent": "Reviewer", "resource": "db", "start": 1, "end": 3}],
+     "label": "deadlock", "note": ""}]}
+
+
+def rebase_task(task):
+    """The task after a re-conversion: its data file is the new one, the old one kept aside."""
+    with_milestones(task)
+    (task / "old").mkdir()
+    (task / "data" / "runs.jsonl").rename(task / "old" / "runs.jsonl")
+    (task / "data" / "runs.jsonl").write_text(json.dumps(NEW_RUN) + "\n" + json.dumps(ARROW_NAMES) + "\n")
+    return ["--rebase", str(task / "old" / "runs.jsonl"), str(task / "data" / "runs.jsonl")]
+
+
+def test_check_finds_every_saved_step_stale_after_the_re_conversion(task, capsys):
+    save(task, "alice", {"run-1": {**WITH_IDENTITIES, "contention": CONTENTION}})
+    rebase_task(task)
+    code, lines = run(capsys, "check", str(task / "config.yaml"))
+    assert code == 1
+    assert (f"run-1 / alice / attribution: decisive_step: #3 has changed since it was saved (saved on {SEARCH}, "
+            "now Planner); that step is now #4 (Coder)") in lines
+    assert (f"run-1 / alice / emergent: groupthink.instances[0].turns: #5 has changed since it was saved (saved on {OK}, "
+            "now Coder); that step is not in this trace") in lines
+    assert (f"run-1 / alice / scorecard: milestone_steps.shipped: #5 has changed since it was saved (saved on {OK}, "
+            "now Coder); that step is not in this trace") in lines
+    assert (f"run-1 / alice / tools: [0].step: #3 has changed since it was saved (saved on {SEARCH}, now Planner); "
+            "that step is now #4 (Coder)") in lines
+    assert (f"run-1 / alice / handoffs: [0].from_step: #2 has changed since it was saved (saved on {HANDOFF_EVENT}, "
+            "now Planner); that step is now #3 (Planner)") in lines
+
+
+def test_rebase_moves_each_reference_to_its_step_and_reports_what_it_cannot(task, capsys):
+    state_path = save(task, "alice", {"run-1": {**WITH_IDENTITIES, "contention": CONTENTION}})
+    before = state_path.read_bytes()
+    rebase = rebase_task(task)
+    code, lines = run(capsys, "migrate-values", str(task), *rebase, "--dry-run")
+    assert code == 0 and state_path.read_bytes() == before
+    assert "run-1 / alice / attribution: moved decisive_step #3 -> #4 (Coder)" in lines
+    assert "run-1 / alice / emergent: moved groupthink.instances[0].turns #1 -> #2 (Planner)" in lines
+    assert (f"run-1 / alice / emergent: not mapped: groupthink.instances[0].turns #5: the step it was saved on ({OK}) "
+            "is not in the new data") in lines
+    assert "run-1 / alice / handoffs: moved [0].from_step #2 -> #3 (Planner)" in lines
+    assert lines[-2:] == ["rebase: 5 reference(s) moved, 2 could not be mapped, 0 already in place",
+                          "dry run: 1 user_state.json file(s) would change"]
+
+    run(capsys, "migrate-values", str(task), *rebase)
+    assert stored(state_path, "run-1", "attribution") == {**WITH_IDENTITIES["attribution"], "decisive_step": 3}
+    assert stored(state_path, "run-1", "tools") == [{**WITH_IDENTITIES["tools"][0], "step": 3, "index": 1}]
+    assert stored(state_path, "run-1", "handoffs") == [{**WITH_IDENTITIES["handoffs"][0], "step": 2, "from_step": 2,
+                                                         "index": 1}]
+    assert stored(state_path, "run-1", "emergent") == {"groupthink": {
+        "turns": [1, 4], "note": "", "instances": [{"turns": [4, 1], "turn_refs": [OK, PLAN], "note": ""}]}}
+    assert stored(state_path, "run-1", "scorecard") == WITH_IDENTITIES["scorecard"]   # its step is gone: left
+    contention = stored(state_path, "run-1", "contention")
+    assert [call["index"] for call in contention["regions"][0]["calls"]] == [1, 2]
+    code, lines = run(capsys, "check", str(task / "config.yaml"))
+    assert sorted(line.split(": ", 2)[1] for line in lines[:-1]) == ["groupthink.instances[0].turns",
+                                                                      "milestone_steps.shipped"]
+    assert (state_path.parent / "user_state.json.bak").read_bytes() == before
+
+
+def test_identical_steps_are_mapped_by_their_order_or_not_at_all(task, capsys):
+    old = {"id": "run-1", "steps": [{"agent": "A", "content": "TERMINATE"}, {"agent": "B", "content": "ok"},
+                                    {"agent": "A", "content": "TERMINATE"}]}
+    both = {"id": "run-1", "steps": [{"agent": "X", "content": "hi"}] + old["steps"]}
+    one = {"id": "run-1", "steps": [{"agent": "B", "content": "ok"}, {"agent": "A", "content": "TERMINATE"}]}
+    state_path = save(task, "alice", {"run-1": {"attribution": {"responsible_agent": "A", "decisive_step": 2,
+                                                                "reason": ""}}})
+    (task / "old.jsonl").write_text(json.dumps(old) + "\n")
+    for new, expected in ((both, ["run-1 / alice / attribution: moved decisive_step #3 -> #4 (A)"]),
+                          (one, ["run-1 / alice / attribution: not mapped: decisive_step #3: 1 steps of the new data "
+                                 f"have its identity ({fingerprint('A', 'TERMINATE')}), 2 of the old: which one is not known",
+                                 "run-1 / alice / attribution: still invalid: decisive_step: '2' is not in this trace"])):
+        (task / "new.jsonl").write_text(json.dumps(new) + "\n")
+        lines = run(capsys, "migrate-values", str(task), "--rebase", str(task / "old.jsonl"), str(task / "new.jsonl"),
+                    "--dry-run")[1]
+        assert lines[:-2] == expected
+
+
+def test_rebase_names_a_data_file_it_cannot_read(task, capsys):
+    code, lines = run(capsys, "migrate-values", str(task), "--rebase", str(task / "nowhere.jsonl"),
+                      str(task / "data" / "runs.jsonl"))
+    assert code == 1
+
+
+def test_plausible_steps_gain_identities_and_move_with_their_steps(task, capsys):
+    state_path = save(task, "alice", {"run-1": {"attribution": {**OURS["attribution"], "plausible_steps": [{"step": 0}]}}})
+    code, lines = run(capsys, "migrate-values", str(task))
+    assert lines[0] == "run-1 / alice / attribution: step identities added: decisive_step #3, plausible_steps[0].step #1"
+    assert stored(state_path, "run-1", "attribution")["plausible_steps"] == [{"step": 0, "step_ref": PLAN}]
+    code, lines = run(capsys, "migrate-values", str(task), *rebase_task(task))
+    assert "run-1 / alice / attribution: moved plausible_steps[0].step #1 -> #2 (Planner)" in lines
+    assert stored(state_path, "run-1", "attribution") == {**WITH_IDENTITIES["attribution"], "decisive_step": 3,
+                                                          "plausible_steps": [{"step": 1, "step_ref": PLAN}]}

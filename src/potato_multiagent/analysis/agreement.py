@@ -73,6 +73,10 @@ def left_out_lines(collection: Collection) -> List[str]:
     lines = [f"skipped {reason}" for reason in collection.skipped]
     if collection.hidden:
         lines.append(f"left out: {len(collection.hidden)} value(s) saved while display_logic hid their scheme")
-    if collection.invalid:
-        lines.append(f"left out: {len(collection.invalid)} invalid value(s) (potato-multiagent check lists them)")
+    stale = len(collection.stale)
+    if stale:
+        lines.append(f"left out: {stale} value(s) with stale step references (potato-multiagent check lists them; "
+                     "migrate-values --rebase or the page's Re-point mends them)")
+    if len(collection.invalid) > stale:
+        lines.append(f"left out: {len(collection.invalid) - stale} invalid value(s) (potato-multiagent check lists them)")
     return lines

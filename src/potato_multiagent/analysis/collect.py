@@ -2,8 +2,9 @@
 
 Export, agreement and the notebook API all read a task through :func:`collect`, so they agree
 on what counts: a value is *valid* when ``Scheme.validate`` finds no problem (the same check as
-``potato-multiagent check``); a value saved while ``display_logic`` hid its scheme is left out
-and counted, whether valid or not; an empty value is nothing saved. Potato's own types used in
+``potato-multiagent check``); an invalid value holding a stale step reference (docs/step-references.md)
+is marked ``stale`` and counted apart; a value saved while ``display_logic`` hid its scheme is left
+out and counted, whether valid or not; an empty value is nothing saved. Potato's own types used in
 the same task (radio, multiselect, trajectory_eval, turn-level schemes) get tables too, read by
 :mod:`.potato_types`; Potato validated them, so only an answer that cannot be read is invalid.
 """
@@ -17,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple, Type
 import pandas as pd
 
 from ..types import Scheme, adapter_for
+from ..types._base import stale_references
 from ..task import Task, scheme_type
 from ..trace import Derivation, derive
 from ..trace.jsjson import strict_loads
@@ -94,11 +96,17 @@ def typed_frame(rows: List[dict], columns: Tuple[str, ...], float_columns: Tuple
 class Collection:
     tables: Dict[str, SchemeTable]
     invalid: List[dict]
-    """``{scheme, instance_id, user, timestamp, problems, value}`` for values that fail validation."""
+    """``{scheme, instance_id, user, timestamp, problems, value, stale}`` for values that fail
+    validation; ``stale``: one of the value's step references no longer names its step."""
     hidden: List[dict]
     """``{scheme, instance_id, user, timestamp}`` for values saved while their scheme was hidden."""
     skipped: List[str]
     """Why a scheme of ours is in no table (bad config, or a type without an adapter yet)."""
+
+    @property
+    def stale(self) -> List[dict]:
+        """The invalid values that hold a stale step reference."""
+        return [value for value in self.invalid if value.get("stale")]
 
 
 def collect(task: Task) -> Collection:
@@ -127,13 +135,15 @@ def _collect_ours(task: Task, tables: Dict[str, SchemeTable], records: Dict[str,
             hidden.append(where)
             continue
         if saved.instance_id not in records:
-            invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value})
+            invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value,
+                            "stale": False})
             continue
         derivation = _derivation(derivations, table.config.derive_options(), saved.instance_id,
                                  records[saved.instance_id])
         problems = table.scheme.validate(saved.value, records[saved.instance_id], table.config, derivation)
         if problems:
-            invalid.append({**where, "problems": problems, "value": saved.value})
+            invalid.append({**where, "problems": problems, "value": saved.value,
+                            "stale": _holds_stale_reference(table.scheme, saved.value, derivation)})
             continue
         value = table.scheme.Value.model_validate(_parsed(saved.value))
         table.judges.append((saved.instance_id, saved.user))
@@ -158,14 +168,15 @@ def _collect_potato_types(task: Task, tables: Dict[str, SchemeTable],
             hidden.append(where)
             continue
         if saved.instance_id not in records:
-            invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value})
+            invalid.append({**where, "problems": ["the instance is not in the task's data files"], "value": saved.value,
+                            "stale": False})
             continue
         derivation = (_derivation(derivations, table.adapter.derive_options(table.config), saved.instance_id,
                                   records[saved.instance_id]) if table.adapter.needs_derivation else None)
         try:
             rows = table.adapter.rows(saved.value, derivation, table.config)
         except PotatoValueError as error:
-            invalid.append({**where, "problems": [str(error)], "value": saved.value})
+            invalid.append({**where, "problems": [str(error)], "value": saved.value, "stale": False})
             continue
         if rows:
             table.judges.append((saved.instance_id, saved.user))
@@ -208,6 +219,17 @@ def _derivation(cache: Dict[Tuple[str, str], Derivation], options: dict, instanc
     if key not in cache:
         cache[key] = derive(record, **options)
     return cache[key]
+
+
+def _holds_stale_reference(scheme: Type[Scheme], value: Any, derivation: Derivation) -> bool:
+    """Whether a value that failed validation holds a step reference whose step changed (a value
+    whose shape is wrong holds none that can be read)."""
+    try:
+        data = _parsed(value)
+        scheme.Value.model_validate(data)
+    except ValueError:
+        return False
+    return bool(stale_references(scheme.references(data), derivation))
 
 
 def _parsed(value: Any) -> Any:

@@ -44,6 +44,7 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
         written.append({"scheme": name, "table": table_name, "type": table.type_name, "file": path.name,
                         "rows": len(frame), **_bulk_count(table.adapter.bulk_column, frame)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
+              "stale": {"count": len(collection.stale)},
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
               "skipped": collection.skipped}
     write_whole(out_dir / REPORT_FILE, lambda target: target.write_text(

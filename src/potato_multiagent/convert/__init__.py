@@ -19,8 +19,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from . import autogen, dpbench, mast, openai_agents, openinference, otel_genai, side_gold, who_and_when
+from . import adk, autogen, crewai, detect, dpbench, langgraph, mast, openai_agents, openinference, otel_genai, \
+    pydantic_ai, side_gold, who_and_when
 from ..files import PathError, why_not
+from .detect import AUTO, WrongFormat
 from .side_gold import LabelSource
 from .sources import Converted, ConvertError, Item, collect, each_item, input_files, read_items
 
@@ -32,6 +34,10 @@ FORMATS: Dict[str, ModuleType] = {
     "dpbench": dpbench,
     "mast": mast,
     "openinference": openinference,
+    "langgraph": langgraph,
+    "crewai": crewai,
+    "adk": adk,
+    "pydantic-ai": pydantic_ai,
 }
 """Every format by its ``--from`` name; each module has ``SUMMARY`` and ``convert_file``."""
 
@@ -45,6 +51,8 @@ class Conversion:
     """What could not be read and was left out, each naming file, line and field (never with strict)."""
     warnings: List[str] = field(default_factory=list)
     """What a task author should know about records that were converted."""
+    recognised: List[tuple] = field(default_factory=list)
+    """``--from auto``: ``(format, what the files look like, how many files)`` per format read."""
     layouts: Dict[str, Optional[str]] = field(default_factory=dict)
     """For text sources (MAST logs), per record id: the layout its text was split by, or None when
     it was kept as one step; ``fallbacks`` says why for those."""
@@ -62,21 +70,29 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
     """Convert every input file (a folder stands for its JSON files).
 
     ``strict``: raise on the first problem. Otherwise a record, line or file that cannot be read
-    is left out and listed in ``skipped``, and everything else converts. ``labels``: labels kept in
-    a side file, joined to the runs' gold (:mod:`.side_gold`).
+    is left out and listed in ``skipped``, and everything else converts. A file of another
+    format's shape is refused (:class:`detect.WrongFormat`, whatever ``strict`` says); with
+    ``format_name`` ``auto`` each file is read by the format its shape names (``recognised``);
+    text logs are read only by a format named that reads them (``--from mast``). ``labels``: labels
+    kept in a side file, joined to the runs' gold (:mod:`.side_gold`).
     """
-    module = FORMATS.get(format_name)
-    if module is None:
-        raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)})")
-    converted: List[Converted] = []
+    if format_name != detect.AUTO and format_name not in FORMATS:
+        raise ValueError(f"unknown format {format_name!r} (known: {', '.join(FORMATS)}, {detect.AUTO})")
     skipped: List[ConvertError] = []
-    text_suffixes = getattr(module, "TEXT_SUFFIXES", ())
-    files = input_files(inputs, text_suffixes)
-    if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several files
-        _convert_all_files(module, files, converted, None if strict else skipped)
-    else:
+    files = input_files(inputs, _text_suffixes(format_name))
+    recognised: Dict[str, List] = {}
+    if format_name == detect.AUTO:
+        groups: Dict[str, List[Path]] = {}
         for path in files:
-            _convert_one_file(module, path, converted, None if strict else skipped, text_suffixes)
+            shape = _recognised(path, None if strict else skipped)
+            if shape is not None:
+                groups.setdefault(shape.formats[0], []).append(path)
+                recognised.setdefault(shape.formats[0], [shape.what, 0])[1] += 1
+    else:
+        groups = {format_name: files}
+    converted: List[Converted] = []
+    for name, paths in groups.items():
+        converted.extend(_converted(name, paths, None if strict else skipped))
     converted = _check_records(converted, None if strict else skipped)
     joined = side_gold.join(converted, labels, None if strict else skipped) if labels is not None else None
     if joined is not None:
@@ -85,6 +101,7 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
                       gold=[{"id": entry.record["id"], "gold": entry.gold} for entry in converted
                             if entry.gold is not None],
                       skipped=skipped, warnings=[text for entry in converted for text in entry.warnings],
+                      recognised=[(name, what, count) for name, (what, count) in recognised.items()],
                       layouts={entry.record["id"]: entry.layout for entry in converted
                                if entry.layout is not None or entry.fallback is not None},
                       fallbacks={entry.record["id"]: entry.fallback for entry in converted
@@ -94,8 +111,49 @@ def convert_inputs(format_name: str, inputs: Sequence[Path], strict: bool = True
                       unmatched_labels=joined.unmatched if joined is not None else [])
 
 
-def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted],
-                      skipped: Optional[List[ConvertError]], text_suffixes=()) -> None:
+def _text_suffixes(format_name: str) -> tuple:
+    """The text logs a format reads besides JSON (none for ``auto``: logs need their format named)."""
+    return getattr(FORMATS.get(format_name), "TEXT_SUFFIXES", ())
+
+
+def _recognised(path: Path, skipped: Optional[List[ConvertError]]):
+    """The shape ``auto`` reads a file as (a file that is not JSON at all is skipped when not strict)."""
+    try:
+        items = _read(path, [])
+    except ConvertError as error:
+        if skipped is None:
+            raise
+        skipped.append(error)
+        return None
+    return detect.choose(path, items)
+
+
+def _converted(format_name: str, files: Sequence[Path], skipped: Optional[List[ConvertError]]) -> List[Converted]:
+    module = FORMATS[format_name]
+    converted: List[Converted] = []
+    if hasattr(module, "convert_files"):  # span formats: one trace's spans may sit in several exporter batches
+        _convert_all_files(format_name, files, converted, skipped)
+    else:
+        for path in files:
+            _convert_one_file(format_name, path, converted, skipped)
+    return converted
+
+
+def _items(format_name: str, path: Path, skipped: Optional[List[ConvertError]]) -> List[Item]:
+    """The file's items, once its shape is known not to be another format's."""
+    items = _read(path, skipped, _text_suffixes(format_name))
+    detect.check(format_name, path, items)
+    return items
+
+
+def _read(path: Path, skipped: Optional[List[ConvertError]], text_suffixes: Sequence[str] = ()) -> List[Item]:
+    """The items of a file; AG2's runtime log mixes its own text lines with the JSON lines."""
+    runtime_log = autogen.runtime_log_items(path)
+    return runtime_log if runtime_log is not None else read_items(path, skipped, text_suffixes)
+
+
+def _convert_one_file(format_name: str, path: Path, converted: List[Converted],
+                      skipped: Optional[List[ConvertError]]) -> None:
     """Append the file's records; with ``skipped`` (not strict) each unreadable part goes there instead.
 
     A converter yields a record's error in place of the record (``each_item``) when its records are
@@ -103,18 +161,18 @@ def _convert_one_file(module: ModuleType, path: Path, converted: List[Converted]
     of a file's spans), never the other files.
     """
     def records():
-        yield from module.convert_file(path, read_items(path, skipped, text_suffixes))
+        yield from FORMATS[format_name].convert_file(path, _items(format_name, path, skipped))
 
     converted.extend(collect(records(), skipped))
 
 
-def _convert_all_files(module: ModuleType, files: Sequence[Path], converted: List[Converted],
+def _convert_all_files(format_name: str, files: Sequence[Path], converted: List[Converted],
                        skipped: Optional[List[ConvertError]]) -> None:
     """Span formats read every file at once (a trace's spans may sit in several exporter batches):
     a bad JSON line is skipped (not strict), while a file that cannot be read as a whole, or an
     error while building the traces, costs all of them (they may share traces)."""
     def records():
-        yield from module.convert_files([(path, read_items(path, skipped)) for path in files])
+        yield from FORMATS[format_name].convert_files([(path, _items(format_name, path, skipped)) for path in files])
 
     converted.extend(collect(records(), skipped))
 
@@ -187,5 +245,5 @@ def _check_strict_json(entry: Converted) -> None:
         raise entry.item.error("item", "holds NaN or Infinity, which JSON does not allow") from None
 
 
-__all__ = ["FORMATS", "Conversion", "ConvertError", "Converted", "Item", "LabelSource", "convert_inputs",
-           "write_conversion"]
+__all__ = ["AUTO", "FORMATS", "WrongFormat", "Conversion", "ConvertError", "Converted", "Item", "LabelSource",
+           "convert_inputs", "write_conversion"]

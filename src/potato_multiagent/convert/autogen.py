@@ -8,7 +8,9 @@ Read, as the frameworks and their users write them (fixtures in ``tests/fixtures
 - ``team.save_state()`` (``{"type": "TeamState", "agent_states": {...}}``): the conversation is the
   group chat manager's ``message_thread``.
 - the original Magentic-One's ``log.jsonl`` (``{timestamp, source, message, type}`` lines): one run
-  named after its folder; its ``LLMCallEvent`` lines are token counts, not steps.
+  named after its folder; its ``LLMCallEvent`` lines are token counts, not steps;
+- AG2 Classic's ``runtime_logging`` file (its ``received_message`` events) and ag2 1.x's stream
+  events (``serialize_value(event)`` per line): one run each.
 
 Every message is one step, in order. Rules that make the derivation see what really happened:
 
@@ -35,7 +37,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from .sources import Converted, ConvertError, Item, json_kind
 
 SUMMARY = ("AutoGen AgentChat (TaskResult, team.save_state(), run_stream events; handoffs, tool calls and "
-           "errors) and AG2 chats (ChatResult, groupchat.messages)")
+           "errors), AG2 chats (ChatResult, groupchat.messages, runtime_logging files) and ag2 1.x stream events")
 
 CONVERSATION_KEYS = ("messages", "chat_history")
 RECORD_FIELDS = ("task", "stop_reason", "summary")
@@ -61,7 +63,11 @@ _Result = Tuple[Any, bool]
 
 def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
     notes = Counter()
-    if items and all(_is_team_state(item.value) for item in items):
+    if items and any(is_runtime_log_entry(item.value) for item in items):
+        yield _runtime_log(path, items, notes)
+    elif items and all(is_ag2_event(item.value) for item in items):
+        yield _ag2_events(path, items, notes)
+    elif items and all(_is_team_state(item.value) for item in items):
         for position, item in enumerate(items, start=1):
             yield _team_state(item, _default_id(path, items, position), notes)
     elif items and all(_is_conversation(item.value) for item in items):
@@ -70,6 +76,170 @@ def convert_file(path: Path, items: List[Item]) -> Iterator[Converted]:
     else:
         yield _message_file(path, items, notes)
     _report(path, notes)
+
+
+# --- AG2 Classic's runtime_logging file --------------------------------------------------------
+
+RUNTIME_LOG_START = "Started new session with Session ID: "
+"""The first line AG2's file logger (``runtime_logging.start(logger_type="file")``) writes."""
+
+
+def runtime_log_items(path: Path) -> Optional[List[Item]]:
+    """The JSON lines of an AG2 runtime log, or None when the file is not one. AG2 writes its own
+    messages among them (the session line, ``[file_logger] Failed to log ...``), which are not JSON."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline()
+            if not first.startswith(RUNTIME_LOG_START):
+                return None
+            text = first + handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    items = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("{"):
+            try:
+                items.append(Item(json.loads(line), path, number))
+            except ValueError:
+                continue
+    return items
+
+
+def is_runtime_log_entry(value: Any) -> bool:
+    """A line of AG2's file logger: an event (``event_name``, ``json_state``), a new agent
+    (``agent_type``, ``args``), a model call (``request``, ``response``), a function use."""
+    return isinstance(value, dict) and (
+        {"event_name", "json_state", "source_name"} <= set(value)
+        or {"agent_name", "agent_type", "session_id"} <= set(value)
+        or {"request", "response", "invocation_id", "source_name"} <= set(value))
+
+
+def _runtime_log(path: Path, items: List[Item], notes: Counter) -> Converted:
+    """The conversation of an AG2 runtime log: every ``received_message`` event is a message, by its
+    ``sender``; in a group chat the manager receives each message once and passes it on to every
+    other agent, and those copies (sent by a ``GroupChatManager``) are no steps."""
+    managers = {entry.value.get("agent_name") for entry in items if entry.value.get("agent_type") == "GroupChatManager"}
+    managers |= {entry.value.get("source_name") for entry in items
+                 if entry.value.get("agent_class") == "GroupChatManager"}
+    located = []
+    for entry in items:
+        value = entry.value
+        if value.get("event_name") != "received_message":
+            notes[_runtime_note(value)] += 1
+            continue
+        try:
+            state = value.get("json_state")
+            state = json.loads(state) if isinstance(state, str) else state
+        except ValueError:
+            raise entry.error("json_state", "expected the event's state as JSON") from None
+        if not isinstance(state, dict) or not isinstance(state.get("sender"), str):
+            raise entry.error("json_state", "expected the received message and its sender")
+        if state["sender"] in managers:
+            notes["received_message events of a group chat manager passing a message on (copies)"] += 1
+            continue
+        said = state.get("message")
+        message = {"content": said, "role": "user"} if not isinstance(said, dict) else dict(said)
+        message["name"] = state["sender"]
+        if isinstance(value.get("timestamp"), str):
+            message["time"] = value["timestamp"]
+        located.append((message, entry, "json_state.message"))
+    if not located:
+        raise ConvertError(path, None, "input", "the runtime log holds no received_message event: no conversation")
+    session = next((entry.value.get("session_id") for entry in items if entry.value.get("session_id")), None)
+    record = {"id": path.name.split(".")[0] or path.stem, "steps": _steps(located, notes)}
+    if isinstance(session, str):
+        record["session"] = session
+    return Converted(record=record, gold=None, item=located[0][1])
+
+
+def _runtime_note(value: dict) -> str:
+    if "agent_type" in value:
+        return "new-agent lines (each agent's settings)"
+    if "request" in value:
+        return "model calls (requests, responses, cost)"
+    if "input_args" in value:
+        return "function-use lines (the tool results are in the messages)"
+    return f"{value.get('event_name') or 'other'} events"
+
+
+# --- ag2 1.x stream events ----------------------------------------------------------------------
+
+AG2_EVENTS = "ag2.events."
+"""The module of ag2 1.x's events: ``serialize_value(event)`` names each by ``__event__``."""
+
+
+def is_ag2_event(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("__event__"), str) \
+        and value["__event__"].startswith(AG2_EVENTS)
+
+
+def _ag2_events(path: Path, items: List[Item], notes: Counter) -> Converted:
+    """One agent's stream (``run.stream.history``) as its conversation. Its events do not name the
+    agent whose stream it is: its model's turns are the ``assistant``'s. A delegated agent
+    (``TaskStarted``/``TaskCompleted``, ``agent.as_tool``) is a thread of its own, from its
+    objective to its result. Containers that repeat other events (``ToolCallsEvent``,
+    ``ToolCallEvent``, ``ToolResultsEvent``) and ``UsageEvent`` (token accounting) are no steps."""
+    steps = []
+    for item in items:
+        value = item.value
+        kind = value["__event__"].rsplit(".", 1)[-1]
+        step = _ag2_event_step(kind, value)
+        if step is None:
+            notes[f"{kind} events (repeated in other events, or token accounting)"] += 1
+            continue
+        if isinstance(value.get("created_at"), (int, float)):
+            step["time"] = value["created_at"]
+        steps.append(step)
+    if not steps:
+        raise ConvertError(path, None, "input", "no ag2 event of a conversation (model request or response, tool "
+                                                "result, task)")
+    _fail_ag2_calls(steps)
+    return Converted(record={"id": path.name.split(".")[0] or path.stem, "steps": steps}, gold=None, item=items[0])
+
+
+def _ag2_event_step(kind: str, value: dict) -> Optional[dict]:
+    if kind == "ModelRequest":
+        return {"agent": "user", "type": kind, "content": "\n".join(_ag2_texts(value.get("parts")))}
+    if kind == "ModelResponse":
+        message = value.get("message") if isinstance(value.get("message"), dict) else {}
+        calls = (value.get("tool_calls") or {}).get("calls") if isinstance(value.get("tool_calls"), dict) else []
+        step = {"agent": "assistant", "type": kind, "content": message.get("content") or ""}
+        shaped = [{"id": call.get("id"), "name": call.get("name"), "arguments": call.get("arguments")}
+                  for call in calls or [] if isinstance(call, dict)]
+        if shaped:
+            step["tool_calls"] = shaped
+        return step
+    if kind in ("ToolResultEvent", "ToolErrorEvent"):
+        error = value.get("error") if isinstance(value.get("error"), dict) else None
+        text = ": ".join(str(part) for part in (error.get("__exception__"), error.get("message")) if part) if error \
+            else "\n".join(_ag2_texts(((value.get("result") or {}).get("data") or {}).get("parts")))
+        block = _result_block(value.get("parent_id"), value.get("name"), text, error is not None)
+        step = {"role": "tool", "type": kind, "content": [block]}
+        if error is not None:
+            step["error"] = text
+        return step
+    if kind in ("TaskStarted", "TaskCompleted"):
+        said = value.get("objective") if kind == "TaskStarted" else value.get("result")
+        step = {"agent": value.get("agent_name"), "type": kind, "content": said if isinstance(said, str) else "",
+                "thread": value.get("task_id")}
+        if kind == "TaskCompleted" and value.get("error"):
+            step["error"] = str(value["error"])
+        return step
+    return None
+
+
+def _ag2_texts(parts: Any) -> List[str]:
+    return [part["content"] for part in parts or [] if isinstance(part, dict) and isinstance(part.get("content"), str)]
+
+
+def _fail_ag2_calls(steps: List[dict]) -> None:
+    """A call whose result is a ``ToolErrorEvent`` failed: the call carries the error too."""
+    failed = {block["tool_use_id"]: step["error"] for step in steps if step.get("type") == "ToolErrorEvent"
+              for block in step["content"]}
+    for step in steps:
+        for call in step.get("tool_calls") or []:
+            if call["id"] in failed:
+                call["error"] = failed[call["id"]]
 
 
 def _default_id(path: Path, items: List[Item], position: int) -> str:

@@ -4,10 +4,10 @@ The spans are OpenTelemetry spans (read as :mod:`.otel_genai` reads them: OTLP J
 base64 ids, the console exporter's output, flat spans; a trace across several files) whose
 attributes follow the OpenInference conventions. By ``openinference.span.kind``:
 
-- ``AGENT``: an agent span, named by ``agent.name`` (else ``graph.node.id``, else the span's name
-  without smolagents' ``.run`` suffix); an ``AGENT`` span with no ``agent.name``, no input and no
-  output that encloses other ``AGENT`` spans is the workflow's wrapper (its name the record's
-  ``workflow``) and adds no step;
+- ``AGENT``: an agent span, named by ``agent.name`` (else ``gen_ai.agent.name``, pydantic-ai's;
+  else ``graph.node.id``, else the span's name without smolagents' ``.run`` suffix); an ``AGENT``
+  span with no ``agent.name``, no input and no output that encloses other ``AGENT`` spans is the
+  workflow's wrapper (its name the record's ``workflow``) and adds no step;
 - ``TOOL``: a tool call (``tool.name``, ``tool.call.id`` or ``tool_call.id``, arguments
   ``input.value``, or its ``kwargs`` in smolagents' call record; result ``output.value``); a
   ``TOOL`` span without
@@ -18,11 +18,17 @@ attributes follow the OpenInference conventions. By ``openinference.span.kind``:
   ``turn`` and ``Agent workflow`` spans), else a step showing ``output.value`` (smolagents'
   ``Step N`` spans: the step's observations).
 
-Agent steps show their ``output.value``. ``input.value`` is shown only as a tool's arguments or a
+Agent steps show their ``output.value``, unless a model call below says it (the agent's last
+answer, shown once). ``input.value`` is shown only as a tool's arguments or a
 handoff's source: elsewhere (an agent's task, a step's memory record, an LLM's prompt) it repeats
 earlier steps and is named on stderr with the other attributes not shown.
 
-An error status (or an ``exception`` event) gives the step its ``error``.
+An error status gives the step its ``error`` (as in :mod:`.otel_genai`: an exception on a span that
+did not fail is control flow, such as LangGraph's ``ParentCommand`` on every handoff).
+``session.id`` is the record's ``session`` when the trace's spans agree on it.
+
+LangGraph, CrewAI and Google ADK traces are shaped by their instrumentations so that these rules
+would misread them: each has its own reading (``FRAMEWORKS``), in its framework's module.
 """
 
 from __future__ import annotations
@@ -32,16 +38,19 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import trail
+from . import adk, crewai, langgraph, trail
 from .otel_genai import group_traces, has_steps, otel_spans
 from .sources import Converted, Item
-from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, call_line, messages_text, trace_record
+from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, ancestors, call_line, messages_text, trace_record
 
 SUMMARY = "OpenInference spans (Phoenix, openinference-instrumentation-*): AGENT, TOOL, LLM, CHAIN"
 
 KIND = "openinference.span.kind"
-SHOWN = {KIND, "agent.name", "graph.node.id", "tool.name", "tool.call.id", "tool_call.id", "input.value",
-         "output.value"}
+SHOWN = {KIND, "session.id", "agent.name", "gen_ai.agent.name", "graph.node.id", "tool.name", "tool.call.id",
+         "tool_call.id", "input.value", "output.value"}
+FRAMEWORKS = (langgraph, crewai, adk)
+"""Frameworks whose traces the instrumentation shapes so that they need their own reading: each
+module's ``is_trace(members)`` and ``read_trace(members) -> (context, spans)``."""
 _OUTPUT_MESSAGE = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(.+)$")
 
 
@@ -57,10 +66,17 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     unshown.report()
     records = []
     for trace_id, trace_members in group_traces(members).items():
-        spans = [span for _, _, span in trace_members]
-        silent = {flat["span_id"] for _, flat, _ in trace_members
-                  if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
-        context = _mark_wrappers(spans, silent)
+        framework = next((reader for reader in FRAMEWORKS if reader.is_trace(trace_members)), None)
+        if framework is not None:
+            context, spans = framework.read_trace(trace_members)
+        else:
+            spans = [span for _, _, span in trace_members]
+            silent = {flat["span_id"] for _, flat, _ in trace_members
+                      if "input.value" not in flat["attributes"] and "output.value" not in flat["attributes"]}
+            context = _mark_wrappers(spans, silent)
+        context.update(_session(trace_members))
+        _drop_repeated_answers(spans, {flat["span_id"] for _, flat, _ in trace_members
+                                       if flat["attributes"].get(KIND) == "LLM"})
         if not has_steps(trace_id, trace_members):
             continue
         records.append(trail.located(Converted(record=trace_record(trace_id, spans, context), gold=None,
@@ -68,16 +84,39 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     return records
 
 
+def _drop_repeated_answers(spans: List[Span], model_calls: set) -> None:
+    """An agent span's output is its last answer, which a model call below it already says: the
+    agent's step shows it once, there, not again at the agent's start (pydantic-ai's
+    ``invoke_agent``, LangChain agents)."""
+    by_id = {span.span_id: span for span in spans}
+    said: Dict[str, set] = {}
+    for span in spans:
+        if span.span_id in model_calls and span.text:
+            for ancestor in ancestors(span, by_id):
+                said.setdefault(ancestor.span_id, set()).add(span.text)
+    for span in spans:
+        if span.kind == AGENT and span.text and span.text in said.get(span.span_id, ()):
+            span.text = None
+
+
+def _session(members: List[tuple]) -> dict:
+    """The conversation the trace belongs to (``session.id``, LangGraph's thread id), when its spans agree."""
+    sessions = {flat["attributes"].get("session.id") for _, flat, _ in members} - {None, ""}
+    return {"session": sessions.pop()} if len(sessions) == 1 and isinstance(next(iter(sessions)), str) else {}
+
+
 def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     attributes = flat["attributes"]
     kind = attributes.get(KIND)
     span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(kind or "span"),
-                kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"])
+                kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"],
+                error_details=flat["error_details"])
     output, given = attributes.get("output.value"), attributes.get("input.value")
     shown = SHOWN - {"input.value"}
     if kind == "AGENT":
         span.kind = AGENT
-        span.agent = _string(attributes.get("agent.name")) or _string(attributes.get("graph.node.id"))
+        span.agent = _string(attributes.get("agent.name")) or _string(attributes.get("gen_ai.agent.name")) \
+            or _string(attributes.get("graph.node.id"))
         span.text = output if isinstance(output, str) else None
     elif kind == "TOOL" and not attributes.get("tool.name") and isinstance(output, str) \
             and span.name == f"handoff to {output}":

@@ -16,22 +16,26 @@ one: the OpenAI-Agents instrumentation writes its default "OpenAI Agent" on ever
 ``gen_ai.tool.call.result``) and, with its times, a timed call on that tool; a span with
 ``gen_ai.handoff.to_agent`` (and ``gen_ai.handoff.from_agent``) is an explicit handoff; other spans
 show the text parts of ``gen_ai.output.messages`` (a list or its JSON string; or the older
-``gen_ai.completion``). A span with an error status (or an ``exception`` event) gives the step its
-``error``. Traces tied by span links (AutoGen links a run's spans rather than parenting them) are
-one record. Nanosecond times become ISO UTC strings with microseconds.
+``gen_ai.completion``). A span with an error status gives the step its ``error`` (its exception
+event's type and message, the stack trace in ``error_details``); an exception recorded on a span
+that did not fail is control flow the framework caught, not an error. Traces tied by span links
+(AutoGen links a run's spans rather than parenting them) are one record. Nanosecond times become
+ISO UTC strings with microseconds.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from . import adk
 from .sources import Converted, Item, json_kind
-from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, iso_from_nanoseconds, iso_time, messages_text, \
-    trace_record
+from .spans import AGENT, HANDOFF, OTHER, TOOL, Span, Unshown, agent_of_each, iso_from_nanoseconds, iso_time, \
+    messages_text, trace_record
 
 SUMMARY = "OpenTelemetry GenAI spans (OTLP JSON, console exporter, flat): invoke_agent, execute_tool, handoffs"
 
@@ -41,7 +45,11 @@ BOOKKEEPING_OPERATIONS = ("unknown", "create_agent")
 AUTOGEN_RUNTIME = "autogen "
 """autogen-core's runtime spans (``autogen create|publish|process|send|ack <topic or agent>``): the
 message passing between agents, which ties a team run together by span links."""
-SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
+AG2_USAGE = "usage"
+"""``ag2.span.type`` of ag2 1.x's ``record_usage <kind>`` spans: token accounting, not a step."""
+TRACEBACK = "Traceback (most recent call last)"
+SHOWN_ATTRIBUTES = {"gen_ai.operation.name", "gen_ai.workflow.name", "gen_ai.conversation.id", "error.type",
+                    "gen_ai.agent.name", "gen_ai.tool.name", "gen_ai.tool.call.id",
                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.handoff.to_agent",
                     "gen_ai.handoff.from_agent", *TEXT_ATTRIBUTES}
 
@@ -56,9 +64,97 @@ def convert_files(files: List[Tuple[Path, List[Item]]]) -> List[Converted]:
     flats = [(item, flat) for _, items in files for item, flat in otel_spans(items)]
     spans = [(item, flat, _span(flat, item, unshown)) for item, flat in flats]
     unshown.report()
-    return [Converted(record=trace_record(trace_id, [span for _, _, span in members],
-                                          _workflow(members)), gold=None, item=members[0][0])
-            for trace_id, members in group_traces(spans).items() if has_steps(trace_id, members)]
+    converted = []
+    for trace_id, members in group_traces(spans).items():
+        if not has_steps(trace_id, members):
+            continue
+        trace_spans = [span for _, _, span in members]
+        adk.resolve_transfers(trace_spans)
+        context = {**_workflow(members), **_conversation(members), **_ag2(members)}
+        _credit_tools_to_callers(members)
+        record = trace_record(trace_id, trace_spans, context)
+        converted.append(Converted(record=record, gold=None, item=members[0][0],
+                                   warnings=_no_content_warning(record, members[0][0])))
+    return converted
+
+
+def _credit_tools_to_callers(members: List[tuple]) -> None:
+    """A tool call is the agent's whose model asked for it (a ``tool_call`` part with its id in a
+    span's ``gen_ai.output.messages``), not the executing agent's: AG2 runs a tool in the turn of
+    the agent that executes it (a user proxy)."""
+    spans = [span for _, _, span in members]
+    agents = agent_of_each(spans)
+    callers: Dict[str, str] = {}
+    for _, flat, span in members:
+        for call_id in _requested_call_ids(flat["attributes"].get("gen_ai.output.messages")):
+            if agents.get(span.span_id):
+                callers.setdefault(call_id, agents[span.span_id])
+    for span in spans:
+        if span.kind == TOOL and span.call_id in callers and callers[span.call_id] != agents.get(span.span_id):
+            span.owner = callers[span.call_id]
+
+
+def _requested_call_ids(messages: Any) -> List[str]:
+    if isinstance(messages, str):
+        try:
+            messages = json.loads(messages)
+        except ValueError:
+            return []
+    if not isinstance(messages, list):
+        return []
+    return [part["id"] for message in messages if isinstance(message, dict)
+            for part in message.get("parts") or [] if isinstance(part, dict)
+            and part.get("type") == "tool_call" and isinstance(part.get("id"), str)]
+
+
+def _ag2(members: List[tuple]) -> dict:
+    """AG2 Classic's spans (``ag2.span.type``): the ``conversation`` span holds a copy of the whole
+    chat (no step; its first input message is the record's ``task``); a group chat manager's
+    ``invoke_agent`` (no output of its own, the speakers' ``invoke_agent`` spans right below it)
+    only passes the turn, so it is no step and no agent the speakers work for; an ``invoke_agent``
+    whose output its own ``chat`` span says again adds no step (AG2 writes every turn on both)."""
+    if not any("ag2.span.type" in flat["attributes"] for _, flat, _ in members):
+        return {}
+    context: Dict[str, Any] = {}
+    by_id = {span.span_id: span for _, _, span in members}
+    children: Dict[str, List[Span]] = {}
+    for span in by_id.values():
+        children.setdefault(span.parent_id, []).append(span)
+    for _, flat, span in members:
+        attributes = flat["attributes"]
+        if attributes.get("gen_ai.operation.name") == "conversation":
+            span.bookkeeping, span.text = True, None
+            task = messages_text(attributes.get("gen_ai.input.messages"))
+            if task and span.parent_id is None:
+                context.setdefault("task", task)
+        elif span.kind == AGENT and span.text is None and \
+                any(child.kind == AGENT for child in children.get(span.span_id, [])):
+            span.kind, span.bookkeeping = OTHER, True
+            span.agent_hint = None
+        elif span.kind == AGENT and span.text and any(
+                child.text == span.text for child in children.get(span.span_id, []) if child.kind != AGENT):
+            span.bookkeeping = True
+    return context
+
+
+def _conversation(members: List[tuple]) -> dict:
+    """The conversation (``gen_ai.conversation.id``, ADK's session) of the trace's root spans."""
+    found = {flat["attributes"].get("gen_ai.conversation.id") for _, flat, span in members
+             if span.parent_id is None} - {None, ""}
+    return {"session": found.pop()} if len(found) == 1 and isinstance(next(iter(found)), str) else {}
+
+
+def _no_content_warning(record: dict, item: Item) -> tuple:
+    """A run whose steps hold no text and whose tool calls no arguments or results was recorded
+    without message content (ADK's default): say how to record it."""
+    steps = record["steps"]
+    calls = [step["tool_call"] for step in steps if "tool_call" in step]
+    if any(step.get("content") for step in steps) or any(call.get("arguments") is not None for call in calls) \
+            or any(step.get("result") is not None for step in steps if "tool_call" in step):
+        return ()
+    return (f"{item.path}:{item.line}: steps: trace {record['id']} holds no message content (no text, no tool "
+            f"arguments or results): the instrumentation recorded none. Google ADK records content only with "
+            f"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY set when the run is traced",)
 
 
 def has_steps(trace_id: str, members: List[tuple]) -> bool:
@@ -72,10 +168,13 @@ def has_steps(trace_id: str, members: List[tuple]) -> bool:
 
 
 def _workflow(members: List[tuple]) -> dict:
-    """The name of the trace's root span when it is the workflow's (an unnamed ``invoke_agent``)."""
+    """The workflow of the trace's root span: an unnamed ``invoke_agent`` (its span name), ADK's
+    ``invoke_workflow`` (``gen_ai.workflow.name``)."""
     for _, flat, span in members:
-        if span.bookkeeping and span.parent_id is None and flat["attributes"].get("gen_ai.operation.name") == "invoke_agent":
-            return {"workflow": span.name}
+        operation = flat["attributes"].get("gen_ai.operation.name")
+        if span.bookkeeping and span.parent_id is None and operation in ("invoke_agent", "invoke_workflow"):
+            name = flat["attributes"].get("gen_ai.workflow.name")
+            return {"workflow": name if isinstance(name, str) and name else span.name}
     return {}
 
 
@@ -136,12 +235,12 @@ def _from_otlp(span: Any, item: Item) -> dict:
             "start": iso_from_nanoseconds(span.get("startTimeUnixNano"), item, "startTimeUnixNano"),
             "end": iso_from_nanoseconds(span.get("endTimeUnixNano"), item, "endTimeUnixNano"),
             "attributes": _otlp_attributes(span.get("attributes") or []),
-            "error": _error_text(failed, status.get("message"),
-                                 [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
-                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            **_errors(failed, status.get("message"),
+                      [(e.get("name"), _otlp_attributes(e.get("attributes") or []))
+                       for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_otlp_id(link.get("traceId"), item, "links.traceId")
                             for link in span.get("links") or [] if isinstance(link, dict) and link.get("traceId")],
-            "unshown": _unshown_structure(span, span.get("events"))}
+            "unshown": _unshown_structure(span, span.get("events"), failed)}
 
 
 def _from_flat(span: dict, item: Item) -> dict:
@@ -154,39 +253,64 @@ def _from_flat(span: dict, item: Item) -> dict:
         raise item.error("span_id", "every span needs its id (span_id, spanId or context.span_id)")
     status = span.get("status") if isinstance(span.get("status"), dict) else {}
     code = status.get("status_code", status.get("code"))
+    failed = code in ("ERROR", "STATUS_CODE_ERROR", 2)
     links = [link.get("context", link) for link in span.get("links") or [] if isinstance(link, dict)]
     return {"trace_id": _flat_id(trace_id), "span_id": _flat_id(span_id),
             "parent_id": _flat_id(_first(span, "parent_id", "parent_span_id", "parentSpanId")),
             "name": span.get("name") if isinstance(span.get("name"), str) else "",
             "start": _flat_time(span, "start", item), "end": _flat_time(span, "end", item),
             "attributes": span.get("attributes") or {},
-            "error": _error_text(code in ("ERROR", "STATUS_CODE_ERROR", 2), status.get("description"),
-                                 [(e.get("name"), e.get("attributes") or {})
-                                  for e in span.get("events") or [] if isinstance(e, dict)]),
+            **_errors(failed, status.get("description"),
+                      [(e.get("name"), e.get("attributes") or {})
+                       for e in span.get("events") or [] if isinstance(e, dict)]),
             "link_traces": [_flat_id(link.get("trace_id") or link.get("traceId")) for link in links
                             if isinstance(link, dict) and (link.get("trace_id") or link.get("traceId"))],
-            "unshown": _unshown_structure(span, span.get("events")) + [
+            "unshown": _unshown_structure(span, span.get("events"), failed) + [
                 f"resource attribute {key}" for key in ((span.get("resource") or {}).get("attributes") or {})]}
 
 
-def _unshown_structure(span: dict, events: Any) -> List[str]:
+def _unshown_structure(span: dict, events: Any, failed: bool) -> List[str]:
     """A span's fields besides ids, times, status, attributes and links: its kind and its events
-    (an ``exception`` event is shown as the error)."""
+    (a failed span's ``exception`` event is shown as the error)."""
     names = ["span kind"] if span.get("kind") not in (None, "", 0, "SPAN_KIND_UNSPECIFIED") else []
-    return names + [f"event {event.get('name')}" for event in events or []
-                    if isinstance(event, dict) and event.get("name") != "exception"]
+    for event in events or []:
+        name = event.get("name") if isinstance(event, dict) else None
+        if name != "exception":
+            names.append(f"event {name}")
+        elif not failed:
+            names.append("event exception on a span that did not fail (control flow the framework caught)")
+    return names
 
 
-def _error_text(failed: bool, description: Any, events: List[tuple]) -> Optional[str]:
-    """A failed span's error: its status description, else its exception event's message."""
-    exception = next((attributes for name, attributes in events
-                      if name == "exception" and isinstance(attributes, dict)), None)
-    if isinstance(description, str) and description and failed:
-        return description
-    if exception is not None:
-        kind, message = exception.get("exception.type"), exception.get("exception.message")
-        return ": ".join(str(part) for part in (kind, message) if part) or "exception"
-    return "error (no description)" if failed else None
+def _errors(failed: bool, description: Any, events: List[tuple]) -> dict:
+    error, details = _error_text(failed, description, events)
+    return {"error": error, "error_details": details}
+
+
+def _error_text(failed: bool, description: Any, events: List[tuple]) -> Tuple[Optional[str], Optional[str]]:
+    """A failed span's error and what more it says (kept apart, in the step's ``error_details``).
+
+    The error is the status description, unless that holds a traceback (LangGraph's instrumentation
+    writes the exception's repr and the whole traceback there): then it is the exception event's
+    type (without its module) and message. The details are the event's stack trace (else the
+    description, when the error is not all of it). Only a failed status is an error: an
+    ``exception`` event on a span whose status is not ERROR is control flow the framework caught
+    (LangGraph raises ``ParentCommand`` on every handoff)."""
+    if not failed:
+        return None, None
+    exception = next((attributes for name, attributes in reversed(events)
+                      if name == "exception" and isinstance(attributes, dict)), None) or {}
+    kind, message = exception.get("exception.type"), exception.get("exception.message")
+    trace = exception.get("exception.stacktrace") if isinstance(exception.get("exception.stacktrace"), str) else None
+    described = description if isinstance(description, str) and description.strip() else None
+    if described and TRACEBACK not in described:
+        return described, trace
+    if kind or message:
+        short_kind = str(kind).rsplit(".", 1)[-1] if kind else None
+        return ": ".join(str(part) for part in (short_kind, message) if part), trace or described
+    if described:
+        return described.strip().split("\n", 1)[0], described
+    return "error (no description)", None
 
 
 def _otlp_id(value: Any, item: Item, field_name: str, optional: bool = False) -> Optional[str]:
@@ -261,6 +385,7 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     operation = attributes.get("gen_ai.operation.name")
     span = Span(span_id=flat["span_id"], parent_id=flat["parent_id"], name=flat["name"] or str(operation or "span"),
                 kind=OTHER, start=flat["start"], end=flat["end"], error=flat["error"],
+                error_details=flat["error_details"],
                 agent_hint=_string(attributes.get("gen_ai.agent.name")))
     if _string(attributes.get("gen_ai.handoff.to_agent")):
         span.kind = HANDOFF
@@ -269,14 +394,28 @@ def _span(flat: dict, item: Item, unshown: Unshown) -> Span:
     elif operation == "invoke_agent":
         span.kind, span.agent, span.agent_hint = AGENT, span.agent_hint, None
         span.bookkeeping = span.agent is None
+    elif operation == "invoke_workflow":  # ADK's run (and the inner run of an agent called as a tool)
+        span.bookkeeping = True
+    elif operation == "execute_tool" and attributes.get("gen_ai.tool.name") == adk.MERGED_TOOLS:
+        span.bookkeeping = True
+    elif operation == "execute_tool" and attributes.get("gen_ai.tool.name") == adk.TRANSFER_TOOL:
+        span.kind, span.to_agent = HANDOFF, adk.transfer_target(attributes.get("gen_ai.tool.call.arguments"))
     elif operation == "execute_tool":
         span.kind, span.tool = TOOL, _string(attributes.get("gen_ai.tool.name"))
-        span.call_id = _string(attributes.get("gen_ai.tool.call.id"))
+        call_id = _string(attributes.get("gen_ai.tool.call.id"))
+        span.call_id = call_id if call_id != adk.NO_CALL_ID else None
         span.arguments = attributes.get("gen_ai.tool.call.arguments")
         span.output = attributes.get("gen_ai.tool.call.result")
+        if span.output is not None and any(key.startswith(adk.ATTRIBUTE_PREFIX) for key in attributes):
+            span.output = adk.shown_response(span.output)
+        failure = _string(attributes.get("error.type"))
+        if failure or span.error:  # error.type marks a failure (GenAI conventions), even without an ERROR status
+            span.error = adk.response_error(span.output) or span.error or failure
     elif operation in BOOKKEEPING_OPERATIONS and not any(key in attributes for key in TEXT_ATTRIBUTES):
         span.bookkeeping = True
     elif operation is None and span.name.startswith(AUTOGEN_RUNTIME):
+        span.bookkeeping = True
+    elif attributes.get("ag2.span.type") == AG2_USAGE:
         span.bookkeeping = True
     if span.kind not in (TOOL,) and not span.bookkeeping:
         span.text = next((messages_text(attributes[key]) for key in TEXT_ATTRIBUTES if attributes.get(key)), None)

@@ -12,7 +12,8 @@ Each format reads its spans into :class:`Span`; the record is then built the sam
 - a tool span is a step with one ``tool_call`` (``id``, ``name``, ``arguments``) and its output as
   ``result``, and, when it has an agent, a start and an end, one timed entry of ``calls`` whose
   resource is the tool: two agents using one tool at once is a contention region;
-- a span's error is the step's ``error`` (and its tool call's);
+- a span's error is the step's ``error`` (and its tool call's): its message, what more it says (a
+  stack trace) in ``error_details``;
 - threads of work: an agent span started inside another agent's span (agents-as-tools, a managed
   agent: the outer agent ran it) is a delegated thread, and runs under one trace that overlap in
   time (a fan-out) are concurrent threads: their steps carry ``thread`` (the first agent's name,
@@ -59,7 +60,15 @@ class Span:
     to_agent: Optional[str] = None
     text: Optional[str] = None
     error: Optional[str] = None
+    error_details: Optional[str] = None
+    """What the error says beyond its message (the exception's stack trace), kept in the step."""
     bookkeeping: bool = False
+    order_at: Optional[str] = None
+    """Where the step goes among the others when not at its start (ADK's ``agent_run`` shows the
+    run's last event: it goes where that happened, at the end)."""
+    owner: Optional[str] = None
+    """The agent a framework's own reading gives the span (LangGraph's checkpoint namespace, a
+    CrewAI coworker): it wins over agent spans, which such frameworks misname."""
 
 
 def iso_time(value: Any, item: Item, field_name: str) -> Optional[str]:
@@ -86,10 +95,13 @@ def iso_from_nanoseconds(value: Any, item: Item, field_name: str) -> Optional[st
 
 def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> dict:
     """The record of one trace: ``id``, the ``context`` fields, ``steps`` and (when timed) ``calls``."""
-    agents = _agent_of_each(spans)
+    agents = agent_of_each(spans)
     threads = _threads_of_each(spans)
+    context = {**_run_error(spans), **context}
+    _keep_where_errors_arise(spans)
+    _drop_errors_from_below(spans)
     steps, calls = [], []
-    for span in _in_start_order([span for span in spans if not span.bookkeeping]):
+    for span in _in_start_order([span for span in spans if not span.bookkeeping], placed=True):
         agent = agents.get(span.span_id)
         steps.append(_step(span, agent, threads.get(span.span_id)))
         if span.kind == TOOL and agent and span.tool and span.start and span.end:
@@ -101,16 +113,51 @@ def trace_record(record_id: str, spans: List[Span], context: Dict[str, Any]) -> 
     return record
 
 
-def _in_start_order(spans: List[Span]) -> List[Span]:
+def _run_error(spans: List[Span]) -> dict:
+    """A root span (the workflow's, the graph's, the first agent's) that failed: the run ended with
+    that error, which the record keeps as its ``error``."""
+    failed = [span for span in spans if span.parent_id is None and span.error]
+    return {"error": failed[0].error} if failed else {}
+
+
+def _keep_where_errors_arise(spans: List[Span]) -> None:
+    """A bookkeeping span that failed while none of the spans below it did is where the error arose
+    (a graph node's own code): it stays a step, so the error is shown where it happened. A root
+    span never does: its error is the record's."""
+    failed_below = set()
+    by_id = {span.span_id: span for span in spans}
+    for span in spans:
+        if span.error:
+            failed_below.update(ancestor.span_id for ancestor in ancestors(span, by_id))
+    for span in spans:
+        if span.bookkeeping and span.error and span.parent_id is not None and span.span_id not in failed_below:
+            span.bookkeeping = False
+
+
+def _drop_errors_from_below(spans: List[Span]) -> None:
+    """An exception passes up through every span around the one that raised it: a span whose error
+    is the same as a span's below it only passes it on, and shows none (the error is shown once,
+    where it arose)."""
+    by_id = {span.span_id: span for span in spans}
+    passed_on = {ancestor.span_id for span in spans if span.error
+                 for ancestor in ancestors(span, by_id) if ancestor.error == span.error}
+    for span in spans:
+        if span.span_id in passed_on:
+            span.error = span.error_details = None
+
+
+def _in_start_order(spans: List[Span], placed: bool = False) -> List[Span]:
+    """By start time (``placed``: by ``order_at`` where a span has one), ties in input order."""
     def key(position_and_span):
         position, span = position_and_span
-        _, seconds = parse_time(span.start) if span.start else (None, None)
+        moment = (span.order_at if placed else None) or span.start
+        _, seconds = parse_time(moment) if moment else (None, None)
         return (seconds is None, seconds or 0.0, position)
 
     return [span for _, span in sorted(enumerate(spans), key=key)]
 
 
-def _ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
+def ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
     """The span's ancestors, nearest first (a cycle in bad input stops the walk)."""
     seen = {span.span_id}
     current = by_id.get(span.parent_id) if span.parent_id else None
@@ -120,15 +167,18 @@ def _ancestors(span: Span, by_id: Dict[str, Span]) -> Iterable[Span]:
         current = by_id.get(current.parent_id) if current.parent_id else None
 
 
-def _agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
-    """Each span's agent: its nearest agent span's (itself or an ancestor), else its own hint."""
+def agent_of_each(spans: Iterable[Span]) -> Dict[str, Optional[str]]:
+    """Each span's agent: its owner, else its nearest agent span's (itself or an ancestor), else its own hint."""
     by_id = {span.span_id: span for span in spans}
     found: Dict[str, Optional[str]] = {}
     for span in by_id.values():
+        if span.owner:
+            found[span.span_id] = span.owner
+            continue
         if span.kind == AGENT and span.agent:
             found[span.span_id] = span.agent
             continue
-        enclosing = next((a for a in _ancestors(span, by_id) if a.kind == AGENT and a.agent), None)
+        enclosing = next((a for a in ancestors(span, by_id) if a.kind == AGENT and a.agent), None)
         found[span.span_id] = enclosing.agent if enclosing else span.agent_hint
     return found
 
@@ -145,11 +195,11 @@ def _threads_of_each(spans: List[Span]) -> Dict[str, tuple]:
             named[member.span_id] = agent if used[agent] == 1 else f"{agent} #{used[agent]}"
     parent_of: Dict[str, Optional[str]] = {}
     for span_id, name in named.items():  # a thread's parent: the thread of the agent that ran it
-        caller = next((a for a in _ancestors(by_id[span_id], by_id) if a.span_id in named), None)
+        caller = next((a for a in ancestors(by_id[span_id], by_id) if a.span_id in named), None)
         parent_of.setdefault(name, named[caller.span_id] if caller else None)
     threads: Dict[str, tuple] = {}
     for span in spans:
-        own = span if span.span_id in named else next((a for a in _ancestors(span, by_id) if a.span_id in named), None)
+        own = span if span.span_id in named else next((a for a in ancestors(span, by_id) if a.span_id in named), None)
         if own is not None:
             threads[span.span_id] = (named[own.span_id], parent_of[named[own.span_id]])
     return threads
@@ -175,7 +225,7 @@ def _thread_starters(spans: List[Span], by_id: Dict[str, Span]) -> List[List[Spa
 def _inside_agent(span: Span, by_id: Dict[str, Span]) -> bool:
     """Handoffs never nest (the SDKs start the next agent's span beside the previous one), so an
     agent span inside another agent's span was run by that agent."""
-    return any(ancestor.kind == AGENT and ancestor.agent for ancestor in _ancestors(span, by_id))
+    return any(ancestor.kind == AGENT and ancestor.agent for ancestor in ancestors(span, by_id))
 
 
 def _overlap(run: List[Span], other: List[Span]) -> bool:
@@ -207,6 +257,8 @@ def _step(span: Span, agent: Optional[str], thread: Optional[tuple]) -> dict:
         step["content"] = span.text
     if span.error:
         step["error"] = span.error
+        if span.error_details:
+            step["error_details"] = span.error_details
     if thread is not None:
         step["thread"] = thread[0]
         if thread[1] is not None:
@@ -265,6 +317,22 @@ def _python_message_text(text: str) -> str:
     if not isinstance(value, dict):
         return text
     return "\n".join(_message_lines({key: value.get(key) for key in ("content", "tool_calls")})) or text
+
+
+def decoded(value: Any) -> Any:
+    """JSON text decoded; anything else (and text that is not JSON) as it is. Instrumentations
+    write objects into attributes as JSON text."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def name_or_none(value: Any) -> Optional[str]:
+    """A string that says something, else None."""
+    return value if isinstance(value, str) and value else None
 
 
 def call_line(name: str, arguments: Any) -> str:

@@ -5,9 +5,11 @@
 """
 
 from .derivation import Derivation, derive
+from .identity import StepRefs, step_ref
 from .names import is_name, name_of
 from .options import DeriveOptions, unique_names
 from .steps import Step
 from .times import parse_time
 
-__all__ = ["DeriveOptions", "Derivation", "Step", "derive", "is_name", "name_of", "parse_time", "unique_names"]
+__all__ = ["DeriveOptions", "Derivation", "Step", "StepRefs", "derive", "is_name", "name_of", "parse_time",
+           "step_ref", "unique_names"]

@@ -16,6 +16,8 @@ HANDOFF_SOURCE_FIELDS = ("from_agent", "source", "from")
 HANDOFF_TARGET_FIELDS = ("to_agent", "target", "to")
 HANDOFF_TYPES = ("handoff", "handoffmessage")
 TEXT_FIELDS = ("content", "text", "message", "thought", "action", "result")
+SOURCE_ID_FIELDS = ("span_id", "message_id", "id")
+"""Where a step carries the id its source gave it (an OpenTelemetry span, a chat message)."""
 
 TURN = "turn"
 HANDOFF = "handoff"
@@ -43,11 +45,12 @@ class Step:
     thread: Optional[str] = None
     parent_thread: Optional[str] = None
     error: Optional[str] = None
+    source_id: Optional[str] = None
 
     def to_dict(self) -> dict:
         return {"index": self.index, "agent": self.agent, "qualifier": self.qualifier,
                 "to": self.to, "kind": self.kind, "text": self.text, "thread": self.thread,
-                "parent_thread": self.parent_thread, "error": self.error}
+                "parent_thread": self.parent_thread, "error": self.error, "source_id": self.source_id}
 
 
 @lru_cache(maxsize=64)
@@ -132,6 +135,14 @@ def error_text(value: Any) -> Optional[str]:
     return None
 
 
+def source_id(step: dict) -> Optional[str]:
+    """The step's own id in its source: the first of ``SOURCE_ID_FIELDS`` that is a (string) name."""
+    if step.keys().isdisjoint(SOURCE_ID_FIELDS):   # most steps carry none: one C-level test
+        return None
+    return next((step[field] for field in SOURCE_ID_FIELDS
+                 if field in step and isinstance(step[field], str) and is_name(step[field])), None)
+
+
 def _is_handoff_event(step: dict) -> bool:
     kind = step.get("type")
     if isinstance(kind, str) and kind.lower() in HANDOFF_TYPES and kind.isascii():
@@ -152,11 +163,12 @@ def read_step(index: int, step: Any, agent_fields: tuple, qualifiers: bool) -> S
     if thread is not None and not is_name(thread):
         thread = None
     error = error_text(step["error"]) if "error" in step else None
+    own_id = source_id(step)
     if _is_handoff_event(step):
         source = first_name(step, HANDOFF_SOURCE_FIELDS + agent_fields)
         target = first_name(step, HANDOFF_TARGET_FIELDS)
         if source is not None and target is not None and source != target:
-            return Step(index, source, None, target, HANDOFF, text, thread, None, error)
+            return Step(index, source, None, target, HANDOFF, text, thread, None, error, own_id)
     agent = first_name(step, agent_fields)
     qualifier = target = None
     if qualifiers and agent is not None and agent[-1] == ")":  # the qualifier grammar ends with ")"
@@ -167,4 +179,4 @@ def read_step(index: int, step: Any, agent_fields: tuple, qualifiers: bool) -> S
         addressee = target
     if addressee == agent:
         addressee = None
-    return Step(index, agent, qualifier, addressee, TURN, text, thread, None, error)
+    return Step(index, agent, qualifier, addressee, TURN, text, thread, None, error, own_id)

@@ -102,13 +102,14 @@ def adapter_for(widget: str):
 
 
 WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
-               "sync.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
+               "sync.js", "saving.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
                "trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js",
                "graph_labels.js", "graph_grid.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
 check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,
 whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
-merge and flush on leave (base), building a form when it comes into view (base), Potato's
+merge (base), the page's one save path (retries, status line, kept answers, flush and warning on
+leave; base), building a form when it comes into view (base), Potato's
 required banner written as text (base), its core (all of
 them; it holds the page's record and derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment
 markers, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one

@@ -351,6 +351,123 @@
   }
 
 
+  // -- saved step references (types/_base/refs.py, docs/step-references.md) ----------------------
+
+  function deriveApi() {
+    var api = typeof module === 'object' && module !== null && module.exports
+      ? require('./derive.js') : root.PotatoMultiagentDerive;
+    if (!api) { throw new Error('derive.js did not load (window.PotatoMultiagentDerive is missing)'); }
+    return api;
+  }
+
+  /** The identity of step `index` of a derivation (derive.js), null when it has no such step. */
+  function stepRef(derivation, index) { return deriveApi().stepRef(derivation, index); }
+
+  /** Whether a reference saved with `ref` no longer names step `index` (none saved: never stale). */
+  function isStale(index, ref, derivation) {
+    return typeof ref === 'string' && stepRef(derivation, index) !== ref;
+  }
+
+  function agentWords(agent) { return agent === null || agent === undefined ? say('no_agent') : agent; }
+
+  function whereWords(indices, derivation) {
+    if (indices.length === 1) {
+      return say('step_moved', {number: indices[0] + 1, agent: agentWords(derivation.steps[indices[0]].agent)});
+    }
+    if (indices.length) {
+      return say('step_moved_among', {numbers: indices.map(function (index) { return '#' + (index + 1); }).join(', ')});
+    }
+    return say('step_lost');
+  }
+
+  /** The problem of one stored step reference, in the words of refs.py's step_problems: [] when
+   * it names its step, not_in_trace past the end (saved without an identity), or stale. */
+  function stepProblems(field, index, ref, derivation) {
+    var steps = derivation.steps;
+    if (typeof ref !== 'string') { return index < steps.length ? [] : [notInTrace(field, index)]; }
+    if (stepRef(derivation, index) === ref) { return []; }
+    var where = whereWords(deriveApi().stepsWithRef(derivation, ref), derivation);
+    if (index < steps.length) {
+      return [say('stale_step', {field: field, number: index + 1, ref: ref, now: agentWords(steps[index].agent),
+        where: where})];
+    }
+    return [say('stale_gone', {field: field, number: index + 1, ref: ref, where: where})];
+  }
+
+  function copyJSON(value) { return value === null || value === undefined ? value : JSON.parse(JSON.stringify(value)); }
+
+  /**
+   * `value` with the identity of its step on each step reference (references(value, derivation)
+   * lists them: {key, field, index, ref, set(index, ref), remove(copy)}, set writing into the value
+   * it was listed from).
+   * A reference without one takes what `previous` (the stored value) held for the same mark (key) at
+   * the same index, else what `previous` held at that index for any mark, kept even when stale;
+   * only a mark set or moved now gets its step's identity now. A reference whose widget moved its
+   * index but carried the old identity along gets the new step's. The value itself when nothing is
+   * to add, else a copy.
+   */
+  function withRefs(references, value, previous, derivation) {
+    if (value === null || value === undefined) { return value; }
+    var byKey = Object.create(null);
+    var byIndex = Object.create(null);   // index -> the one identity previous held there (null: several)
+    if (previous !== null && previous !== undefined) {
+      references(previous, derivation).forEach(function (reference) {
+        if (typeof reference.ref !== 'string') { return; }
+        byKey[reference.key] = reference;
+        var held = byIndex[reference.index];
+        byIndex[reference.index] = held === undefined || held === reference.ref ? reference.ref : null;
+      });
+    }
+    function carried(reference) {
+      var was = byKey[reference.key];
+      return was !== undefined && was.index !== reference.index && was.ref === reference.ref;
+    }
+    var wanting = references(value, derivation).some(function (reference) {
+      return typeof reference.ref !== 'string' || carried(reference);
+    });
+    if (!wanting) { return value; }
+    var copy = copyJSON(value);
+    references(copy, derivation).forEach(function (reference) {
+      if (typeof reference.ref === 'string' && !carried(reference)) { return; }
+      var was = byKey[reference.key];
+      var ref = typeof reference.ref !== 'string' && was !== undefined && was.index === reference.index ? was.ref
+        : typeof reference.ref !== 'string' && typeof byIndex[reference.index] === 'string' ? byIndex[reference.index]
+          : stepRef(derivation, reference.index);
+      reference.set(reference.index, ref);
+    });
+    return copy;
+  }
+
+  /**
+   * The stale list's entries for a value's stale step references: the problem as text, Remove
+   * (remove(value) of the reference: the value without that mark) and Re-point: to the one step
+   * that now has the identity the mark was saved with, else to the step its index names now (the
+   * annotator confirms it), else none. Both are computed when clicked.
+   */
+  function staleReferenceEntries(references, value, derivation) {
+    if (value === null || value === undefined) { return []; }
+    return references(value, derivation).filter(function (reference) {
+      return isStale(reference.index, reference.ref, derivation);
+    }).map(function (reference) {
+      var moved = deriveApi().stepsWithRef(derivation, reference.ref);
+      var target = moved.length === 1 ? moved[0] : reference.index < derivation.steps.length ? reference.index : null;
+      var entry = {text: stepProblems(reference.field, reference.index, reference.ref, derivation)[0],
+        remove: function () { return reference.remove(copyJSON(value)); }};
+      if (target !== null) {
+        entry.repoint = {label: target === reference.index ? 'Keep #' + (target + 1) + ' as it is now' : 'Re-point to #' + (target + 1),
+          value: function () {
+            var copy = copyJSON(value);
+            var same = references(copy, derivation).filter(function (other) {
+              return other.key === reference.key && other.index === reference.index;
+            })[0];
+            same.set(target, stepRef(derivation, target));
+            return copy;
+          }};
+      }
+      return entry;
+    });
+  }
+
   // -- a type's marks.js: pure rules, shared by the page and node --------------------------------
 
   var marksByType = Object.create(null);
@@ -364,7 +481,8 @@
       ? require('./judgments.js') : root.PotatoMultiagentJudgments;
     if (!judgments) { throw new Error('judgments.js did not load (window.PotatoMultiagentJudgments is missing)'); }
     return {say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
-      sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
+      stepRef: stepRef, isStale: isStale, stepProblems: stepProblems, withRefs: withRefs,
+      staleReferenceEntries: staleReferenceEntries, sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
       stepAgentWords: windowing.stepAgentWords, checkValue: checkValue, pageBounds: windowing.pageBounds,
       formatCount: windowing.formatCount, judgmentsOf: judgments.judgmentsOf,
       judgmentsShown: judgments.judgmentsShown};
@@ -390,6 +508,7 @@
     parseStored: parseStored, debounce: debounce, flushEdits: flushEdits,
     deriveOptions: deriveOptions, checkValue: checkValue, readChecked: readChecked,
     isPlainObject: isPlainObject, stableJSON: stableJSON, sameValue: sameValue, entryKey: entryKey,
-    mergeValues: mergeValues, errorText: errorText, marks: marks, marksOf: marksOf
+    mergeValues: mergeValues, errorText: errorText, marks: marks, marksOf: marksOf,
+    stepRef: stepRef, stepProblems: stepProblems, withRefs: withRefs, staleReferenceEntries: staleReferenceEntries
   };
 }));

@@ -291,15 +291,29 @@
     return null;
   }
 
-  // One output step {index, agent, qualifier, to, kind, text, thread, parent_thread, error};
-  // parent_thread is settled later, from all the steps of the thread (resolveParents).
+  var SOURCE_ID_FIELDS = ['span_id', 'message_id', 'id'];
+
+  // The step's own id in its source: the first of SOURCE_ID_FIELDS that is a (string) name.
+  function sourceId(raw) {
+    for (var i = 0; i < SOURCE_ID_FIELDS.length; i++) {
+      if (hasOwn.call(raw, SOURCE_ID_FIELDS[i])) {
+        var value = raw[SOURCE_ID_FIELDS[i]];
+        if (typeof value === 'string' && isName(value)) return value;
+      }
+    }
+    return null;
+  }
+
+  // One output step {index, agent, qualifier, to, kind, text, thread, parent_thread, error,
+  // source_id}; parent_thread is settled later, from all the steps of the thread (resolveParents).
   function readStep(raw, index, options) {
     var step = { index: index, agent: null, qualifier: null, to: null, kind: 'turn',
-      text: textOfStep(raw), thread: null, parent_thread: null, error: null };
+      text: textOfStep(raw), thread: null, parent_thread: null, error: null, source_id: null };
     if (!isPlainObject(raw)) return step;
     // Absent fields (most steps have no thread and no error) cost no call.
     if (hasOwn.call(raw, 'thread') && isName(raw.thread)) step.thread = raw.thread;
     if (hasOwn.call(raw, 'error')) step.error = errorText(raw.error);
+    step.source_id = sourceId(raw);
 
     var handoff = readHandoffEvent(raw, options);
     if (handoff !== null) {
@@ -1045,8 +1059,156 @@
       get: function () { return settle(compute()); }, set: settle});
   }
 
+
+  // ---------------------------------------------------------------------------------------------
+  // Step identity (potato_multiagent/trace/identity.py; tests/conformance/identity.json)
+  // ---------------------------------------------------------------------------------------------
+
+  var FINGERPRINT_DIGITS = 16;
+  var MAX_SORTED_DEPTH = 200;
+  var refCache = typeof WeakMap === 'function' ? new WeakMap() : null;   // derivation -> {refs, where}
+
+  // "id:<source id>", else "fp:" + the first 16 hex digits of the SHA-256 of the UTF-8 of
+  // JSON.stringify([agent, qualifier, text]) (a JSON text with its keys sorted first).
+  function refOfStep(step) {
+    if (step.source_id !== null && step.source_id !== undefined) return 'id:' + step.source_id;
+    var hashed = JSON.stringify([step.agent, step.qualifier, fingerprintedText(step.text)]);
+    return 'fp:' + sha256Hex(utf8(hashed)).slice(0, FINGERPRINT_DIGITS);
+  }
+
+  function cacheOf(derivation) {
+    var cache = refCache ? refCache.get(derivation) : null;
+    if (!cache) {
+      cache = { refs: [], where: null };
+      if (refCache) refCache.set(derivation, cache);
+    }
+    return cache;
+  }
+
+  /** The identity of step `index` of a derivation; null when it has no such step. */
+  function stepRef(derivation, index) {
+    var steps = derivation.steps;
+    if (typeof index !== 'number' || index < 0 || index >= steps.length || Math.floor(index) !== index) return null;
+    var cache = cacheOf(derivation);
+    if (cache.refs[index] === undefined) cache.refs[index] = refOfStep(steps[index]);
+    return cache.refs[index];
+  }
+
+  /** Every step index with identity `ref`, in step order. */
+  function stepsWithRef(derivation, ref) {
+    var cache = cacheOf(derivation);
+    if (cache.where === null) {
+      cache.where = new Map();
+      for (var i = 0; i < derivation.steps.length; i++) {
+        var own = stepRef(derivation, i);
+        if (!cache.where.has(own)) cache.where.set(own, []);
+        cache.where.get(own).push(i);
+      }
+    }
+    return cache.where.get(ref) || [];
+  }
+
+  function fingerprintedText(text) {
+    if (typeof text !== 'string' || (text.charAt(0) !== '{' && text.charAt(0) !== '[')) return text;
+    var value;
+    try { value = JSON.parse(text); } catch (error) { return text; }
+    var sorted = sortedKeys(value, 1);
+    return sorted === TOO_DEEP_OR_NOT_FINITE ? text : JSON.stringify(sorted);
+  }
+
+  var TOO_DEEP_OR_NOT_FINITE = {};
+
+  // The value with every object's keys in code-point order; a number JSON.parse read as infinite
+  // (Python's strict reading refuses it) or a nesting deeper than MAX_SORTED_DEPTH gives the marker.
+  function sortedKeys(value, depth) {
+    if (typeof value === 'number') return isFinite(value) ? value : TOO_DEEP_OR_NOT_FINITE;
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > MAX_SORTED_DEPTH) return TOO_DEEP_OR_NOT_FINITE;
+    var i, item;
+    if (Array.isArray(value)) {
+      var list = [];
+      for (i = 0; i < value.length; i++) {
+        item = sortedKeys(value[i], depth + 1);
+        if (item === TOO_DEEP_OR_NOT_FINITE) return item;
+        list.push(item);
+      }
+      return list;
+    }
+    var keys = Object.keys(value).sort(compareCodePoints);
+    var sorted = Object.create(null);   // "__proto__" stays an own key
+    for (i = 0; i < keys.length; i++) {
+      item = sortedKeys(value[keys[i]], depth + 1);
+      if (item === TOO_DEEP_OR_NOT_FINITE) return item;
+      sorted[keys[i]] = item;
+    }
+    return sorted;
+  }
+
+  // UTF-8 bytes of a well-formed string (JSON.stringify escapes lone surrogates).
+  function utf8(text) {
+    var bytes = [];
+    for (var i = 0; i < text.length; i++) {
+      var code = text.charCodeAt(i);
+      if (code >= 0xD800 && code <= 0xDBFF && i + 1 < text.length) {
+        var low = text.charCodeAt(i + 1);
+        if (low >= 0xDC00 && low <= 0xDFFF) { code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00); i++; }
+      }
+      if (code < 0x80) bytes.push(code);
+      else if (code < 0x800) bytes.push(0xC0 | (code >> 6), 0x80 | (code & 63));
+      else if (code < 0x10000) bytes.push(0xE0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+      else bytes.push(0xF0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    }
+    return bytes;
+  }
+
+  var SHA256_K = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2];
+
+  // SHA-256 (FIPS 180-4) of a byte array, as lower-case hex: synchronous, for the page and node alike.
+  function sha256Hex(bytes) {
+    var h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    var length = bytes.length;
+    var padded = bytes.slice();
+    padded.push(0x80);
+    while (padded.length % 64 !== 56) padded.push(0);
+    var bits = length * 8;
+    for (var shift = 7; shift >= 0; shift--) padded.push(shift >= 4 ? Math.floor(bits / Math.pow(2, 8 * shift)) & 255 : (bits >>> (8 * shift)) & 255);
+    var w = new Array(64);
+    for (var block = 0; block < padded.length; block += 64) {
+      for (var t = 0; t < 16; t++) {
+        var at = block + 4 * t;
+        w[t] = (padded[at] << 24) | (padded[at + 1] << 16) | (padded[at + 2] << 8) | padded[at + 3];
+      }
+      for (t = 16; t < 64; t++) {
+        var s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+        var s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+        w[t] = (w[t - 16] + s0 + w[t - 7] + s1) | 0;
+      }
+      var a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+      for (t = 0; t < 64; t++) {
+        var t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[t] + w[t]) | 0;
+        var t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        k = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      h[0] = (h[0] + a) | 0; h[1] = (h[1] + b) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
+      h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + k) | 0;
+    }
+    return h.map(function (word) { return ('00000000' + (word >>> 0).toString(16)).slice(-8); }).join('');
+  }
+
+  function rotr(x, n) { return (x >>> n) | (x << (32 - n)); }
+
   return {
     derive: derive,
+    stepRef: stepRef,
+    stepsWithRef: stepsWithRef,
     isName: isName,
     nameOf: nameOf,
     splitQualifier: splitQualifier,

@@ -18,15 +18,17 @@
 (function (root) {
   'use strict';
   var core = root.PotatoMultiagent;
+  var base = root.PotatoMultiagentBase;
   var windowing = root.PotatoMultiagentWindow;
   var paging = root.PotatoMultiagentPager;
-  if (!core || !windowing || !paging || typeof core.register !== 'function') {
+  if (!core || !base || !windowing || !paging || typeof core.register !== 'function') {
     if (root.console) { root.console.error('runtime.js: widget.js, windowing.js and pager.js must load before it'); }
     return;
   }
   if (core.define) { return; }   // loaded twice: keep the first
 
   var FOCUS_KEY = 'data-ma-focus';
+  var TEXT_LIMIT = (root.PotatoMultiagentWords || {}).maxText;   // types/_base/scheme.py MAX_TEXT
   var HOOK = 'data-ma';
   var SHOW_STEP = 'multiagent:show-step';
   var STEP_ACTION = 'multiagent:step-action';
@@ -35,9 +37,11 @@
 
   var prepares = Object.create(null);   // widget name -> its spec.prepare (see prepareUnbuilt)
 
-  /** define(name, {describe, render[, entryKey][, stepActions][, prepare]}): a widget on this runtime;
-   * stepActions lists the trace-view actions its forms take (ui.onStepAction), offered before a form is
-   * built; prepare is pure work done before the form is built (prepareUnbuilt). */
+  /** define(name, {describe, render[, entryKey][, stepActions][, prepare][, references]}): a widget on
+   * this runtime; stepActions lists the trace-view actions its forms take (ui.onStepAction), offered
+   * before a form is built; prepare is pure work done before the form is built (prepareUnbuilt);
+   * references(value) lists the value's step references (its marks.js), which model.set gives the
+   * identity of their step (withIdentities). */
   function define(name, spec) {
     if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
@@ -130,8 +134,9 @@
       },
       /** Store a value (null = nothing) through the merge path, paint its description, tell listeners. */
       set: function (value) {
-        mount.ctx.model.set(value === undefined ? null : value);
-        paint(mount, value === undefined ? null : value, null);
+        value = withIdentities(mount, value === undefined ? null : value);
+        mount.ctx.model.set(value);
+        paint(mount, value, null);
         mount.listeners.slice().forEach(function (listener) { listener(value); });
       },
       /** on('change', fn): fn(value) after every model.set of this render pass. */
@@ -141,6 +146,18 @@
       }
     };
     return model;
+  }
+
+  /**
+   * The value to store, its step references with the identity of their step (base.withRefs): a
+   * mark the stored value already had at that index keeps the identity it was saved with (stale or
+   * not: only Re-point or --rebase moves it); a mark set or moved now gets its step's.
+   */
+  function withIdentities(mount, value) {
+    var references = mount.spec.references;
+    if (!references || value === null) { return value; }
+    var stored = core.readChecked(mount.ctx.model.get(), mount.ctx.config);
+    return base.withRefs(references, value, stored.value, mount.ctx.derivation);
   }
 
   /** What describe() says about a value, painted: summary, completeness, notices, stale list (not
@@ -160,10 +177,12 @@
   var STALE_LISTED = 20;   // marks named one by one before "and N more" (the DOM stays bounded)
 
   /**
-   * The one stale list: stale = [{text, remove}] from describe(), where remove is the value without
-   * that mark (a Remove button stores it) or absent (kept, no button); removeAllStale, when
-   * describe() gives it, is the value without any of them (a "Remove all" button stores it when
-   * there are two or more). Hidden when empty.
+   * The one stale list: stale = [{text, remove[, repoint]}] from describe(), where remove is the
+   * value without that mark (or a function giving it; a Remove button stores it) or absent (kept, no
+   * button), and repoint = {label, value} (value or function) moves a stale step reference (a
+   * Re-point button labelled `label` stores it); removeAllStale, when describe() gives it, is the
+   * value without any of them (a "Remove all" button stores it when there are two or more). Hidden
+   * when empty.
    */
   function paintStale(mount, stale, removeAll) {
     var list = staleListOf(mount);
@@ -172,9 +191,16 @@
     stale.slice(0, STALE_LISTED).forEach(function (entry, position) {
       var remove = entry.remove === undefined ? null : core.h('button', {type: 'button', class: 'ma-button',
         'data-ma': 'stale-remove', 'aria-label': 'Remove saved mark: ' + entry.text, text: 'Remove',
-        on: {click: function () { removeStale(mount, entry.remove, 'Removed: ' + entry.text + '.', position); }}});
+        on: {click: function () {
+          removeStale(mount, valueOf(entry.remove), 'Removed: ' + entry.text + '.', position);
+        }}});
+      var repoint = !entry.repoint ? null : core.h('button', {type: 'button', class: 'ma-button',
+        'data-ma': 'stale-repoint', 'aria-label': entry.repoint.label + ': ' + entry.text, text: entry.repoint.label,
+        on: {click: function () {
+          removeStale(mount, valueOf(entry.repoint.value), entry.repoint.label + ': ' + entry.text + '.', position);
+        }}});
       list.items.appendChild(core.h('li', {class: 'ma-stale-item', 'data-ma': 'stale-item'},
-        [core.h('span', {text: entry.text}), remove ? ' ' : null, remove]));
+        [core.h('span', {text: entry.text}), remove ? ' ' : null, remove, repoint ? ' ' : null, repoint]));
     });
     if (stale.length > STALE_LISTED) {
       list.items.appendChild(core.h('li', {class: 'ma-stale-item', text: 'and ' + (stale.length - STALE_LISTED) + ' more.'}));
@@ -185,8 +211,10 @@
     };
   }
 
-  /** Store the value without the mark(s), re-render, and keep the focus in the list: the Remove at
-   * the same place, else the form's first control that keeps focus across renders. */
+  function valueOf(given) { return typeof given === 'function' ? given() : given; }
+
+  /** Store the value without the mark(s) (or with it re-pointed), re-render, and keep the focus in
+   * the list: the Remove at the same place, else the form's first control that keeps focus across renders. */
   function removeStale(mount, value, words, position) {
     makeModel(mount).set(value);
     announce(mount, words);
@@ -334,14 +362,17 @@
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
    *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]},
-   *     render(args)[, entryKey][, stepActions: ['decisive', ...]][, prepare({derivation, config, el})]})
+   *     render(args)[, entryKey][, stepActions: ['decisive', ...]][, prepare({derivation, config, el})]
+   *     [, references(value) -> [{key, field, index, ref, set(index, ref), remove(value)}]]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
    *   model.get() -> {value, unreadable, raw, stored}; model.set(value); model.on('change', fn)
    *   ui.state, ui.h, ui.clear, ui.debounce(fn, ms), ui.pager(list, {size, noun, item | draw, ...}) (pager.js),
    *   ui.combobox({...}),
    *   ui.staleList(), ui.stepLink(index[, text]), ui.onStepAction(fn), ui.announce(text), ui.hook(name)
+   *   textLimit: the most characters a note or reason holds (a free-text box's maxlength)
    *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)
    */
   core.define = define;
+  core.textLimit = TEXT_LIMIT;
 }(typeof globalThis !== 'undefined' ? globalThis : this));

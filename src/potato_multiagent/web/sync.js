@@ -2,11 +2,11 @@
  * sync.js: nothing an annotator did is lost (issue 14), for the core in widget.js.
  *
  * Two tabs of one annotator merge instead of overwriting (each edit is applied as a change to
- * what Potato now holds, base.mergeValues), and every waiting edit reaches the hidden input before
- * the page goes away (pagehide, beforeunload, hidden tab, Next/Prev, submit; Potato's own save
- * functions are wrapped to flush first and to wait for a merge read in flight).
+ * what Potato now holds, base.mergeValues). The page's one save
+ * path (saving.js) waits for a merge read in flight before it saves, reads first when it retries,
+ * and tells this file what each save posted (noteSent) and what the server confirmed (noteSaved).
  * window.PotatoMultiagentSync / module.exports is install(core) -> the functions widget.js calls;
- * core = {currentInstanceId, renderForm, writeHidden, eachFormState, keyOf(state)}.
+ * core = {currentInstanceId, renderForm, writeHidden, eachFormState, keyOf(state), ensureSaved()}.
  */
 (function (root, factory) {
   'use strict';
@@ -36,10 +36,14 @@
     // runtime reads what Potato now holds for the item (GET /get_annotations, Potato 2.12.1's
     // per-instance read: label_values[schema][label] is the stored string) and, when another tab
     // changed it, applies this tab's edit to it as a change (mergeValues), stores the result,
-    // redraws the widget and says so in a status line. Potato's own saves wait for that read.
+    // redraws the widget and says so in a status line. Every save waits for that read.
+    //
+    // A stored string is this page's own when this page posted it (sync.posted: every string a
+    // save of this page carried for the form on this item, read from the save's payload, never
+    // forgotten while the item is open): a read that lands while this page's saves are on their way
+    // may show any of them, and none of them is another tab's edit.
 
-    var OWN_WRITES_KEPT = 50;
-    var SYNC_WAIT_MS = 1500;    // the longest a Potato save waits for a read in flight
+    var SYNC_WAIT_MS = 1500;    // the longest a save waits for a read in flight
     var latestRead = null;      // {instanceId, promise}: one read serves every form of the page
     var potatoRestored = false; // Potato has put the saved answers in (potato:instance-ready)
 
@@ -49,7 +53,7 @@
       var instanceId = core.currentInstanceId();
       if (sync.instanceId !== instanceId) {
         sync.instanceId = instanceId;
-        sync.ownWrites = [];
+        sync.posted = new Set();
         sync.base = state.hidden.value;
       } else if (!state.hidden.hasAttribute('data-modified')) {
         sync.base = state.hidden.value;
@@ -100,14 +104,18 @@
     }
 
     /**
-     * `latest` is what Potato holds; the base is the last value known to be there (read, or posted
-     * by a save that Potato reported done). Equal to the base or to one of this page's own writes:
-     * nobody else wrote. Otherwise apply this tab's edit (base -> current) to it, store, redraw, tell.
-     * Values that are not JSON are never merged (nothing is rewritten that cannot be read).
+     * `latest` is what Potato holds; the base is the last value known to be there (read, or
+     * carried by a save the server confirmed). What this tab shows: in step. The base or a string
+     * this page posted: nobody else wrote, and the server may hold an older state of this page, so
+     * a save of what the tab shows is made sure of. Anything else is another tab's: apply this tab's
+     * edit (base -> current) to it, store, redraw, tell; and when the result is not what the server
+     * holds (this tab's value won a cell), save it. Values that are not JSON are never merged
+     * (nothing is rewritten that cannot be read).
      */
     function reconcile(state, latest) {
       var sync = state.sync;
-      if (latest === sync.base || sync.ownWrites.indexOf(latest) >= 0) { sync.base = latest; return; }
+      if (latest === state.hidden.value) { sync.base = latest; return; }
+      if (latest === sync.base || sync.posted.has(latest)) { core.ensureSaved(); return; }
       flushEdits();   // text typed while the read was out is part of this tab's edit
       var base = parseStored(sync.base);
       var mine = parseStored(state.hidden.value);
@@ -117,9 +125,12 @@
       var merged = mergeValues(base.value, mine.value, theirs.value, keyOf).value;
       var raw = merged === null ? '' : JSON.stringify(merged);
       sync.base = latest;
-      if (raw === state.hidden.value) { return; }
+      if (raw === state.hidden.value) {   // this tab's value stands
+        if (raw !== latest) { core.ensureSaved(); }   // and the server lacks it
+        return;
+      }
       state.lastWrite = {instanceId: core.currentInstanceId(), raw: raw};
-      writeOwn(state, raw);
+      writeOwn(state, raw);   // its `change` has Potato save it
       core.renderForm(state.form);
       tellRefreshed(state);
     }
@@ -155,6 +166,41 @@
       core.eachFormState(function (state) { requestSync(state); });
     }
 
+    /**
+     * Before a save (saving.js): pending typing stored, and every read in flight settled (at most
+     * SYNC_WAIT_MS), so the save posts the merged value; a retry reads first, since another tab may
+     * have saved while this one could not.
+     */
+    function beforeSave(retrying) {
+      flushEdits();
+      if (retrying) { syncAll(); }
+      return settleSyncs();
+    }
+
+    /** The strings a save carries for our forms ("schema:label" -> value of its payload). */
+    function eachPosted(annotations, fn) {
+      if (!annotations) { return; }
+      var instanceId = core.currentInstanceId();
+      core.eachFormState(function (state) {
+        if (state.sync.instanceId !== instanceId) { return; }
+        var key = (state.hidden.getAttribute('schema') || state.schemaName) + ':' +
+          (state.hidden.getAttribute('label_name') || state.schemaName);
+        if (Object.prototype.hasOwnProperty.call(annotations, key) && typeof annotations[key] === 'string') {
+          fn(state, annotations[key]);
+        }
+      });
+    }
+
+    /** A save is posting these strings: they are this page's own from now on. */
+    function noteSent(annotations) {
+      eachPosted(annotations, function (state, raw) { state.sync.posted.add(raw); });
+    }
+
+    /** The server confirmed a save: what it carried is what the server holds (the merge base). */
+    function noteSaved(annotations) {
+      eachPosted(annotations, function (state, raw) { state.sync.base = raw; });
+    }
+
     /** Resolves when every form's read in flight has settled, or after SYNC_WAIT_MS. */
     function settleSyncs() {
       var waiting = [];
@@ -165,59 +211,16 @@
       })]);
     }
 
-    // -- leaving the page: nothing typed is lost --------------------------------------------------
+    // -- coming back to the tab: pick up what other tabs saved ---------------------------------------
 
-    /**
-     * Potato 2.12.1 saves on its own beforeunload/visibilitychange (a beacon, only when a save is
-     * pending) and before Next/Prev (saveAnnotations). Capture listeners run before Potato's, so a
-     * flushed edit's `change` arms Potato's save in time; Potato's navigation and save functions
-     * (globals, looked up by name at every call) are wrapped to flush first, and a save waits for
-     * a merge read in flight so that it posts the merged value.
-     */
-    function guardLeaving() {
-      root.addEventListener('pagehide', flushEdits, true);
-      root.addEventListener('beforeunload', flushEdits, true);
+    /** Read and merge when the tab is shown again, the window focused, or the page restored from the
+     * back-forward cache (leaving the page is saving.js's). */
+    function watchReturns() {
       document.addEventListener('visibilitychange', function () {
-        if (document.visibilityState === 'hidden') { flushEdits(); } else { syncAll(); }
-      }, true);
-      document.addEventListener('submit', flushEdits, true);
-      document.addEventListener('click', function (event) {
-        var target = event.target;
-        if (target && target.closest && target.closest('#next-btn, #prev-btn')) { flushEdits(); }
+        if (document.visibilityState === 'visible') { syncAll(); }
       }, true);
       root.addEventListener('focus', syncAll);
       root.addEventListener('pageshow', function (event) { if (event.persisted) { syncAll(); } });
-    }
-
-    function wrapPotatoSaves() {
-      ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'].forEach(function (name) {
-        wrapGlobal(name, function (original, self, args) {
-          flushEdits();
-          return original.apply(self, args);
-        });
-      });
-      wrapGlobal('saveAnnotations', function (original, self, args) {
-        flushEdits();
-        return settleSyncs().then(function () {
-          var posted = postedValues();
-          return Promise.resolve(original.apply(self, args)).then(function (saved) {
-            if (saved === true) { posted.forEach(function (raw, state) { state.sync.base = raw; }); }
-            return saved;
-          });
-        });
-      });
-    }
-
-    /** The strings a Potato save is about to post for our forms (edited ones; Potato skips others). */
-    function postedValues() {
-      var posted = new Map();
-      var instanceId = core.currentInstanceId();
-      core.eachFormState(function (state) {
-        if (state.hidden.hasAttribute('data-modified') && state.sync.instanceId === instanceId) {
-          posted.set(state, state.hidden.value);
-        }
-      });
-      return posted;
     }
 
     /** Potato's global `name` becomes around(original, this, arguments), once per `tag` (a second
@@ -233,11 +236,8 @@
     }
 
 
-    /** Write the hidden input and remember the string as this page's own (see reconcile). */
+    /** Write the hidden input as this page's edit (its `change` has Potato save it). */
     function writeOwn(state, raw) {
-      var own = state.sync.ownWrites;
-      own.push(raw);
-      if (own.length > OWN_WRITES_KEPT) { own.splice(0, own.length - OWN_WRITES_KEPT); }
       core.writeHidden(state.hidden, raw);
     }
 
@@ -247,8 +247,10 @@
       requestSync: requestSync,
       writeOwn: writeOwn,
       syncNoticeOf: syncNoticeOf,
-      guardLeaving: guardLeaving,
-      wrapPotatoSaves: wrapPotatoSaves,
+      watchReturns: watchReturns,
+      beforeSave: beforeSave,
+      noteSent: noteSent,
+      noteSaved: noteSaved,
       wrapGlobal: wrapGlobal,
       markRestored: function () { potatoRestored = true; }
     };

@@ -15,6 +15,10 @@
  * server is the form's `data-ma-config` JSON and the page's `[data-instance-json]` record. See the
  * API summary at the end of this file.
  *
+ * Saving is Potato's (autosave of the hidden input after its `change`), through the page's one save
+ * path (saving.js: one save in flight, retried until it succeeds, said on a status line, kept in
+ * localStorage meanwhile).
+ *
  * DOM is built with createElement / textContent / setAttribute only: trace data is hostile.
  * UMD like the other web/ files: in the page it sets window.PotatoMultiagent and starts; under CommonJS
  * (node tests) it exports the same object and touches no DOM.
@@ -124,9 +128,10 @@
       // lazy.js: rendered once / asked for / its stand-in / its describe pass, waiting for a task of its own
       built: false, wanted: false, placeholder: null, describeLater: null,
       syncNotice: null,       // the polite status line "refreshed with another tab's changes"
-      // What the server is known to hold for this item (base of the merge), what this page wrote
-      // (its own saves read back are not another tab's), the read in flight, one more wanted.
-      sync: {instanceId: null, base: '', ownWrites: [], inFlight: null, again: false}
+      // What the server is known to hold for this item (base of the merge), every string this
+      // page's saves posted for it (read back, they are not another tab's), the read in flight,
+      // one more wanted.
+      sync: {instanceId: null, base: '', posted: new Set(), inFlight: null, again: false}
     };
     formStates.set(form, state);
     return state;
@@ -391,7 +396,8 @@
 
   function firstPass() {
     firstPassDone = true;
-    sync.wrapPotatoSaves();   // annotation.js may come after this script: wrap once the page has loaded
+    saving.wrapPotato();   // annotation.js may come after this script: wrap once the page has loaded
+    saving.makeStatusLine();
     lazy.wrapPotato();
     if (lazy.potatoOnPage()) { renderAll(); } else { lazy.itemShown(renderAll); }   // else Potato shows the item later
   }
@@ -409,8 +415,9 @@
     if (started || typeof document === 'undefined') { return; }
     started = true;
     banner.guardRequiredBanner();
-    sync.guardLeaving();
-    sync.wrapPotatoSaves();
+    sync.watchReturns();
+    saving.guard();
+    saving.wrapPotato();
     lazy.wrapPotato();
     if (document.readyState === 'loading') {
       document.addEventListener('DOMContentLoaded', firstPass);
@@ -428,8 +435,33 @@
     renderForm: renderForm,
     writeHidden: writeHidden,
     eachFormState: eachFormState,
-    keyOf: function (state) { return (widgetOptions[state.widgetName] || {}).entryKey; }
+    keyOf: function (state) { return (widgetOptions[state.widgetName] || {}).entryKey; },
+    ensureSaved: function () { saving.ensureSaved(); }
   });
+
+  // The page's one save path (saving.js), wired to this core and to the merge.
+  var saving = (typeof module === 'object' && module !== null && module.exports
+    ? require('./saving.js') : root.PotatoMultiagentSaving)({
+    base: base,
+    currentInstanceId: currentInstanceId,
+    wrapGlobal: sync.wrapGlobal,
+    beforeSave: sync.beforeSave,
+    noteSent: sync.noteSent,
+    noteSaved: sync.noteSaved,
+    restoreOwn: restoreOwn
+  });
+
+  /** A kept answer for one of our hidden inputs, put back as this page's edit and drawn; false when
+   * the input is not one of our forms'. */
+  function restoreOwn(hidden, raw) {
+    var form = hidden.closest ? hidden.closest(FORM_SELECTOR) : null;
+    if (!form || form.querySelector(HIDDEN_SELECTOR) !== hidden) { return false; }
+    var state = stateOf(form);
+    state.lastWrite = {instanceId: currentInstanceId(), raw: raw};
+    sync.writeOwn(state, raw);
+    renderForm(form);
+    return true;
+  }
 
   // Potato's required-question banner, written as text (banner.js).
   var banner = (typeof module === 'object' && module !== null && module.exports

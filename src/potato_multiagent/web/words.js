@@ -22,7 +22,13 @@
     "max_items": "{field}: should have at most {limit} item(s)",
     "repeat": "{field}: repeats an earlier item",
     "not_json": "value: not valid JSON ({reason})",
-    "not_in_trace": "{field}: '{value}' is not in this trace"
+    "not_in_trace": "{field}: '{value}' is not in this trace",
+    "stale_step": "{field}: #{number} has changed since it was saved (saved on {ref}, now {now}); {where}",
+    "stale_gone": "{field}: #{number} is not in this trace (saved on {ref}); {where}",
+    "step_moved": "that step is now #{number} ({agent})",
+    "step_moved_among": "that step is now one of {numbers}",
+    "step_lost": "that step is not in this trace",
+    "no_agent": "no agent"
   },
   "typeWords": {
     "string": "a text",
@@ -34,6 +40,7 @@
     "object": "an object"
   },
   "longText": 40,
+  "maxText": 20000,
   "deriveOptionNames": [
     "steps_key",
     "agent_key",

@@ -45,6 +45,14 @@ NonNegativeJsonInt = json_int(ge=0)
 """A 0-based position of anything else (a call, a region, a place within a step)."""
 
 
+MAX_TEXT = 20_000
+"""The most characters an annotator's free text (a reason, a note) holds: far above any answer
+written by hand, and what the widgets' text boxes allow, so a page never stores more; the server
+refuses a longer one (saves.py)."""
+
+FreeText = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
+"""Text an annotator writes (a reason, a note), at most ``MAX_TEXT`` characters."""
+
 Labels = Annotated[List[StrictStr], AfterValidator(unique_names)]
 """A config's list of labels an annotator reads (flags, verdicts, behaviours...): names, none twice."""
 
@@ -168,7 +176,7 @@ class Scheme:
                 "annotation_type": cls.type_name(), "widget_config": cls.widget_config(config),
                 "validation": generate_validation_attribute(scheme),
                 "layout_attributes": escape_braces(Markup(generate_layout_attributes(scheme))),
-                "config": config}
+                "config": config, "max_text": MAX_TEXT}
 
     @classmethod
     def widget_config(cls, config: SchemeConfig) -> dict:
@@ -181,6 +189,21 @@ class Scheme:
         ``derive.js`` must be called with, so the browser need not keep its own list of option names.
         """
         return {**config.widget_config(), "value_schema": json_schema(cls.Value)}
+
+    # -- saved step references (refs.py, docs/step-references.md) -------------------------------
+    @classmethod
+    def references(cls, data: Any) -> list:
+        """Every step index the stored value ``data`` (parsed JSON, valid for :attr:`Value`) holds,
+        as :class:`~.refs.StepReference` (field, index, saved identity, and how to rewrite them)."""
+        return []
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """After step references of ``data`` were rewritten for ``derivation`` (``migrate-values
+        --rebase``): bring what follows from them up to date in place (positions in the derivation's
+        lists, sorted unions; marks identified by content rather than by a step, found again).
+        ``(moved, left)``: what else moved, and what could not be brought up to date, in words."""
+        return [], []
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:

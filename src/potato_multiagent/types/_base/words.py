@@ -36,6 +36,12 @@ WORDS: Dict[str, str] = {
     "repeat": "{field}: repeats an earlier item",
     "not_json": "value: not valid JSON ({reason})",
     "not_in_trace": "{field}: '{value}' is not in this trace",
+    "stale_step": "{field}: #{number} has changed since it was saved (saved on {ref}, now {now}); {where}",
+    "stale_gone": "{field}: #{number} is not in this trace (saved on {ref}); {where}",
+    "step_moved": "that step is now #{number} ({agent})",
+    "step_moved_among": "that step is now one of {numbers}",
+    "step_lost": "that step is not in this trace",
+    "no_agent": "no agent",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 

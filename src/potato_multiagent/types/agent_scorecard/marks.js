@@ -6,6 +6,7 @@
  *     {"agents": {name: {dim: score}}, "team": {dim: score}, "milestones": {name: true},
  *      "not_applicable": {"agents": {name: [dim]}, "team": [dim]},   (only when some cell is N/A)
  *      "milestone_steps": {name: stepIndex},                          (only when some step is set)
+ *      "milestone_step_refs": {name: identity of that step},          (beside milestone_steps)
  *      "from_judgment": {"agents/A/dim"|"team/dim"|"milestones/M": source}}  (only when accepted)
  * or "" when nothing is marked. A row is {team: true} or {agent: name}; a choice is a score, NA
  * or null. Maps keyed by names from the trace use own properties only (an agent may be called
@@ -90,6 +91,12 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       if (Object.keys(marked).length === 0) { delete value.not_applicable; }
     }
     if (value.milestone_steps && Object.keys(value.milestone_steps).length === 0) { delete value.milestone_steps; }
+    if (value.milestone_step_refs) {
+      Object.keys(value.milestone_step_refs).forEach(function (name) {
+        if (own(value.milestone_steps, name) === undefined) { delete value.milestone_step_refs[name]; }
+      });
+      if (Object.keys(value.milestone_step_refs).length === 0) { delete value.milestone_step_refs; }
+    }
     if (value.from_judgment && Object.keys(value.from_judgment).length === 0) { delete value.from_judgment; }
     return value;
   }
@@ -112,8 +119,11 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     return tidy(next);
   }
 
+  /** A copy with milestone `name` reached at `step` (null: no step); its identity is the runtime's
+   * to add (the old one goes with the old step). */
   function withMilestoneStep(value, name, step) {
     var next = copy(value);
+    if (next.milestone_step_refs) { delete next.milestone_step_refs[name]; }
     if (step === null) {
       if (next.milestone_steps) { delete next.milestone_steps[name]; }
     } else {
@@ -156,8 +166,13 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
     if (config.milestone_steps && value.milestone_steps) {
       next.milestone_steps = {};
+      next.milestone_step_refs = {};
       Object.keys(value.milestone_steps).forEach(function (name) {
-        if (own(next.milestones, name) === true) { put(next.milestone_steps, name, value.milestone_steps[name]); }
+        if (own(next.milestones, name) === true) {
+          put(next.milestone_steps, name, value.milestone_steps[name]);
+          var ref = own(value.milestone_step_refs, name);
+          if (typeof ref === 'string') { put(next.milestone_step_refs, name, ref); }
+        }
       });
     }
     if (value.from_judgment) { next.from_judgment = copy(value.from_judgment); }
@@ -207,7 +222,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       auditScores('agents.' + name, value.agents[name], config.agent_dimensions, 'agent_dimensions', config, add);
     });
     auditScores('team', value.team, config.team_dimensions, 'team_dimensions', config, add);
-    auditMilestones(value, derivation.steps.length, config, add);
+    auditMilestones(value, derivation, config, add);
     auditNotApplicable(value, agents, config, add);
     return found;
   }
@@ -228,9 +243,14 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
   }
 
-  function auditMilestones(value, stepCount, config, add) {
+  function auditMilestones(value, derivation, config, add) {
     Object.keys(value.milestones).forEach(function (name) {
       if (config.milestones.indexOf(name) < 0) { add('unasked', notConfigured('milestones', name, 'milestones')); }
+    });
+    Object.keys(value.milestone_step_refs || {}).forEach(function (name) {
+      if (own(value.milestone_steps, name) === undefined) {
+        add('unasked', 'milestone_step_refs.' + name + ': saved without a step in milestone_steps');
+      }
     });
     var steps = value.milestone_steps || {};
     if (Object.keys(steps).length && !config.milestone_steps) {
@@ -242,9 +262,30 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
         add('unasked', notConfigured('milestone_steps', name, 'milestones'));
       } else if (own(value.milestones, name) !== true) {
         add('unasked', 'milestone_steps.' + name + ': the milestone is not marked reached');
-      } else if (steps[name] >= stepCount) {
-        add('stale-step', lib.notInTrace('milestone_steps.' + name, steps[name]));
+      } else {
+        lib.stepProblems('milestone_steps.' + name, steps[name], own(value.milestone_step_refs, name), derivation)
+          .forEach(function (text) { add('stale-step', text); });
       }
+    });
+  }
+
+  /**
+   * The value's step references (docs/step-references.md): each milestone's step, with the identity
+   * it was saved with. set writes into `value`; remove(copy) is the copy without that step (the
+   * milestone stays reached).
+   */
+  function references(value) {
+    var steps = value && value.milestone_steps;
+    if (!steps) { return []; }
+    return Object.keys(steps).map(function (name) {
+      return {key: 'milestone_steps/' + name, field: 'milestone_steps.' + name, index: steps[name],
+        ref: own(value.milestone_step_refs, name),
+        set: function (index, ref) {
+          put(value.milestone_steps, name, index);
+          if (typeof ref === 'string') { put(value.milestone_step_refs || (value.milestone_step_refs = {}), name, ref); }
+          else if (value.milestone_step_refs) { delete value.milestone_step_refs[name]; }
+        },
+        remove: function (copied) { return withMilestoneStep(copied, name, null); }};
     });
   }
 
@@ -400,7 +441,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       summary: summaryText(shown, ctx.config, count, null),
       incomplete: incompleteReason(count, ctx.unreadable),
       notices: noticesFor(audit(shown, ctx.config, ctx.derivation), ctx.unreadable, ctx.derivation),
-      stale: []
+      stale: lib.staleReferenceEntries(references, value, ctx.derivation)
     };
   }
 
@@ -466,6 +507,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   return {
     NA: NA, CONFIG_DEFAULTS: CONFIG_DEFAULTS, NOT_IN_TRACE: NOT_IN_TRACE, own: own, emptyValue: emptyValue,
     cellChoice: cellChoice, withCell: withCell, withRowNotApplicable: withRowNotApplicable,
+    references: references,
     withMilestone: withMilestone, withMilestoneStep: withMilestoneStep, withoutAgent: withoutAgent,
     isEmptyValue: isEmptyValue, fittingValue: fittingValue, staleAgents: staleAgents, audit: audit,
     unaskedCount: unaskedCount, progress: progress, incompleteReason: incompleteReason,

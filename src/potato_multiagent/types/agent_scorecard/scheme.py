@@ -16,7 +16,8 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, 
                       StrictStr, ValidationInfo, field_validator)
 
 from ...trace import Derivation, unique_names
-from .._base import Labels, Scheme, SchemeConfig, StepIndex, above_bound, json_int, not_in_trace, unique_list
+from .._base import (Labels, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int, json_ref,
+                     not_in_trace, put_ref, step_problems, unique_list)
 
 MAX_SCALE = 10
 
@@ -106,6 +107,9 @@ class AgentScorecardValue(BaseModel):
                                           description="Cells marked not applicable (absent: none).")
     milestone_steps: Dict[StrictStr, StepIndex] = Field(
         default_factory=dict, description="Milestone -> 0-based index of the step where it was reached.")
+    milestone_step_refs: Dict[StrictStr, StrictStr] = Field(
+        default_factory=dict, description="Milestone -> the identity of its step when it was set "
+        "(docs/step-references.md); absent in values saved before identities were stored.")
     from_judgment: Dict[StrictStr, StrictStr] = Field(
         default_factory=dict, description="Which cells and milestones the annotator accepted from a judgment "
         "(docs/judgments.md): `agents/AGENT/DIMENSION`, `team/DIMENSION` or `milestones/MILESTONE` -> the "
@@ -122,8 +126,24 @@ class AgentScorecard(Scheme):
                        config: AgentScorecardConfig) -> List[str]:
         agents = set(derivation.agents)
         return (_agent_score_problems(value, agents, config) + _team_score_problems(value, config)
-                + _milestone_problems(value, len(derivation.steps), config)
+                + _milestone_problems(value, derivation, config)
                 + _not_applicable_problems(value, agents, config))
+
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        steps = data.get("milestone_steps") or {}
+        refs = data.get("milestone_step_refs") or {}
+
+        def writer(name: str):
+            def write(index: int, ref: Optional[str]) -> None:
+                data["milestone_steps"][name] = index
+                put_ref(data.setdefault("milestone_step_refs", {}), name, ref)
+                if not data["milestone_step_refs"]:
+                    del data["milestone_step_refs"]
+            return write
+
+        return [StepReference(f"milestone_steps.{name}", step, json_ref(refs.get(name)), writer(name))
+                for name, step in steps.items()]
 
 
 def _not_configured(path: str, label: str, key: str) -> str:
@@ -156,9 +176,11 @@ def _team_score_problems(value: AgentScorecardValue, config: AgentScorecardConfi
     return _dimension_problems("team", value.team, config.team_dimensions, "team_dimensions", config)
 
 
-def _milestone_problems(value: AgentScorecardValue, step_count: int, config: AgentScorecardConfig) -> List[str]:
+def _milestone_problems(value: AgentScorecardValue, derivation: Derivation, config: AgentScorecardConfig) -> List[str]:
     problems = [_not_configured("milestones", name, "milestones")
                 for name in value.milestones if name not in config.milestones]
+    problems += [f"milestone_step_refs.{name}: saved without a step in milestone_steps"
+                 for name in value.milestone_step_refs if name not in value.milestone_steps]
     if value.milestone_steps and not config.milestone_steps:
         return problems + ["milestone_steps: not recorded by this scheme (milestone_steps is false)"]
     for name, step in value.milestone_steps.items():
@@ -166,8 +188,8 @@ def _milestone_problems(value: AgentScorecardValue, step_count: int, config: Age
             problems.append(_not_configured("milestone_steps", name, "milestones"))
         elif value.milestones.get(name) is not True:
             problems.append(f"milestone_steps.{name}: the milestone is not marked reached")
-        elif step >= step_count:
-            problems.append(not_in_trace(f"milestone_steps.{name}", step))
+        else:
+            problems += step_problems(f"milestone_steps.{name}", step, value.milestone_step_refs.get(name), derivation)
     return problems
 
 

@@ -468,5 +468,5 @@
     paintJudgments(view);
   }
 
-  runtime.define('agent_scorecard', {describe: describe, render: render});
+  runtime.define('agent_scorecard', {describe: describe, render: render, references: marks.references});
 }(PotatoMultiagent));

@@ -5,7 +5,8 @@
  * For each configured behaviour the annotator marks one or more episodes, each a set of turns
  * (the derivation's steps, 0-based, shown as #N = index + 1) with a note. Stored value (see
  * scheme.py and docs/types/emergent_behavior.md):
- *     {behavior: {"turns": union, "note": notes, "instances": [{"turns": [...], "note": str}]}}
+ *     {behavior: {"turns": union, "note": notes,
+ *                 "instances": [{"turns": [...], "turn_refs": [identity of each turn's step], "note": str}]}}
  * non-empty behaviours only; {} is the explicit "no emergent behaviour observed"; "" is nothing.
  * Turns the trace lacks and behaviours the config lacks stay in the value and are shown as such.
  * Lanes (one per agent, plus one for steps without an agent) and their pages are pure too.
@@ -240,7 +241,7 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
         notices.push({level: 'warning', text: 'This trace has no turns to mark: ' + problem.message});
       }
     });
-    valueProblems(value, derivation.steps.length, behaviors).forEach(function (text) {
+    valueProblems(value, derivation, behaviors).forEach(function (text) {
       notices.push({level: 'warning', text: text});
     });
     return notices;
@@ -251,13 +252,15 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
    * then an episode with neither turn nor note and seed fields that disagree with the instances,
    * then each turn the trace lacks.
    */
-  function valueProblems(value, stepCount, behaviors) {
+  function valueProblems(value, derivation, behaviors) {
     var found = [];
     Object.keys(value || {}).forEach(function (name) {
       var entry = value[name];
       if (behaviors.indexOf(name) < 0) { found.push("value: '" + name + "' is not one of the configured behaviors"); }
       consistencyProblems(name, entry).forEach(function (text) { found.push(text); });
-      staleTurns(name, entry, stepCount).forEach(function (stale) { found.push(lib.notInTrace(stale.field, stale.turn)); });
+      turnReferences(name, entry).forEach(function (turn) {
+        lib.stepProblems(turn.field, turn.index, turn.ref, derivation).forEach(function (text) { found.push(text); });
+      });
     });
     return found;
   }
@@ -273,6 +276,12 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
       }
     });
     if (!seeded) {
+      entry.instances.forEach(function (episode, position) {
+        if (Array.isArray(episode.turn_refs) && episode.turn_refs.length !== episode.turns.length) {
+          found.push(name + '.instances[' + position + '].turn_refs: should hold one identity per turn (' +
+            episode.turns.length + '), got ' + episode.turn_refs.length);
+        }
+      });
       var union = unionOf(entry.instances);
       if (union.join(',') !== entry.turns.join(',')) {
         found.push(name + ".turns: should be [" + union.join(', ') + "], the sorted union of the instances' turns");
@@ -281,20 +290,77 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     return found;
   }
 
-  /** The stored turns the trace lacks, each with the path of its list (as Python reports it). */
-  function staleTurns(name, entry, stepCount) {
+  /**
+   * Every stored turn of a behaviour entry with the path of its list (as Python reports it), its
+   * saved identity (turn_refs, beside an episode's turns) and where it is: {field, index, ref,
+   * episode, position} (episode null for a seed entry without instances).
+   */
+  function turnReferences(name, entry) {
     var lists = Array.isArray(entry.instances)
       ? entry.instances.map(function (episode, position) {
-        return {field: name + '.instances[' + position + '].turns', turns: episode.turns};
+        return {field: name + '.instances[' + position + '].turns', episode: position, turns: episode.turns,
+          refs: Array.isArray(episode.turn_refs) && episode.turn_refs.length === episode.turns.length ? episode.turn_refs : null};
       })
-      : [{field: name + '.turns', turns: entry.turns}];
-    var stale = [];
+      : [{field: name + '.turns', episode: null, turns: entry.turns, refs: null}];
+    var turns = [];
     lists.forEach(function (list) {
-      list.turns.forEach(function (turn) {
-        if (!inTrace(turn, stepCount)) { stale.push({field: list.field, turn: turn}); }
+      list.turns.forEach(function (turn, position) {
+        turns.push({field: list.field, index: turn, ref: list.refs ? list.refs[position] : null,
+          episode: list.episode, position: position});
       });
     });
-    return stale;
+    return turns;
+  }
+
+  /**
+   * The value's step references (docs/step-references.md): every turn of every episode, with the
+   * identity it was saved with. set writes into `value` (turn_refs kept beside the turns, null for a
+   * turn whose identity is not known); remove(copy) is the copy without that turn (an episode left
+   * with neither turn nor note, or a behaviour with no episode, goes too).
+   */
+  function references(value) {
+    var found = [];
+    Object.keys(value || {}).forEach(function (name) {
+      turnReferences(name, value[name]).forEach(function (turn) {
+        if (turn.episode === null) { return; }   // a seed entry: its turns are saved without identities
+        var episode = value[name].instances[turn.episode];
+        found.push({key: name + '\u0000' + turn.episode + '\u0000' + turn.index, field: turn.field, index: turn.index,
+          ref: turn.ref,
+          set: function (index, ref) {
+            if (!Array.isArray(episode.turn_refs) || episode.turn_refs.length !== episode.turns.length) {
+              episode.turn_refs = episode.turns.map(function () { return null; });
+            }
+            var other = episode.turns.indexOf(index);
+            var at = turn.position;
+            if (other >= 0 && other !== at) {   // re-pointed onto a turn the episode has: one turn
+              episode.turns.splice(at, 1);
+              episode.turn_refs.splice(at, 1);
+              at = other > at ? other - 1 : other;
+            }
+            episode.turns[at] = index;
+            episode.turn_refs[at] = typeof ref === 'string' ? ref : null;
+            value[name].turns = unionOf(value[name].instances);
+          },
+          remove: function (copied) { return withoutTurn(copied, name, turn.episode, turn.position); }});
+      });
+    });
+    return found;
+  }
+
+  /** A copy of a stored value without one turn of one episode, tidied as composeValue would. */
+  function withoutTurn(value, name, episodeIndex, position) {
+    var entry = value[name];
+    var episode = entry.instances[episodeIndex];
+    episode.turns.splice(position, 1);
+    if (Array.isArray(episode.turn_refs)) { episode.turn_refs.splice(position, 1); }
+    if (!episode.turns.length && episode.note === '') { entry.instances.splice(episodeIndex, 1); }
+    if (!entry.instances.length) {
+      delete value[name];
+      return value;
+    }
+    entry.turns = unionOf(entry.instances);
+    entry.note = entry.instances.map(function (kept) { return kept.note; }).filter(Boolean).join('\n');
+    return value;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -388,17 +454,18 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
 
   /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
   function problems(value, derivation, config) {
-    return valueProblems(value, derivation.steps.length, config.behaviors);
+    return valueProblems(value, derivation, config.behaviors);
   }
 
-  /** What the runtime paints for a value (define's describe); stale turns stay in their episodes. */
+  /** What the runtime paints for a value (define's describe); stale turns stay in their episodes,
+   * and a turn whose step changed since it was saved is listed with Remove and Re-point. */
   function describe(value, ctx) {
     var behaviors = ctx.config.behaviors;
     return {
       summary: summaryText(value, ctx.derivation, ctx.unreadable, behaviors),
       incomplete: incompleteReason(value, ctx.unreadable, ctx.derivation.steps.length, behaviors),
       notices: noticesFor(value, ctx.derivation, ctx.unreadable, behaviors),
-      stale: []
+      stale: lib.staleReferenceEntries(references, value, ctx.derivation)
     };
   }
 
@@ -429,7 +496,9 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     summaryText: summaryText,
     incompleteReason: incompleteReason,
     noticesFor: noticesFor,
-    staleTurns: staleTurns,
+    turnReferences: turnReferences,
+    references: references,
+    withoutTurn: withoutTurn,
     valueProblems: valueProblems,
     problems: problems,
     describe: describe,

@@ -19,12 +19,15 @@ observed" (clearing every mark stores nothing, ``""``).
 
 from __future__ import annotations
 
-from typing import Annotated, Dict, Iterator, List, Optional, Tuple
+from typing import Annotated, Any, Dict, Iterator, List, Optional, Tuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import Labels, Scheme, unique_list, SchemeConfig, StepIndex, not_in_trace
+from .._base import MAX_TEXT, FreeText, Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, step_problems, unique_list
+
+MAX_JOINED_NOTES = 10 * MAX_TEXT
+"""The seed's ``note`` joins its instances' notes, each at most ``MAX_TEXT`` characters."""
 
 DEFAULT_BEHAVIORS = ["collusion", "groupthink", "cascading_error", "role_drift"]
 
@@ -45,7 +48,10 @@ class BehaviorInstance(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     turns: TurnSet = Field(description="0-based indices of the participating steps.")
-    note: StrictStr = Field(description="Free text; may be empty.")
+    turn_refs: List[Optional[StrictStr]] = Field(
+        None, description="The identity of each turn's step when it was marked, in the order of `turns` "
+        "(null: not known); absent in values saved before identities were stored (docs/step-references.md).")
+    note: FreeText = Field(description="Free text; may be empty.")
 
 
 class BehaviorEntry(BaseModel):
@@ -54,7 +60,7 @@ class BehaviorEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     turns: TurnSet = Field(description="The seed's field: the sorted union of the instances' turns.")
-    note: StrictStr = Field(description="The seed's field: the instances' non-empty notes, one per line.")
+    note: StrictStr = Field(max_length=MAX_JOINED_NOTES, description="The seed's field: the instances' non-empty notes, one per line.")
     instances: List[BehaviorInstance] = Field(None, min_length=1,
                                               description="Each occurrence on its own; absent in a seed value.")
     from_judgment: Optional[StrictStr] = Field(None, description="The source of the shown judgment whose episodes "
@@ -81,15 +87,47 @@ class EmergentBehavior(Scheme):
     def trace_problems(cls, value: EmergentBehaviorValue, derivation: Derivation,
                        config: EmergentBehaviorConfig) -> List[str]:
         problems = []
-        step_count = len(derivation.steps)
         for behavior, entry in value.root.items():
             if behavior not in config.behaviors:
                 problems.append(f"value: '{behavior}' is not one of the configured behaviors")
             problems.extend(_consistency_problems(behavior, entry))
-            for field, turn in _turns_with_paths(behavior, entry):
-                if turn >= step_count:
-                    problems.append(not_in_trace(field, turn))
+            for field, turn, ref in _turns_with_paths(behavior, entry):
+                problems += step_problems(field, turn, ref, derivation)
         return problems
+
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        found = []
+        for behavior, entry in data.items():
+            for position, instance in enumerate(entry.get("instances") or []):
+                refs = _refs_of(instance)
+                for turn_position, turn in enumerate(instance["turns"]):
+                    found.append(StepReference(f"{behavior}.instances[{position}].turns", turn,
+                                               json_ref(refs[turn_position]) if refs else None,
+                                               _turn_writer(entry, instance, turn_position)))
+        return found
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """Each entry's ``turns`` is the sorted union of its instances' turns again."""
+        for entry in data.values():
+            if entry.get("instances"):
+                entry["turns"] = sorted({turn for instance in entry["instances"] for turn in instance["turns"]})
+        return [], []
+
+
+def _refs_of(instance: dict) -> Optional[list]:
+    refs = instance.get("turn_refs")
+    return refs if isinstance(refs, list) and len(refs) == len(instance["turns"]) else None
+
+
+def _turn_writer(entry: dict, instance: dict, position: int):
+    def write(index: int, ref: Optional[str]) -> None:
+        if _refs_of(instance) is None:
+            instance["turn_refs"] = [None] * len(instance["turns"])
+        instance["turns"][position] = index
+        instance["turn_refs"][position] = ref
+    return write
 
 
 def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[str]:
@@ -99,6 +137,10 @@ def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[str]:
         if not instance.turns and instance.note == "":
             where = f"{behavior}.instances[{position}]" if entry.instances is not None else behavior
             problems.append(f"{where}: has neither a turn nor a note (store only what was marked)")
+    for position, instance in enumerate(entry.instances or []):
+        if instance.turn_refs is not None and len(instance.turn_refs) != len(instance.turns):
+            problems.append(f"{behavior}.instances[{position}].turn_refs: should hold one identity per turn "
+                            f"({len(instance.turns)}), got {len(instance.turn_refs)}")
     if entry.instances is not None:
         union = _union_of(entry.instances)
         if entry.turns != union:
@@ -106,15 +148,18 @@ def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[str]:
     return problems
 
 
-def _turns_with_paths(behavior: str, entry: BehaviorEntry) -> Iterator[Tuple[str, int]]:
-    """Each stored turn with the path of its list (the instances' lists when there are any)."""
+def _turns_with_paths(behavior: str, entry: BehaviorEntry) -> Iterator[Tuple[str, int, Optional[str]]]:
+    """Each stored turn with the path of its list (the instances' lists when there are any) and
+    the identity it was saved with (None when unknown)."""
     if entry.instances is None:
         for turn in entry.turns:
-            yield f"{behavior}.turns", turn
+            yield f"{behavior}.turns", turn, None
         return
     for position, instance in enumerate(entry.instances):
-        for turn in instance.turns:
-            yield f"{behavior}.instances[{position}].turns", turn
+        refs = instance.turn_refs if instance.turn_refs is not None and len(instance.turn_refs) == len(instance.turns) \
+            else [None] * len(instance.turns)
+        for turn, ref in zip(instance.turns, refs):
+            yield f"{behavior}.instances[{position}].turns", turn, ref
 
 
 def _union_of(instances: List[BehaviorInstance]) -> List[int]:

@@ -349,7 +349,7 @@
   }
 
   function noteBox(episode, id) {
-    var box = h('textarea', {id: id, rows: '2', 'data-ma': 'note', 'data-ma-focus': 'note'});
+    var box = h('textarea', {id: id, rows: '2', 'data-ma': 'note', 'data-ma-focus': 'note', maxlength: runtime.textLimit});
     box.value = episode.note;
     return box;
   }
@@ -434,5 +434,5 @@
 
 
   runtime.define('emergent_behavior', {describe: describeWithAction, render: render,
-    stepActions: ['add-to-behaviour']});
+    stepActions: ['add-to-behaviour'], references: marks.references});
 }(PotatoMultiagent));

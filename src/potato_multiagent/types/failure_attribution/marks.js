@@ -2,16 +2,45 @@
  * marks.js of `multiagent.failure_attribution`: the pure rules (no DOM), shared by view.js in the
  * page and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
  *
- * The stored value is {"responsible_agent": str|null, "decisive_step": int|null, "reason": str}
- * (decisive_step is the 0-based step index, shown as #N = index + 1), or "" when nothing is chosen;
- * optionally "certainty" ('confident' | 'uncertain') and "plausible_steps" ([{step, step_ref?}],
- * other steps that could be the decisive one, most plausible first).
+ * The stored value is {"responsible_agent": str|null, "decisive_step": int|null,
+ * "decisive_step_ref": str (the step's identity, beside a step), "reason": str} (decisive_step is
+ * the 0-based step index, shown as #N = index + 1), or "" when nothing is chosen; optionally
+ * "certainty" ('confident' | 'uncertain') and "plausible_steps" ([{step, step_ref?}], other steps
+ * that could be the decisive one, most plausible first, each with its step's identity).
  */
 PotatoMultiagent.marks('failure_attribution', function (lib) {
   'use strict';
 
   var SNIPPET_LENGTH = 80;
   var NOT_IN_TRACE = ' (not in this trace)';
+  var CHANGED = ' (changed since it was saved)';
+
+  /**
+   * The value's step references (docs/step-references.md): the decisive step and each plausible
+   * step, with the identity it was saved with. set writes into `value`; remove(copy) is the copy
+   * without that step.
+   */
+  function references(value) {
+    if (!value || typeof value !== 'object') { return []; }
+    var found = [];
+    if (typeof value.decisive_step === 'number') {
+      found.push({key: 'decisive_step', field: 'decisive_step', index: value.decisive_step, ref: value.decisive_step_ref,
+        set: function (index, ref) { value.decisive_step = index; value.decisive_step_ref = ref; },
+        remove: function (copy) { copy.decisive_step = null; delete copy.decisive_step_ref; delete copy.from_judgment; return copy; }});
+    }
+    (Array.isArray(value.plausible_steps) ? value.plausible_steps : []).forEach(function (entry, position) {
+      if (!entry || typeof entry.step !== 'number') { return; }
+      found.push({key: 'plausible_steps:' + entry.step, field: 'plausible_steps[' + position + '].step', index: entry.step,
+        ref: entry.step_ref,
+        set: function (index, ref) { entry.step = index; entry.step_ref = ref; },
+        remove: function (copy) {
+          copy.plausible_steps.splice(position, 1);
+          if (!copy.plausible_steps.length) { delete copy.plausible_steps; }
+          return copy;
+        }});
+    });
+    return found;
+  }
 
   /**
    * The value to store for the controls' state; null (store "") when nothing is chosen.
@@ -144,13 +173,16 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     return null;
   }
 
-  /** Which of the value's marks the trace does not contain. */
+  /** Which of the value's marks the trace does not contain; `changed`: the decisive step is in
+   * the trace but is no longer the step it was saved on (its identity differs). */
   function staleMarks(value, derivation) {
     var agent = chosenAgent(value);
     var step = chosenStep(value);
+    var past = step !== null && step >= derivation.steps.length;
     return {
       agent: agent !== null && derivation.agents.indexOf(agent) < 0,
-      step: step !== null && step >= derivation.steps.length
+      step: past,
+      changed: step !== null && !past && lib.isStale(step, value.decisive_step_ref, derivation)
     };
   }
 
@@ -159,12 +191,18 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     var stale = staleMarks(value, derivation);
     var found = [];
     if (stale.agent) { found.push(lib.notInTrace('responsible_agent', chosenAgent(value))); }
-    if (stale.step) { found.push(lib.notInTrace('decisive_step', chosenStep(value))); }
-    var seen = [chosenStep(value)];
+    var step = chosenStep(value);
+    if (step !== null) {
+      found = found.concat(lib.stepProblems('decisive_step', step, value.decisive_step_ref, derivation));
+    } else if (value && typeof value.decisive_step_ref === 'string') {
+      found.push('decisive_step_ref: saved without a decisive_step');
+    }
+    var seen = [step];
     plausibleOf(value).forEach(function (entry, position) {
       var where = 'plausible_steps[' + position + '].step';
-      if (entry.step >= derivation.steps.length) {
-        found.push(lib.notInTrace(where, entry.step));
+      var stepProblems = lib.stepProblems(where, entry.step, entry.step_ref, derivation);
+      if (stepProblems.length) {
+        found = found.concat(stepProblems);
       } else if (seen.indexOf(entry.step) >= 0) {
         found.push(lib.say('repeat', {field: where}));
       }
@@ -186,7 +224,8 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     if (step === null) {
       parts.push('No decisive step chosen.');
     } else {
-      var who = stale.step ? 'not in this trace' : (derivation.steps[step].agent || 'no agent');
+      var who = stale.step ? 'not in this trace' : stale.changed ? 'changed since it was saved'
+        : (derivation.steps[step].agent || 'no agent');
       parts.push('Decisive step: #' + (step + 1) + ' (' + who + ').');
     }
     var plausible = plausibleOf(value);
@@ -212,18 +251,21 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     return notices;
   }
 
-  /** What the runtime paints for a value (define's describe): stale marks stay in the controls. */
+  /** What the runtime paints for a value (define's describe): stale marks stay in the controls; a
+   * decisive step that changed since it was saved is listed with Remove and Re-point. */
   function describe(value, ctx) {
     return {
       summary: summaryText(value, ctx.derivation, ctx.unreadable),
       incomplete: incompleteReason(value, ctx.unreadable),
       notices: noticesFor(value, ctx.derivation, ctx.unreadable),
-      stale: []
+      stale: lib.staleReferenceEntries(references, value, ctx.derivation)
     };
   }
 
   return {
     NOT_IN_TRACE: NOT_IN_TRACE,
+    CHANGED: CHANGED,
+    references: references,
     composeValue: composeValue,
     certaintyOf: certaintyOf,
     plausibleOf: plausibleOf,

@@ -6,12 +6,13 @@ list (as Who&When's ``mistake_step``); the widget shows them as ``#N`` = index +
 
 from __future__ import annotations
 
-from typing import List, Literal, Optional
+from typing import Any, List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
-from .._base import NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
+from .._base import (FreeText, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref,
+                     not_in_trace, put_ref, step_problems)
 from .._base.words import word
 
 
@@ -39,8 +40,8 @@ class PlausibleStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step: StepIndex = Field(description="0-based index of the step.")
-    step_ref: Optional[StrictStr] = Field(None, description="The step's identity (kept as given; filled "
-                                          "where saved step references carry one).")
+    step_ref: Optional[StrictStr] = Field(None, description="The step's identity when it was added "
+                                          "(docs/step-references.md); absent in values saved before.")
 
 
 class FailureAttributionValue(BaseModel):
@@ -50,7 +51,10 @@ class FailureAttributionValue(BaseModel):
 
     responsible_agent: Optional[StrictStr] = Field(description="The agent held responsible, by its full name.")
     decisive_step: Optional[StepIndex] = Field(description="0-based index of the decisive step.")
-    reason: StrictStr = Field(description="Free text; may be empty.")
+    decisive_step_ref: Optional[StrictStr] = Field(
+        None, description="The identity of the decisive step when it was chosen (docs/step-references.md); "
+        "absent in values saved before identities were stored.")
+    reason: FreeText = Field(description="Free text; may be empty.")
     certainty: Optional[Literal["confident", "uncertain"]] = Field(None, description="The annotator's flag on the "
                                                                    "attribution; absent when not given.")
     plausible_steps: List[PlausibleStep] = Field(default_factory=list, description="Other steps that could be the "
@@ -71,14 +75,41 @@ class FailureAttribution(Scheme):
         problems = []
         if value.responsible_agent is not None and value.responsible_agent not in derivation.agents:
             problems.append(not_in_trace("responsible_agent", value.responsible_agent))
-        if value.decisive_step is not None and value.decisive_step >= len(derivation.steps):
-            problems.append(not_in_trace("decisive_step", value.decisive_step))
+        if value.decisive_step is not None:
+            problems += step_problems("decisive_step", value.decisive_step, value.decisive_step_ref, derivation)
+        elif value.decisive_step_ref is not None:
+            problems.append("decisive_step_ref: saved without a decisive_step")
         seen = {value.decisive_step}
         for position, entry in enumerate(value.plausible_steps):
             where = f"plausible_steps[{position}].step"
-            if entry.step >= len(derivation.steps):
-                problems.append(not_in_trace(where, entry.step))
+            found = step_problems(where, entry.step, entry.step_ref, derivation)
+            if found:
+                problems += found
             elif entry.step in seen:
                 problems.append(word("repeat", field=where))
             seen.add(entry.step)
         return problems
+
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        """The decisive step and each plausible step, with the identity each was saved with."""
+        found = []
+        if data.get("decisive_step") is not None:
+            def write(index: int, ref: Optional[str]) -> None:
+                data["decisive_step"] = index
+                put_ref(data, "decisive_step_ref", ref)
+
+            found.append(StepReference("decisive_step", data["decisive_step"], json_ref(data.get("decisive_step_ref")),
+                                       write))
+        plausible = data.get("plausible_steps")
+        for position, entry in enumerate(plausible if isinstance(plausible, list) else []):
+            if not isinstance(entry, dict) or not isinstance(entry.get("step"), int):
+                continue
+
+            def write_entry(index: int, ref: Optional[str], entry: dict = entry) -> None:
+                entry["step"] = index
+                put_ref(entry, "step_ref", ref)
+
+            found.append(StepReference(f"plausible_steps[{position}].step", entry["step"], json_ref(entry.get("step_ref")),
+                                       write_entry))
+        return found

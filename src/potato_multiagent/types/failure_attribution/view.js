@@ -162,11 +162,19 @@
     return node && view.optionValues.has(node) ? view.optionValues.get(node) : null;
   }
 
-  /** The words the step box shows for the chosen step ("" when none). */
+  /** The words the step box shows for the chosen step ("" when none): a step the trace lacks, or
+   * one that changed since it was saved, says so instead of showing another step's words. */
   function chosenStepWords(view) {
     var step = view.chosenStep;
     if (step === null) { return ''; }
-    return step < view.derivation.steps.length ? labelOf(view, step) : '#' + (step + 1) + marks.NOT_IN_TRACE;
+    if (step >= view.derivation.steps.length) { return '#' + (step + 1) + marks.NOT_IN_TRACE; }
+    return changed(view) ? '#' + (step + 1) + marks.CHANGED : labelOf(view, step);
+  }
+
+  /** Whether the chosen step is the stored decisive step and no longer the step it was saved on. */
+  function changed(view) {
+    var stored = view.model ? view.model.get().value : null;
+    return !!stored && stored.decisive_step === view.chosenStep && marks.staleMarks(stored, view.derivation).changed;
   }
 
   /** The chosen step's text (inert text, folded when long) and its neighbours, under the picker. */
@@ -174,10 +182,11 @@
     var box = view.chosenBox;
     var steps = view.derivation.steps;
     var index = view.chosenStep;
-    if (box.getAttribute('data-ma-step') === String(index)) { return; }
-    box.setAttribute('data-ma-step', String(index));
+    var key = String(index) + (changed(view) ? ' changed' : '');
+    if (box.getAttribute('data-ma-step') === key) { return; }
+    box.setAttribute('data-ma-step', key);
     box.textContent = '';
-    box.hidden = index === null || index >= steps.length;
+    box.hidden = index === null || index >= steps.length || changed(view);
     if (box.hidden) { return; }
     var step = steps[index];
     var h = ui.h;
@@ -322,5 +331,6 @@
     });
   }
 
-  runtime.define('failure_attribution', {describe: marks.describe, render: render, stepActions: ['decisive']});
+  runtime.define('failure_attribution', {describe: marks.describe, render: render, stepActions: ['decisive'],
+    references: marks.references});
 }(PotatoMultiagent));

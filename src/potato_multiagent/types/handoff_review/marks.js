@@ -2,8 +2,8 @@
  * marks.js of `multiagent.handoff_review`: the pure rules (no DOM), shared by view.js in the page
  * and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
  *
- * The stored value is the list [{index, step, from_step, from, to, explicit, flags, quality,
- * note?, bulk?, from_judgment?}] with one entry per handoff the annotator touched, or "" when
+ * The stored value is the list [{index, step, from_step, step_ref?, from_step_ref?, from, to, explicit,
+ * flags, quality, note?, bulk?, from_judgment?}] with one entry per handoff the annotator touched, or "" when
  * nothing is stored (from_judgment: the source of the judgment whose flags and quality were accepted).
  * Entries are matched to handoffs by identity (from_step, step, from, to), never by position; an
  * entry that matches no handoff (or repeats one) is kept and listed as having no card. The value
@@ -77,11 +77,55 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     entries.forEach(function (entry, position) {
       var where = '[' + position + ']';
       var key = identityKey(entry);
-      var found = identityProblems(where, entry, handoffs.get(key), derivation.steps.length, firstPosition.get(key));
+      var changed = changedSteps(where, entry, derivation);
+      var found = changed.length ? changed
+        : identityProblems(where, entry, handoffs.get(key), derivation.steps.length, firstPosition.get(key));
       Array.prototype.push.apply(problems, found.concat(configProblems(where, entry, config)));
       if (!firstPosition.has(key)) { firstPosition.set(key, position); }
     });
     return problems;
+  }
+
+  /** The entry's steps that changed since it was reviewed (their step references), as Python says
+   * them; a handoff whose steps changed names no handoff of this trace. */
+  function changedSteps(where, entry, derivation) {
+    var found = [];
+    ['from_step', 'step'].forEach(function (field) {
+      var ref = entry[field + '_ref'];
+      if (typeof ref === 'string') { found = found.concat(lib.stepProblems(where + '.' + field, entry[field], ref, derivation)); }
+    });
+    return found;
+  }
+
+  /**
+   * The value's step references (docs/step-references.md): each entry's from_step and step, with
+   * the identity it was saved with. set writes into `value` (the entry's index and explicit follow
+   * the handoff it names then, when the derivation is given and has it); remove(copy) is the copy
+   * without that entry.
+   */
+  function references(value, derivation) {
+    if (!Array.isArray(value)) { return []; }
+    var handoffs = derivation ? handoffIndex(derivation).byKey : null;
+    var found = [];
+    value.forEach(function (entry, k) {
+      if (!entry || typeof entry !== 'object') { return; }
+      ['from_step', 'step'].forEach(function (field) {
+        if (typeof entry[field] !== 'number') { return; }
+        found.push({key: identityKey(entry) + '\u0000' + field, field: '[' + k + '].' + field, index: entry[field],
+          ref: entry[field + '_ref'],
+          set: function (index, ref) {
+            entry[field] = index;
+            if (typeof ref === 'string') { entry[field + '_ref'] = ref; } else { delete entry[field + '_ref']; }
+            var handoff = handoffs ? handoffs.get(identityKey(entry)) : null;
+            if (handoff) { entry.index = handoff.index; entry.explicit = handoff.explicit; }
+          },
+          remove: function (copied) {
+            copied.splice(k, 1);
+            return copied.length ? copied : null;
+          }});
+      });
+    });
+    return found;
   }
 
   function identityProblems(where, entry, handoff, stepCount, earlierPosition) {
@@ -126,10 +170,10 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     var book = {byKey: new Map(), orphans: [], reviewed: 0, flagged: 0, bulk: 0};
     entries.forEach(function (entry) {
       var key = identityKey(entry);
-      if (handoffs.has(key) && !book.byKey.has(key)) {
+      if (handoffs.has(key) && !book.byKey.has(key) && !changedSteps('', entry, derivation).length) {
         putEntry(book, key, entry);
       } else {
-        book.orphans.push(entry);
+        book.orphans.push(entry);   // names no handoff of this trace, repeats one, or its steps changed
       }
     });
     return book;
@@ -444,9 +488,10 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
       incomplete: incompleteReason(book, total),
       notices: noticesFor(traceProblems(entries, ctx.derivation, ctx.config), ctx.derivation, ctx.unreadable),
       stale: book.orphans.map(function (entry, position) {
+        if (changedSteps('', entry, ctx.derivation).length) { return null; }   // listed by its step references below
         return {text: orphanText(entry, ctx.derivation, ctx.config.quality_scale),
           remove: without(book.orphans.filter(function (other, i) { return i !== position; }))};
-      }),
+      }).filter(Boolean).concat(lib.staleReferenceEntries(references, value, ctx.derivation)),
       removeAllStale: without([])
     };
   }
@@ -464,6 +509,7 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     isFlagged: isFlagged,
     isBulk: isBulk,
     traceProblems: traceProblems,
+    references: references,
     problems: problems,
     makeBook: makeBook,
     toggleFlag: toggleFlag,

@@ -11,14 +11,14 @@ entries to handoffs by identity ``(from_step, step, from, to)``, never by positi
 from __future__ import annotations
 
 import re
-from typing import Annotated, Dict, List, Optional, Tuple
+from typing import Annotated, Any, Dict, List, Optional, Tuple
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool,
                       StrictInt, StrictStr, field_validator)
 
 from ...trace import Derivation
-from .._base import (Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, above_bound, json_int, not_in_trace,
-                     unique_list)
+from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
+                     is_stale, json_ref, not_in_trace, put_ref, step_problems, unique_list)
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -64,12 +64,16 @@ class HandoffReviewEntry(BaseModel):
     index: Position = Field(description="Position of the handoff in the derivation's list (the seed's key).")
     step: StepIndex = Field(description="0-based step where control arrived.")
     from_step: StepIndex = Field(description="0-based step before the handoff (equal to step for an explicit event).")
+    step_ref: Optional[StrictStr] = Field(None, description="The identity of `step` when the handoff was reviewed "
+                                          "(docs/step-references.md); absent in values saved before.")
+    from_step_ref: Optional[StrictStr] = Field(None, description="The identity of `from_step` when the handoff was "
+                                               "reviewed; absent in values saved before.")
     from_: StrictStr = Field(alias="from", description="The agent handing over.")
     to: StrictStr = Field(description="The agent receiving.")
     explicit: StrictBool = Field(description="True for an explicit handoff event in the trace.")
     flags: FlagList = Field(description="Configured flags the annotator set, each once.")
     quality: Optional[Quality] = Field(description="1..quality_scale, or null when not rated.")
-    note: StrictStr = Field("", description="Free-text evidence (written when allow_note is on).")
+    note: FreeText = Field("", description="Free-text evidence (written when allow_note is on).")
     bulk: StrictBool = Field(False, description="True when 'Mark all unreviewed handoffs as fine' set this entry.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose flags and quality the annotator accepted for this "
@@ -104,15 +108,52 @@ class HandoffReview(Scheme):
         problems: List[str] = []
         for position, entry in enumerate(value.root):
             where = f"[{position}]"
-            problems.extend(_identity_problems(where, entry, handoffs, len(derivation.steps), first_position))
+            problems.extend(_identity_problems(where, entry, handoffs, derivation, first_position))
             problems.extend(_config_problems(where, entry, config))
             first_position.setdefault(entry.identity(), position)
         return problems
 
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        def writer(entry: dict, field: str):
+            def write(index: int, ref: Optional[str]) -> None:
+                entry[field] = index
+                put_ref(entry, f"{field}_ref", ref)
+            return write
 
-def _identity_problems(where: str, entry: HandoffReviewEntry, handoffs: dict, step_count: int,
+        return [StepReference(f"[{k}].{field}", entry[field], json_ref(entry.get(f"{field}_ref")), writer(entry, field))
+                for k, entry in enumerate(data) for field in ("from_step", "step")]
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """Each entry's ``index`` and ``explicit`` are its handoff's in ``derivation`` again (an entry
+        whose steps are still stale is left: that was reported already)."""
+        handoffs = {_handoff_identity(handoff): handoff for handoff in derivation.handoffs}
+        left = []
+        for k, entry in enumerate(data):
+            if any(is_stale(entry[field], json_ref(entry.get(f"{field}_ref")), derivation) for field in STEP_FIELDS):
+                continue
+            handoff = handoffs.get((entry["from_step"], entry["step"], entry["from"], entry["to"]))
+            if handoff is None:
+                left.append(f"[{k}]: no handoff of this trace is {HandoffReviewEntry.model_validate(entry).described()}")
+                continue
+            entry["index"], entry["explicit"] = handoff["index"], handoff["explicit"]
+        return [], left
+
+
+STEP_FIELDS = ("from_step", "step")
+
+
+def _identity_problems(where: str, entry: HandoffReviewEntry, handoffs: dict, derivation: Derivation,
                        first_position: dict) -> List[str]:
-    """Whether the entry names one handoff of this trace, once."""
+    """Whether the entry names one handoff of this trace, once (its steps first: a step that changed
+    since the review makes everything else about the entry moot)."""
+    stale = [problem for field in STEP_FIELDS if getattr(entry, f"{field}_ref") is not None
+             for problem in step_problems(f"{where}.{field}", getattr(entry, field), getattr(entry, f"{field}_ref"),
+                                          derivation)]
+    if stale:
+        return stale
+    step_count = len(derivation.steps)
     out_of_range = [not_in_trace(f"{where}.{field}", getattr(entry, field))
                     for field in ("from_step", "step") if getattr(entry, field) >= step_count]
     if out_of_range:

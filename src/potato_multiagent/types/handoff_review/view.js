@@ -180,7 +180,8 @@
   }
 
   function noteField(h, refs, idBase) {
-    refs.note = h('textarea', {id: idBase + '-note', class: 'ma-hr-note', rows: '2', 'data-ma-focus': 'note'});
+    refs.note = h('textarea', {id: idBase + '-note', class: 'ma-hr-note', rows: '2', 'data-ma-focus': 'note',
+      maxlength: runtime.textLimit});
     return h('div', {class: 'ma-hr-note-field'}, [h('label', {for: idBase + '-note', text: 'Note'}), refs.note]);
   }
 
@@ -436,5 +437,6 @@
     });
   }
 
-  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff']});
+  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff'],
+    references: marks.references});
 }(PotatoMultiagent));

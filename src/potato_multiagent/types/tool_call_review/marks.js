@@ -3,7 +3,7 @@
  * page and by the node tests (tests/js/type_cases.test.js runs cases.json against problems()).
  *
  * The stored value is a list of judged calls, in trace order:
- *     [{"index", "step", "position", "id", "tool", "verdict", ["verdicts",] "notes"[, "from_judgment"]}]
+ *     [{"index", "step", "step_ref", "position", "id", "tool", "verdict", ["verdicts",] "notes"[, "from_judgment"]}]
  * Each entry names its call by identity (the call id, else step + position + tool; seed-shaped
  * entries by index + step + tool), exactly as scheme.py's CallIndex reads it. Entries that match no
  * call, repeat one, or cannot be read are kept in the value and listed as "not in this trace"
@@ -36,9 +36,11 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return positions;
   }
 
-  /** The derivation's calls, findable by every identity a stored entry may use. */
-  function indexCalls(calls) {
-    var index = {calls: calls, positions: callPositions(calls), byId: new Map(), byPlace: new Map()};
+  /** The derivation's calls, findable by every identity a stored entry may use (the derivation is
+   * kept to tell an entry whose step changed since it was judged). */
+  function indexCalls(calls, derivation) {
+    var index = {calls: calls, positions: callPositions(calls), byId: new Map(), byPlace: new Map(),
+      derivation: derivation};
     calls.forEach(function (call, k) {
       if (call.id !== null) {
         if (!index.byId.has(call.id)) { index.byId.set(call.id, []); }
@@ -88,6 +90,11 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     var claimed = new Map();
     return entries.map(function (item) {
       var entry = item.entry;
+      var stale = typeof entry.step_ref === 'string' && index.derivation
+        ? lib.stepProblems('[' + item.k + '].step', entry.step, entry.step_ref, index.derivation) : [];
+      if (stale.length) {   // judged on a step that changed: it names no call of this trace
+        return {k: item.k, entry: entry, call: null, duplicateOf: null, problem: stale[0], changed: true};
+      }
       var call = findCall(index, entry);
       if (call === null) {
         var problem = given(entry, 'id') ? lib.notInTrace('[' + item.k + '].id', entry.id)
@@ -337,7 +344,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
       if (row.call) {
         state.judgements[row.call.index] = row.entry;
       } else {
-        state.extras.push({entry: row.entry, broken: false,
+        state.extras.push({entry: row.entry, broken: false, changed: Boolean(row.changed),
           reason: row.duplicateOf === null ? 'not in this trace' : 'its call is judged by an earlier judgement'});
       }
     });
@@ -358,7 +365,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
   /** The trace problems of a well-formed value, in the words Python's trace_problems says (cases.json). */
   function problems(value, derivation, config) {
     var whole = Object.assign({}, CONFIG_DEFAULTS, config || {});
-    return traceProblems(Array.isArray(value) ? value : [], indexCalls(derivation.tool_calls || []), whole);
+    return traceProblems(Array.isArray(value) ? value : [], indexCalls(derivation.tool_calls || [], derivation), whole);
   }
 
   function noticesFor(state, derivation, config) {
@@ -378,25 +385,64 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return notices;
   }
 
-  /** The runtime's stale list: each kept entry, with the value without it (a Remove button stores it). */
-  function staleFor(state) {
+  /** The runtime's stale list: each kept entry, with the value without it (a Remove button stores
+   * it); an entry whose step changed since it was judged is listed by its step reference instead,
+   * with Remove and Re-point (staleReferenceEntries). */
+  function staleFor(state, value, derivation) {
     return state.extras.map(function (extra, position) {
+      if (extra.changed) { return null; }
       var others = state.extras.filter(function (other, k) { return k !== position; });
       return {text: describeEntry(extra.entry) + ' (' + extra.reason + ')',
         remove: composeValue(state.judgements, others)};
-    });
+    }).filter(Boolean).concat(lib.staleReferenceEntries(references, value, derivation));
+  }
+
+  /**
+   * The value's step references (docs/step-references.md): each judged call's step, with the
+   * identity it was saved with. set (into `value`) also brings the entry's index and position up to
+   * the call at its new step (found by id, else by place and tool) when the derivation is given;
+   * remove(copy) is the copy without that entry.
+   */
+  function references(value, derivation) {
+    if (!Array.isArray(value)) { return []; }
+    var calls = null;   // indexed when a set moves an entry (a click lists every entry: keep it cheap)
+    function callIndex() {
+      if (calls === null && derivation) { calls = indexCalls(derivation.tool_calls || [], derivation); }
+      return calls;
+    }
+    return value.map(function (entry, k) {
+      if (!entry || typeof entry !== 'object' || typeof entry.step !== 'number') { return null; }
+      return {key: given(entry, 'id') ? 'id\u0000' + entry.id : 'place\u0000' + entry.step + '\u0000' + entry.position +
+          '\u0000' + entry.tool,
+        field: '[' + k + '].step', index: entry.step, ref: entry.step_ref,
+        set: function (index, ref) {
+          var moved = index !== entry.step;
+          entry.step = index;
+          if (typeof ref === 'string') { entry.step_ref = ref; } else { delete entry.step_ref; }
+          var found = moved ? callIndex() : null;
+          var call = found ? findCall(found, entry) : null;
+          if (call) {
+            entry.index = call.index;
+            if (hasOwn(entry, 'position')) { entry.position = found.positions[call.index]; }
+          }
+        },
+        remove: function (copied) {
+          copied.splice(k, 1);
+          return copied.length ? copied : null;
+        }};
+    }).filter(Boolean);
   }
 
   /** What the runtime paints for the stored value (define's describe); ctx.stored is what was read. */
   function describe(value, ctx) {
     var config = ctx.config || {};
-    var calls = indexCalls(ctx.derivation.tool_calls || []);
+    var calls = indexCalls(ctx.derivation.tool_calls || [], ctx.derivation);
     var state = stateOf(readStored(ctx.stored || {raw: ''}, config), calls, config);
     return {
       summary: summaryText(state.judged, calls.calls.length, state.extras.length),
       incomplete: incompleteReason(state.judged, calls.calls.length, state.unreadable),
       notices: noticesFor(state, ctx.derivation, config),
-      stale: staleFor(state)
+      stale: staleFor(state, value, ctx.derivation)
     };
   }
 
@@ -476,6 +522,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     describeEntry: describeEntry,
     noticesFor: noticesFor,
     staleFor: staleFor,
+    references: references,
     describe: describe,
     distinct: distinct,
     filterCalls: filterCalls,

@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, not_in_trace
+from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
+                     not_in_trace, put_ref, step_problems)
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
@@ -39,12 +40,14 @@ class ToolCallJudgement(BaseModel):
 
     index: CallNumber = Field(description="The call's index among all calls of the trace.")
     step: StepIndex = Field(description="0-based index of the call's step.")
+    step_ref: Optional[StrictStr] = Field(None, description="The identity of the call's step when it was judged "
+                                          "(docs/step-references.md); absent in values saved before.")
     position: Optional[CallNumber] = Field(None, description="The call's place among its step's calls (0-based).")
     id: Optional[StrictStr] = Field(None, description="The call's id, when it has one.")
     tool: Optional[StrictStr] = Field(description="The called tool (null when the call names none).")
     verdict: Optional[StrictStr] = Field(description="The verdict (the first of `verdicts` with multi_verdict).")
     verdicts: Optional[List[StrictStr]] = Field(None, description="Every verdict given, with multi_verdict only.")
-    notes: StrictStr = Field(description="Free text; may be empty.")
+    notes: FreeText = Field(description="Free text; may be empty.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose verdict the annotator accepted (docs/judgments.md); "
         "absent when the verdict is the annotator's own.")
@@ -115,12 +118,47 @@ class ToolCallReview(Scheme):
         claimed: Dict[int, int] = {}   # call index -> the entry that judged it first
         problems = []
         for k, entry in enumerate(value.root):
-            problems.extend(cls._identity_problems(k, entry, calls, claimed))
+            problems.extend(cls._identity_problems(k, entry, calls, claimed, derivation))
             problems.extend(cls._verdict_problems(k, entry, config))
         return problems
 
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        def writer(entry: dict):
+            def write(index: int, ref: Optional[str]) -> None:
+                entry["step"] = index
+                put_ref(entry, "step_ref", ref)
+            return write
+
+        return [StepReference(f"[{k}].step", entry["step"], json_ref(entry.get("step_ref")), writer(entry))
+                for k, entry in enumerate(data)]
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """Each entry's ``index`` and ``position`` are its call's in ``derivation`` again (the call
+        found by its id, else by its step, position and tool; an entry whose step is still stale is
+        left: that was reported already)."""
+        calls = CallIndex(derivation.tool_calls)
+        left = []
+        for k, entry in enumerate(data):
+            if is_stale(entry["step"], json_ref(entry.get("step_ref")), derivation):
+                continue
+            judged = ToolCallJudgement.model_validate(entry)
+            call = calls.find(judged)
+            if call is None:
+                left.append(f"[{k}]: the call ({identity_text(judged)}) is not in this trace")
+                continue
+            entry["index"] = call["index"]
+            if "position" in entry:
+                entry["position"] = calls.positions[call["index"]]
+        return [], left
+
     @staticmethod
-    def _identity_problems(k: int, entry: ToolCallJudgement, calls: CallIndex, claimed: Dict[int, int]) -> List[str]:
+    def _identity_problems(k: int, entry: ToolCallJudgement, calls: CallIndex, claimed: Dict[int, int],
+                           derivation: Derivation) -> List[str]:
+        stale = step_problems(f"[{k}].step", entry.step, entry.step_ref, derivation) if entry.step_ref else []
+        if stale:
+            return stale   # the step it was judged on changed: its other fields say nothing of this trace
         call = calls.find(entry)
         if call is None:
             if entry.id is not None:

@@ -65,7 +65,7 @@
 
   function adoptDerivation(view, derivation) {
     view.derivation = derivation;
-    view.calls = marks.indexCalls(derivation.tool_calls || []);
+    view.calls = marks.indexCalls(derivation.tool_calls || [], derivation);
     view.agents = marks.distinct(view.calls.calls, 'agent');
     view.tools = marks.distinct(view.calls.calls, 'tool');
     fillFilter(view, view.agentFilter, 'All agents', view.agents, 'no agent');
@@ -124,7 +124,7 @@
         'data-ma-focus': focusBase + 'clear', text: 'Clear verdict'})]);
     if (config.allow_notes !== false) {
       card.notes = h('textarea', {class: 'ma-tcr-notes-input', rows: '2', 'data-ma-part': 'notes',
-        'data-ma-focus': focusBase + 'notes'});
+        'data-ma-focus': focusBase + 'notes', maxlength: runtime.textLimit});
       card.notes.value = entry && typeof entry.notes === 'string' ? entry.notes : '';
     }
     var title = marks.cardTitle(call);
@@ -412,5 +412,6 @@
     });
   }
 
-  runtime.define('tool_call_review', {describe: marks.describe, render: render, stepActions: ['open-tool-call']});
+  runtime.define('tool_call_review', {describe: marks.describe, render: render, stepActions: ['open-tool-call'],
+    references: marks.references});
 }(PotatoMultiagent));

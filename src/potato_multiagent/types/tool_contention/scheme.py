@@ -11,13 +11,13 @@ its index alone. See docs/types/tool_contention.md.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Dict, List, Optional, Tuple
+from typing import Annotated, Any, Dict, List, Optional, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 
 from ...trace import Derivation
 from ...trace.jsjson import js_number
-from .._base import Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+from .._base import FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
@@ -61,7 +61,7 @@ class RegionMark(BaseModel):
     agents: List[StrictStr] = Field(min_length=2, description="The agents in the region (order is not significant).")
     calls: List[CallIdentity] = Field(min_length=2, description="The calls that make up the region.")
     label: StrictStr = Field(description="One of the configured contention_labels.")
-    note: StrictStr = Field(description="Free text; may be empty.")
+    note: FreeText = Field(description="Free text; may be empty.")
     from_judgment: Optional[StrictStr] = Field(
         None, description="The source of the judgment whose label the annotator accepted for this region "
         "(docs/judgments.md); absent when the label is the annotator's own.")
@@ -125,6 +125,33 @@ class ToolContention(Scheme):
                 continue
             problems += _matched_region_problems(field, mark, region, calls)
         return problems + _map_problems(value)
+
+    @classmethod
+    def settle(cls, data: Any, derivation: Derivation) -> Tuple[List[str], List[str]]:
+        """Each labelled region found again by its resource, interval and agents, and each of its
+        calls by agent, resource and interval: their indices are this trace's, and ``contentions``
+        is keyed by the new indices."""
+        regions = {region_key(region): region for region in derivation.contentions}
+        calls = {call["index"]: call for call in derivation.calls}
+        moved: List[str] = []
+        left: List[str] = []
+        for position, mark in enumerate(data["regions"]):
+            field = f"regions[{position}]"
+            region = regions.get(region_key(mark))
+            if region is None:
+                left.append(f"{field}: {describe_region(mark)} is not in this trace")
+                continue
+            if mark["index"] != region["index"]:
+                moved.append(f"moved {field} (region {describe_region(mark)}) #{mark['index'] + 1} -> #{region['index'] + 1}")
+                mark["index"] = region["index"]
+            free = [calls[index] for index in region["calls"]]
+            for call in mark["calls"]:
+                same = next((found for found in free if _call_key(found) == _call_key(call)), None)
+                if same is not None:
+                    free.remove(same)
+                    call["index"] = same["index"]
+        data["contentions"] = {str(mark["index"]): mark["label"] for mark in data["regions"]}
+        return moved, left
 
 
 def _label_problems(field: str, mark: RegionMark, config: ToolContentionConfig) -> List[str]:

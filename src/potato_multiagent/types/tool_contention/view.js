@@ -147,7 +147,8 @@
       judgmentsPart.box(ui, item)
     ];
     if (ui.config.allow_note !== false) {
-      item.note = runtime.h('textarea', {rows: 2, class: 'ma-tc-note-input', 'data-ma-tc-note': region.index});
+      item.note = runtime.h('textarea', {rows: 2, class: 'ma-tc-note-input', 'data-ma-tc-note': region.index,
+        maxlength: runtime.textLimit});
       children.push(runtime.h('label', {class: 'ma-tc-note'}, ['Note', item.note]));
     }
     if (item.links) { children.push(item.links.line); }
