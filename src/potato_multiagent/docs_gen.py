@@ -58,7 +58,8 @@ def type_words(schema: dict, root: dict) -> str:
         item = _resolve(schema.get("items", {}), root)
         return "list of names" if item.get("type") == "string" else f"list of {type_words(item, root)}"
     if kind == "object":
-        return "map score -> label" if "propertyNames" in schema or "additionalProperties" in schema else "map"
+        extra = schema.get("additionalProperties")
+        return "map score -> label" if "propertyNames" in schema or isinstance(extra, dict) else "map"
     if kind == "integer" and "minimum" in schema and "maximum" in schema:
         return f"integer {schema['minimum']}..{schema['maximum']}"
     return {"boolean": "bool", "string": "string", "integer": "integer", "number": "number"}.get(kind, "value")

@@ -18,7 +18,8 @@ def _built_in_types() -> tuple:
     """The built-in types ours replace: each type folder's ``migration.py`` says which (``REPLACES``)."""
     from .types import TYPES
 
-    return tuple(folder.migration.REPLACES for folder in TYPES.values() if folder.migration is not None)
+    return tuple(folder.migration.REPLACES for folder in TYPES.values()
+                 if folder.migration is not None and folder.migration.REPLACES is not None)
 
 
 BUILT_IN_TYPES = _built_in_types()

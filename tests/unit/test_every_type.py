@@ -26,6 +26,7 @@ BUILT_IN_KEYS = {
     "tool_contention": {"calls_key", "agent_key", "resource_key", "contention_labels"},
     "emergent_behavior": {"steps_key", "agent_key", "behaviors", "allow_note"},
     "tool_call_review": {"steps_key", "verdict_options"},
+    "mast": set(),   # no built-in of this name (types/mast/migration.py)
 }
 
 

@@ -1,0 +1,210 @@
+"""``multiagent.mast``: tag failure modes (MAST by default) on the steps of a run and on the run.
+
+Two levels, one value. A *step tag* puts a mode on a step (``#N``), with an optional note and
+severity; a *whole-run mark* says a mode is present in the run without locating it (MAST's own
+labels are per trace: a yes or no per mode for the whole run). The run's modes are the union of
+both: a mode tagged on any step is present in the run. The value records the taxonomy it was
+made under (``taxonomy``: :attr:`..taxonomy.Taxonomy.id`), so a value made under another
+taxonomy (or another version of it) is reported, never read as this one.
+
+Stored::
+
+    {"taxonomy": "mast@f1e2d3c4",
+     "steps": [{"step": 3, "step_ref": null, "mode": "1.3", "note": "", "severity": "major"}],
+     "run":   [{"mode": "2.4", "note": "never says the budget"}],
+     "none_found": false}
+
+``step_ref`` is the step's identity beside its index (the source's own id, else a fingerprint of
+agent and text; see issue 33's step identity), ``from_judgment`` the source of a judgment the
+annotator accepted for that tag, ``none_found`` the annotator's "no failure mode in this run".
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationInfo, field_validator
+
+from ...taxonomy import DEFAULT_PRESET, Taxonomy, TaxonomyError, resolve
+from ...trace import Derivation
+from .._base import Labels, Scheme, SchemeConfig, StepIndex, not_in_trace
+
+DEFAULT_SEVERITIES = ["minor", "major", "critical"]
+"""Potato's ``trajectory_eval`` severities."""
+
+
+class MastConfig(SchemeConfig):
+    """The shared trace keys, the taxonomy, and what a tag may carry besides its mode."""
+
+    taxonomy: Union[StrictStr, Dict[StrictStr, Any]] = Field(
+        DEFAULT_PRESET, description="A taxonomy Potato ships, by name (`potato.server_utils.failure_taxonomy`: "
+        "`mast`, Cemri et al. 2025, 14 modes in 3 categories, with Potato's codes, names and definitions), or a "
+        "small taxonomy written here in the shape of a `taxonomy_file`. Ignored when `taxonomy_file` is set.")
+    taxonomy_file: Optional[StrictStr] = Field(None, min_length=1, description="A YAML or JSON file of another "
+                                               "taxonomy (TRAIL's, AgentRx's, your own): `modes: [{category, code, name, "
+                                               "definition, example?}]`, optionally `name`, `version`, `source` "
+                                               "(docs/types/mast.md). Relative to the task's folder (`task_dir`).")
+    allow_severity: StrictBool = Field(True, description="A severity per tag and per whole-run mark (optional "
+                                       "for the annotator).")
+    severities: Labels = Field(default_factory=lambda: list(DEFAULT_SEVERITIES), min_length=1,
+                               description="The severities offered, least to most severe (Potato's `trajectory_eval` "
+                               "levels by default).")
+    allow_note: StrictBool = Field(True, description="A free-text note per tag and per whole-run mark.")
+    whole_run: StrictBool = Field(True, description="Modes can be marked for the whole run without a step "
+                                  "(\"present, not located\"), as MAST's own per-trace labels are.")
+
+    @field_validator("taxonomy_file")
+    @classmethod
+    def _taxonomy_loads(cls, file: Optional[str], info: ValidationInfo) -> Optional[str]:
+        try:
+            resolve(info.data.get("taxonomy", DEFAULT_PRESET), file)
+        except TaxonomyError as error:
+            raise ValueError(str(error)) from None
+        return file
+
+    @field_validator("taxonomy")
+    @classmethod
+    def _taxonomy_exists(cls, taxonomy: Any) -> Any:
+        try:
+            resolve(taxonomy, None)
+        except TaxonomyError as error:
+            raise ValueError(str(error)) from None
+        return taxonomy
+
+    def taxonomy_model(self) -> Taxonomy:
+        """The taxonomy this scheme tags with (read once per file version)."""
+        return resolve(self.taxonomy, self.taxonomy_file)
+
+
+Mode = Field(min_length=1, description="The mode's code in the taxonomy (`1.3`).")
+
+
+class MastStepTag(BaseModel):
+    """One mode on one step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    step: StepIndex = Field(description="0-based step index (`#N` = index + 1).")
+    step_ref: Optional[StrictStr] = Field(None, description="The step's identity beside its index (issue 33), "
+                                          "so a tag never moves to another step when the trace changes.")
+    mode: StrictStr = Mode
+    note: StrictStr = Field("", description="Free-text evidence (when allow_note is on).")
+    severity: Optional[StrictStr] = Field(None, description="One of the configured severities, or null.")
+    from_judgment: Optional[StrictStr] = Field(None, description="The source of the judgment whose tag the "
+                                               "annotator accepted (docs/judgments.md).")
+
+    def key(self) -> Tuple[int, str]:
+        return (self.step, self.mode)
+
+
+class MastRunTag(BaseModel):
+    """One mode marked for the whole run, not located on a step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: StrictStr = Mode
+    note: StrictStr = Field("", description="Free-text evidence (when allow_note is on).")
+    severity: Optional[StrictStr] = Field(None, description="One of the configured severities, or null.")
+    from_judgment: Optional[StrictStr] = Field(None, description="The source of the judgment the annotator accepted.")
+
+
+class MastValue(BaseModel):
+    """The stored value: the taxonomy, the step tags, the whole-run marks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    taxonomy: StrictStr = Field(min_length=1, description="The id of the taxonomy the tags were made under "
+                                "(`name@version`).")
+    steps: List[MastStepTag] = Field(default_factory=list, description="Modes tagged on steps.")
+    run: List[MastRunTag] = Field(default_factory=list, description="Modes marked for the whole run, not located.")
+    none_found: StrictBool = Field(False, description="The annotator found no failure mode in this run.")
+
+    def run_modes(self) -> Dict[str, Dict[str, object]]:
+        """The run's modes (step tags and whole-run marks together): code -> {steps, whole_run}."""
+        modes: Dict[str, Dict[str, object]] = {}
+        for tag in self.steps:
+            modes.setdefault(tag.mode, {"steps": [], "whole_run": None})["steps"].append(tag.step)
+        for tag in self.run:
+            modes.setdefault(tag.mode, {"steps": [], "whole_run": None})["whole_run"] = tag
+        for entry in modes.values():
+            entry["steps"] = sorted(set(entry["steps"]))
+        return modes
+
+
+def problem_words(kind: str, **values) -> str:
+    """The rule words both halves say (marks.js has the same table)."""
+    return WORDS[kind].format(**values)
+
+
+WORDS = {
+    "other_taxonomy": "taxonomy: '{got}' is not this scheme's taxonomy '{want}' (answers made under two "
+                      "taxonomies are never compared)",
+    "unknown_mode": "{field}: '{mode}' is not a mode of {taxonomy}",
+    "repeated_tag": "{field}: repeats the tag of {first}",
+    "repeated_mode": "{field}: repeats the mode of {first}",
+    "unknown_severity": "{field}: '{severity}' is not one of the configured severities",
+    "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
+    "notes_off": "{field}: notes are turned off for this scheme (allow_note: false)",
+    "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
+    "none_with_tags": "none_found: true, but the value has tags",
+}
+
+
+class Mast(Scheme):
+    Config = MastConfig
+    Value = MastValue
+    summary = "Tag failure modes (MAST by default, with definitions) on steps and on the whole run."
+
+    @classmethod
+    def widget_config(cls, config: MastConfig) -> dict:
+        return {**super().widget_config(config), "modes": _browser_taxonomy(config.taxonomy_model())}
+
+    @classmethod
+    def trace_problems(cls, value: MastValue, derivation: Derivation, config: MastConfig) -> List[str]:
+        taxonomy = config.taxonomy_model()
+        if value.taxonomy != taxonomy.id:
+            return [problem_words("other_taxonomy", got=value.taxonomy, want=taxonomy.id)]
+        codes = set(taxonomy.codes)
+        problems: List[str] = []
+        first_tag: Dict[Tuple[int, str], int] = {}
+        for position, tag in enumerate(value.steps):
+            where = f"steps[{position}]"
+            if tag.step >= len(derivation.steps):
+                problems.append(not_in_trace(f"{where}.step", tag.step))
+            if tag.mode not in codes:
+                problems.append(problem_words("unknown_mode", field=f"{where}.mode", mode=tag.mode, taxonomy=taxonomy.id))
+            if tag.key() in first_tag:
+                problems.append(problem_words("repeated_tag", field=where, first=f"steps[{first_tag[tag.key()]}]"))
+            first_tag.setdefault(tag.key(), position)
+            problems.extend(_detail_problems(where, tag, config))
+        if value.run and not config.whole_run:
+            problems.append(problem_words("run_off"))
+        first_mode: Dict[str, int] = {}
+        for position, tag in enumerate(value.run):
+            where = f"run[{position}]"
+            if tag.mode not in codes:
+                problems.append(problem_words("unknown_mode", field=f"{where}.mode", mode=tag.mode, taxonomy=taxonomy.id))
+            if tag.mode in first_mode:
+                problems.append(problem_words("repeated_mode", field=where, first=f"run[{first_mode[tag.mode]}]"))
+            first_mode.setdefault(tag.mode, position)
+            problems.extend(_detail_problems(where, tag, config))
+        if value.none_found and (value.steps or value.run):
+            problems.append(problem_words("none_with_tags"))
+        return problems
+
+
+def _detail_problems(where: str, tag, config: MastConfig) -> List[str]:
+    problems = []
+    if tag.severity is not None and not config.allow_severity:
+        problems.append(problem_words("severity_off", field=f"{where}.severity"))
+    elif tag.severity is not None and tag.severity not in config.severities:
+        problems.append(problem_words("unknown_severity", field=f"{where}.severity", severity=tag.severity))
+    if tag.note and not config.allow_note:
+        problems.append(problem_words("notes_off", field=f"{where}.note"))
+    return problems
+
+
+@lru_cache(maxsize=16)
+def _browser_taxonomy(taxonomy: Taxonomy) -> dict:
+    return taxonomy.to_browser()
