@@ -19,7 +19,8 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     # the save path is built on base and installed by the core
     assert web.index("web/base.js") < web.index("web/saving.js") < web.index("web/widget.js")
     # the trace view takes the core's page derivation and h; its parts load before it
-    view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_rows.js", "web/trace_view.js"]
+    view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_modes.js", "web/trace_view_rows.js",
+            "web/trace_view.js"]
     assert web.index("web/widget.js") < web.index(view[0])
     assert [web.index(path) for path in view] == sorted(web.index(path) for path in view)
     # the pager uses windowing's page arithmetic; the runtime offers it as ui.pager

@@ -103,7 +103,8 @@ def adapter_for(widget: str):
 
 WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
                "sync.js", "saving.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
-               "trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js",
+               "trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js", "trace_view_rows.js",
+               "trace_view.js",
                "graph_labels.js", "graph_grid.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
 check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,

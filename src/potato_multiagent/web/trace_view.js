@@ -9,7 +9,8 @@
  * the DOM (WINDOW, never the trace's length), and only the steps drawn have a row model built
  * (stepModel); the three layouts (lanes, tree, board) share it.
  * The view's parts load before it: trace_view_model.js (what a row shows, the layout rules),
- * trace_view_judgments.js (judgment markers), trace_view_rows.js (a row's DOM).
+ * trace_view_judgments.js (judgment markers), trace_view_modes.js (failure-mode chips and legend),
+ * trace_view_rows.js (a row's DOM).
  *
  * The page-level event contract with the widgets:
  *   document 'multiagent:show-step'  {index, source}   bring step `index` into view, highlight it,
@@ -93,6 +94,7 @@
       return;
     }
     this.judged = judgments.judgmentMarks(page.record, core.pageSchemes());
+    if (rows.modes) { rows.modes.load(this, page.record); }
     if (page.derivation === this.derivation) { return; }
     var derivation = this.derivation = page.derivation;
     this.steps = model.stepModel(derivation, page.record, core.deriveOptions(this.config));
@@ -302,6 +304,12 @@
     }
     var action = event.target.closest('.ma-trace-action');
     if (action) { this.act(Number(action.getAttribute('data-step')), action.getAttribute('data-action'), action); return; }
+    var said = rows.modes ? rows.modes.clicked(this, event.target) : null;
+    if (said) {
+      rows.paintFolds(this);
+      this.say(said);
+      return;
+    }
     var tagsToggle = event.target.closest('.ma-trace-tags-toggle');
     if (tagsToggle) { rows.toggleTags(this, Number(tagsToggle.getAttribute('data-step'))); return; }
     var chip = event.target.closest('.ta-chip');
@@ -411,6 +419,16 @@
       setTimeout(firstInit, 0);
     }
     document.addEventListener('potato:instance-ready', function () { setTimeout(init, 0); });
+    document.addEventListener('change', onModeChange);
+  }
+
+  /** A mast form's value changed (a chip, the form's own controls, another tab): repaint the chips. */
+  function onModeChange(event) {
+    if (!rows.modes || !rows.modes.isModeInput(event.target)) { return; }
+    views.forEach(function (view) {
+      rows.modes.repaint(view);
+      rows.paintFolds(view);
+    });
   }
 
   return {

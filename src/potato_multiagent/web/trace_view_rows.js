@@ -2,8 +2,9 @@
  * trace_view_rows.js: one row of the trace view, built from its view-model entry
  * (trace_view_model.js): the step card (#N, agent, time, judgment markers, text folded past
  * fold_chars, tool calls with arguments and result links, errors), the handoffs received, the
- * turn-level tag chips (Potato's turn_annotations DOM contract, folded but on the current step) and the actions some widget on the
- * page takes; then placed for the layout (lanes: a column per agent, tree: indented by thread
+ * turn-level tag chips (Potato's turn_annotations DOM contract, folded but on the current step), the
+ * failure-mode chips of the page's mast schemes (trace_view_modes.js, folded the same way) and the
+ * actions some widget on the page takes; then placed for the layout (lanes: a column per agent, tree: indented by thread
  * depth, board: addressee chips). Page only; loaded after widget.js (its h) and before
  * trace_view.js, which calls row(view, entry, position). Trace data is hostile: DOM through h only.
  */
@@ -16,6 +17,7 @@
   }
   var h = core.h;
   var own = root.PotatoMultiagentTraceModel.own;
+  var modes = core.traceParts && core.traceParts.modes;   // failure-mode chips (trace_view_modes.js)
   var ACTIONS = {
     'decisive': 'Set as decisive step',
     'add-to-behaviour': 'Add to behaviour',
@@ -112,7 +114,7 @@
   function paintFold(view, slot) {
     var open = tagsOpen(view, Number(slot.getAttribute('data-turn-index')));
     var toggle = slot.querySelector('.ma-trace-tags-toggle');
-    var chosen = slot.querySelectorAll('.ta-chip.ta-selected').length;
+    var chosen = slot.querySelectorAll('.ta-chip.ta-selected, .ma-mode-chip[aria-pressed="true"]').length;
     slot.setAttribute('data-folded', open ? 'false' : 'true');
     toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
     toggle.textContent = toggle.getAttribute('data-name') + ': ' + chosen + ' chosen';
@@ -225,6 +227,7 @@
     entry.toolCalls.forEach(function (call) { card.appendChild(toolCallBlock(view, call)); });
     var slot = turnSlot(view, entry);
     if (slot) { card.appendChild(slot); }
+    if (modes) { modes.slots(view, entry).forEach(function (modeSlot) { paintFold(view, modeSlot); card.appendChild(modeSlot); }); }
     var actions = actionButtons(view, entry);
     if (actions) { card.appendChild(actions); }
     return card;
@@ -250,5 +253,5 @@
   }
 
   root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row,
-    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick};
+    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, modes: modes};
 }(typeof globalThis !== 'undefined' ? globalThis : this));
