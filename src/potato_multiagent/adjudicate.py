@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import yaml
 
 from .decisions import decisions, differences
+from .types.mast.scheme import agreed_value, union_value
 from .judgments import DEFAULT_KEY, Judgment, check_key, our_schemes, place_judgments
 from .types import scheme_for
 from .task import Task
@@ -37,6 +38,7 @@ GOLD_FILE = "gold.jsonl"
 REPORT_FILE = "disagreements.md"
 REPORT_LINES_FILE = "disagreements.jsonl"
 FA_TYPE = "multiagent.failure_attribution"
+MAST_TYPE = "multiagent.mast"
 
 
 class AdjudicationError(Exception):
@@ -123,7 +125,10 @@ class Adjudication:
         else:
             out.append(f"wrote {len(self.to_adjudicate)} item(s) to adjudicate to {self.folder / DATA_FILE} "
                        f"(schemes: {', '.join(self.schemes) or 'none'})")
-        out.append(f"wrote {len(self.gold)} unanimous gold line(s) to {self.folder / GOLD_FILE}")
+        agreed = sum(1 for line in self.gold if line["gold"].get("agreed"))
+        out.append(f"wrote {len(self.gold)} unanimous gold line(s) to {self.folder / GOLD_FILE}"
+                   + (f" ({agreed} with only the failure-mode tags every annotator gave, to be completed by the "
+                      f"adjudicator)" if agreed else ""))
         if self.to_adjudicate:
             out.append(f"wrote {self.folder / 'config.yaml'}; report: {self.folder / REPORT_FILE}")
             out.append(f"next: cd {self.folder} && potato start config.yaml")
@@ -150,7 +155,13 @@ def adjudicate(config_path: Path, folder: Path, min_annotators: int = 2, only_di
     judgments = [Judgment(s.instance, s.scheme, labels[user], value, True)
                  for s in to_judge for user, value in sorted(s.values.items(), key=lambda kv: labels[kv[0]])]
     task_records = [records[instance] for instance in disagreeing]
-    result = Adjudication(folder, labels, settled, disagreeing, gold_lines(_unanimous_values(direct), schemes),
+    # failure modes: a scheme all annotators agree on is gold even on an item sent to the adjudicator
+    # (who may add to it), and on one they differ on, the tags they all gave are
+    modes = [s for s in to_judge if str(schemes[s.scheme].get("annotation_type")) == MAST_TYPE]
+    unanimous = _unanimous_values(direct + [s for s in modes if s.unanimous])
+    agreed = _agreed_tags([s for s in modes if not s.unanimous], schemes)
+    result = Adjudication(folder, labels, settled, disagreeing,
+                          gold_lines(unanimous, schemes, agreed=agreed, order=list(records)),
                           too_few, left_out, kept_schemes)
     result.report = report_lines(settled, labels)
     _write(folder, task, place_judgments(task_records, judgments, key, task.id_key), kept_schemes, result)
@@ -181,13 +192,35 @@ def _unanimous_values(direct: List[Settled]) -> Dict[str, Dict[str, Any]]:
     return gold
 
 
+def _agreed_tags(to_judge: List[Settled], schemes: Mapping[str, dict]) -> Dict[str, Dict[str, Any]]:
+    """``{instance: {scheme: value}}`` for failure-mode schemes the annotators differ on: the tags every
+    annotator gave. They reach gold without being answered again; ``export --as-gold`` adds the
+    adjudicator's answer to them (types/mast/scheme.py)."""
+    found: Dict[str, Dict[str, Any]] = {}
+    for s in to_judge:
+        config, _ = scheme_for(MAST_TYPE).parse_config(schemes[s.scheme])
+        found.setdefault(s.instance, {})[s.scheme] = agreed_value(list(s.values.values()), list(config.severities))
+    return found
+
+
 def gold_lines(by_instance: Mapping[str, Mapping[str, Any]], schemes: Mapping[str, dict],
-               how: str = "unanimous") -> List[dict]:
+               how: str = "unanimous", agreed: Optional[Mapping[str, Mapping[str, Any]]] = None,
+               order: Optional[List[str]] = None) -> List[dict]:
     """Gold lines ``{id, gold}`` that ``agreement --gold`` reads: every scheme's value under ``schemes``,
-    and the failure attribution also as ``responsible_agent`` / ``decisive_step`` (when the task has one)."""
+    and the failure attribution also as ``responsible_agent`` / ``decisive_step`` (when the task has one).
+    ``agreed``: the failure-mode tags every annotator gave on an item still to adjudicate, under
+    ``gold.agreed`` (not settled: ``agreement --gold`` reads only ``schemes``)."""
+    agreed = agreed or {}
+    instances = list(dict.fromkeys(list(by_instance) + list(agreed)))
+    if order is not None:
+        position = {instance: at for at, instance in enumerate(order)}
+        instances.sort(key=lambda instance: position.get(instance, len(position)))
     lines = []
-    for instance, by_scheme in by_instance.items():
+    for instance in instances:
+        by_scheme = by_instance.get(instance, {})
         gold: Dict[str, Any] = {"schemes": dict(by_scheme), "settled": {name: how for name in by_scheme}}
+        if agreed.get(instance):
+            gold["agreed"] = dict(agreed[instance])
         lines.append({"id": instance, "gold": with_attribution(gold, schemes)})
     return lines
 
@@ -334,12 +367,27 @@ def export_gold(config_path: Path, merge: Optional[Mapping[str, dict]] = None) -
         gold[instance] = json.loads(json.dumps(entry))
     for instance, by_scheme in saved.items():
         entry = gold.setdefault(instance, {})
+        for name, value in by_scheme.items():
+            if str(schemes[name].get("annotation_type")) == MAST_TYPE:
+                by_scheme[name] = _with_agreed_tags(entry, name, value)
         entry.setdefault("schemes", {}).update(by_scheme)
         entry.setdefault("settled", {}).update({name: "adjudicated" for name in by_scheme})
+        if isinstance(entry.get("agreed"), dict):
+            entry["agreed"] = {name: value for name, value in entry["agreed"].items() if name not in by_scheme}
+            if not entry["agreed"]:
+                del entry["agreed"]
     order = {instance: position for position, instance in enumerate(records)}
     ordered = sorted(gold, key=lambda instance: (order.get(instance, len(order)), instance))
     lines = [{"id": instance, "gold": with_attribution(gold[instance], schemes)} for instance in ordered]
     return GoldExport(lines, conflicts, left_out, merged=len(merge or {}))
+
+
+def _with_agreed_tags(entry: Mapping[str, Any], scheme: str, value: Any) -> Any:
+    """The adjudicator's failure-mode value over what annotators agreed on (unanimous gold, or the
+    agreed tags of an item they differed on): the agreed tags are never answered again nor dropped."""
+    base = ((entry.get("schemes") or {}).get(scheme) if isinstance(entry.get("schemes"), dict) else None) \
+        or ((entry.get("agreed") or {}).get(scheme) if isinstance(entry.get("agreed"), dict) else None)
+    return union_value(base, value) if base is not None else value
 
 
 def write_gold(lines: List[dict], path: Path) -> None:

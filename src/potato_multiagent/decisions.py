@@ -29,6 +29,7 @@ NOT_JUDGED = {
     "emergent_behavior": "none",
     "agent_scorecard": "not scored",
     "agent_interaction_graph": "normal",
+    "mast": "not tagged",
 }
 """The decision of a unit a value leaves out, in the type's own words."""
 
@@ -106,10 +107,24 @@ def _graph(rows: List[dict], config) -> Decisions:
     return found
 
 
+def _mast(rows: List[dict], config) -> Decisions:
+    """Each step tag (``#4 (Coder) 1.3 Step repetition``: tagged), and each mode of the run (``whole
+    run: 1.3 Step repetition``: present or absent, wherever it was tagged)."""
+    found = {}
+    for row in rows:
+        label = f"{row['mode']} {row['mode_name']}" if row["mode_name"] else row["mode"]
+        if row["level"] == "step":
+            agent = row["step_agent"] if row["step_agent"] is not None else "no agent"
+            found[f"{number(row['step'])} ({agent}) {label}"] = "tagged"
+        else:
+            found[f"whole run: {label}"] = "present" if row["present"] else "absent"
+    return found
+
+
 DESCRIBERS: Dict[str, Callable[[List[dict], Any], Decisions]] = {
     "failure_attribution": _attribution, "handoff_review": _handoffs, "tool_call_review": _calls,
     "tool_contention": _regions, "emergent_behavior": _behaviors, "agent_scorecard": _scorecard,
-    "agent_interaction_graph": _graph,
+    "agent_interaction_graph": _graph, "mast": _mast,
 }
 
 

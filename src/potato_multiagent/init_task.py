@@ -30,18 +30,8 @@ AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
 COUNTED = ("multi_agent", "with_handoffs", "with_tool_calls", "with_timed_calls", "with_contention")
 TASK_FIELDS = ("task", "question", "workflow", "problem_statement")
 """Record fields that say what the run was asked to do, shown above the trace when present."""
-
-MAST_ERROR_TYPES = [
-    {"name": "Specification & System Design", "subtypes": [
-        "FM-1.1 Disobey task specification", "FM-1.2 Disobey role specification", "FM-1.3 Step repetition",
-        "FM-1.4 Loss of conversation history", "FM-1.5 Unaware of termination conditions"]},
-    {"name": "Inter-Agent Misalignment", "subtypes": [
-        "FM-2.1 Conversation reset", "FM-2.2 Fail to ask for clarification", "FM-2.3 Task derailment",
-        "FM-2.4 Information withholding", "FM-2.5 Ignored other agent's input", "FM-2.6 Reasoning-action mismatch"]},
-    {"name": "Task Verification & Termination", "subtypes": [
-        "FM-3.1 Premature termination", "FM-3.2 No or incomplete verification", "FM-3.3 Incorrect verification"]},
-]
-"""MAST (Cemri et al. 2025): 14 failure modes in three categories, as examples/team-evaluation tags them."""
+MAST_GOLD_KEYS = {"failure_modes", "failure_mode_votes", "mast_annotation"}
+"""Gold keys holding a run's MAST labels (types/mast/adapter.py ``gold_modes`` reads them)."""
 
 
 class InitError(Exception):
@@ -141,13 +131,12 @@ def choose(found: Survey) -> List[Choice]:
         f"{found.with_contention} {runs} have timed calls of two agents overlapping on one shared resource",
         f"{found.with_timed_calls} {runs} have timed calls, but no two agents overlap on a resource"
         if found.with_timed_calls else "no run has timed calls on shared resources"))
-    choices.append(_when(found.multi_agent, "mast_steps", {
-        "annotation_type": "multiselect", "name": "mast_steps", "description": "MAST failure modes",
-        "turn_level": True, "turn_binding": {"field": "steps"},
-        "labels": [mode for category in MAST_ERROR_TYPES for mode in category["subtypes"]]},
-        "MAST's 14 failure modes of multi-agent systems, tagged right on each step of the trace view "
-        "(several per step; Potato's turn-level multiselect)"
-        + (" (the source's own MAST labels are in gold)" if "mast" in found.gold_keys else ""),
+    choices.append(_when(found.multi_agent, "mast", {
+        "annotation_type": "multiagent.mast", "name": "mast", "description": "MAST failure modes"},
+        "MAST's 14 failure modes of multi-agent systems (Potato's codes, names and definitions), tagged on "
+        "each step of the trace view and for the whole run, with a note and a severity per tag"
+        + (" (the source's own MAST labels are in gold: agreement --gold compares each annotator's run "
+           "modes with them)" if MAST_GOLD_KEYS & set(found.gold_keys) else ""),
         "MAST describes failures between agents, and no run has two"))
     choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
                                              "author knows: add it by hand (docs/types/agent_scorecard.md)"))

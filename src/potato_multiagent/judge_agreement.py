@@ -4,8 +4,8 @@ how often annotators took its answer.
 A judge is read as one more annotator: its values become rows through the type's own export
 adapter, and the figures between it and one annotator are the ones the adapter computes between
 two annotators (agent kappa and alpha, flag alpha, verdict kappa, ...), over the units both
-judged. Against gold, failure attribution gets Who&When's agent and step accuracy (the adapter's
-own); every type whose gold line carries the scheme's value (``gold.schemes``, as adjudication
+judged. Against gold, failure attribution gets Who&When's agent and step accuracy and MAST tagging
+its accuracy, precision and recall per mode (the adapters' own); every type whose gold line carries the scheme's value (``gold.schemes``, as adjudication
 writes it) gets the share of units where the judge decided as gold did. *Accepted* is the share of
 the annotators' saved values, on items the judge judged, that carry ``from_judgment: <source>``
 (the widgets write it when an annotator accepts a shown judgment).
@@ -33,6 +33,9 @@ COLUMNS = ("scheme", "type", "source", "measure", "annotator", "value", "items",
 JUDGE = "\u0000judge"
 """The judge's user key inside the tables (no annotator can be called this)."""
 ACCEPTED = "accepted by annotators"
+GOLD_TYPES = ("failure_attribution", "mast")
+"""Types whose adapter has figures against gold of its own (Who&When's agent and step; MAST's modes per
+trace), given to a judge as to an annotator."""
 
 
 def judge_agreement_frame(task: Task, collection: Collection, judgments: List[Judgment],
@@ -87,11 +90,11 @@ def _against_gold(table: SchemeTable, scheme: dict, mine: List[Judgment], judge_
                   records: Mapping[str, Any],
                   gold: Mapping[str, dict], within: int) -> List[Figure]:
     figures = []
-    if table.scheme.widget == "failure_attribution":
+    if table.scheme.widget in GOLD_TYPES:
         judges = pd.DataFrame([(j.id, JUDGE) for j in mine], columns=[INSTANCE, USER])
         for figure in table.adapter.agreement(Judgements(judge_rows.convert_dtypes(), judges), table.config,
                                               gold, within):
-            if figure.measure.endswith("vs gold") and figure.annotator is None:
+            if "vs gold" in figure.measure and figure.annotator is None:
                 figures.append(Figure(figure.measure, figure.value, figure.items, 1, None, figure.note))
     if any(table.name in ((entry or {}).get("schemes") or {}) for entry in gold.values()):
         figures.append(_unit_accuracy(table, scheme, mine, records, gold))

@@ -147,9 +147,10 @@ def test_an_unreadable_potato_answer_is_invalid_not_a_row(tmp_path):
 
 def test_the_team_evaluation_example_has_its_mast_and_outcome_tables():
     task = load_task(ROOT / "examples" / "team-evaluation" / "config.yaml")
-    # MAST modes tagged per step in the trace view (turn-level multiselect, analysis/turn_tags.py)
-    assert list(task.annotations("mast_steps").columns)[:7] == ["instance_id", "user", "timestamp", "turn", "step",
-                                                               "step_number", "step_agent"]
+    # MAST modes (multiagent.mast): one table of step tags, one of every mode per trace
+    assert list(task.annotations("mast.steps").columns)[:8] == ["instance_id", "user", "timestamp", "taxonomy", "step",
+                                                               "step_number", "step_ref", "step_agent"]
+    assert list(task.annotations("mast.trace").columns)[3:8] == ["taxonomy", "mode", "mode_name", "category", "present"]
     assert "label" in task.annotations("outcome").columns
 
 

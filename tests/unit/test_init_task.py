@@ -36,7 +36,7 @@ def kept(choices):
 
 def test_a_pipeline_of_two_agents_gets_attribution_graph_handoffs_and_mast_gated_by_the_outcome():
     choices = chosen([PIPELINE])
-    assert kept(choices) == ["attribution", "handoffs", "interaction_graph", "mast_steps", "outcome"]
+    assert kept(choices) == ["attribution", "handoffs", "interaction_graph", "mast", "outcome"]
     assert choices["attribution"].scheme["display_logic"] == {
         "show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}
     assert choices["outcome"].scheme["labels"] == ["success", "failure"]
@@ -48,7 +48,7 @@ def test_one_agent_alone_gets_only_the_outcome_and_says_why_the_rest_is_left_out
     choices = chosen([SOLO])
     assert kept(choices) == ["outcome"]
     assert choices["attribution"].reason.startswith("no run has two agents")
-    assert choices["mast_steps"].reason == "MAST describes failures between agents, and no run has two"
+    assert choices["mast"].reason == "MAST describes failures between agents, and no run has two"
 
 
 def test_one_agent_calling_tools_gets_tool_review_and_no_multi_agent_type():
@@ -73,7 +73,8 @@ def test_counts_are_per_run_and_the_reason_says_how_many():
 def test_gold_is_said_and_mast_labels_in_gold_are_pointed_to():
     choices = chosen([PIPELINE], [{"id": "p", "gold": {"mast": {"marked": ["1.3"]}}}])
     assert "gold for 1 run(s) is in gold.jsonl, never shown" in choices["outcome"].reason
-    assert choices["mast_steps"].reason.endswith("(the source's own MAST labels are in gold)")
+    assert choices["mast"].reason.endswith("(the source's own MAST labels are in gold: agreement --gold compares "
+                                           "each annotator's run modes with them)")
 
 
 def test_the_display_reads_the_speaker_field_most_steps_use_and_leaves_role_to_potato():
@@ -118,7 +119,7 @@ def test_init_writes_data_gold_apart_and_a_config_that_potato_and_check_accept(t
     assert config["data_files"] == ["data/runs.jsonl"] and config["plugins"] == ["multiagent"]
     assert config["item_properties"] == {"id_key": "id", "text_key": "question"}
     assert [s["name"] for s in config["annotation_schemes"]] == [
-        "outcome", "attribution", "interaction_graph", "handoffs", "mast_steps"]
+        "outcome", "attribution", "interaction_graph", "handoffs", "mast"]
     validated = subprocess.run([str(POTATO), "validate", "--strict", "config.yaml"], cwd=task,
                                capture_output=True, text=True, timeout=120)
     assert validated.returncode == 0, validated.stdout + validated.stderr

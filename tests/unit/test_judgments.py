@@ -160,7 +160,7 @@ def test_init_puts_judgments_for_the_schemes_it_chose(tmp_path, corpus_dir, caps
                  str(bad)]) == 1
     assert capsys.readouterr().err.splitlines() == [
         f"error: {bad}:1: scheme: 'handoffz' is not a multiagent scheme of the config (known: attribution, "
-        f"interaction_graph, handoffs)", "error: nothing written"]
+        f"interaction_graph, handoffs, mast)", "error: nothing written"]
     assert not (tmp_path / "t2" / "config.yaml").exists() and not (tmp_path / "t2" / "data").exists()
 
 

@@ -134,7 +134,7 @@ def trace_unit_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 def gold_modes(entry: Any, scheme: str, taxonomy: Taxonomy) -> Tuple[Optional[Dict[str, Optional[bool]]], str]:
     """The run's modes a gold entry says, as ``{code: True | False | None (unknown)}`` over this taxonomy,
-    or ``(None, why)`` when it says none of them or says them in another taxonomy.
+    or ``(None, why)`` when it says them in another taxonomy (``why`` empty: it says none).
 
     Read, in this order: ``schemes.<scheme>`` (this scheme's own value, as adjudication writes it);
     ``mast_annotation`` (MAD's full dataset: ``{code: 1 | 0 | null}``); ``failure_mode_votes``
@@ -144,7 +144,7 @@ def gold_modes(entry: Any, scheme: str, taxonomy: Taxonomy) -> Tuple[Optional[Di
     the entry is left out rather than read as this one.
     """
     if not isinstance(entry, dict):
-        return None, "no gold"
+        return None, ""
     own = (entry.get("schemes") or {}).get(scheme) if isinstance(entry.get("schemes"), dict) else None
     if own is not None:
         try:
@@ -168,7 +168,7 @@ def gold_modes(entry: Any, scheme: str, taxonomy: Taxonomy) -> Tuple[Optional[Di
                 return None, f"gold failure_modes names '{label}', not a mode of {taxonomy.id}"
             found[mode.code] = True
         return found, ""
-    return None, "no per-trace modes in gold"
+    return None, ""
 
 
 def _majority(marks: Any) -> Optional[bool]:
@@ -195,10 +195,10 @@ def gold_figures(rows: pd.DataFrame, gold: Mapping[str, dict], scheme: str, taxo
     truth: Dict[str, Dict[str, Optional[bool]]] = {}
     left_out: Dict[str, str] = {}
     for instance in sorted({instance for instance, _ in said}, key=str):
-        modes, why = gold_modes(gold.get(instance), scheme, taxonomy) if instance in gold else (None, "")
+        modes, why = gold_modes(gold.get(instance), scheme, taxonomy)
         if modes is not None:
             truth[instance] = modes
-        elif instance in gold:
+        elif why:
             left_out[instance] = why
     note = _left_out_note(left_out)
     pairs = [(instance, user, code, code in modes, truth[instance][code])

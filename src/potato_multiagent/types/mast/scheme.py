@@ -208,3 +208,72 @@ def _detail_problems(where: str, tag, config: MastConfig) -> List[str]:
 @lru_cache(maxsize=16)
 def _browser_taxonomy(taxonomy: Taxonomy) -> dict:
     return taxonomy.to_browser()
+
+
+# --------------------------------------------------------------------------- values in gold
+
+
+def agreed_value(values: List[dict], severities: List[str]) -> dict:
+    """What every one of ``values`` (same taxonomy) says: the step tags all of them made (same step,
+    same mode) and the run's modes all of them found present, a mode located by no agreed step tag
+    kept as a whole-run mark. Notes are joined; a severity is the most severe any of them gave (in
+    ``severities`` order). Adjudication sends this to gold without asking again."""
+    parsed = [MastValue.model_validate(value) for value in values]
+    keys = set.intersection(*({tag.key() for tag in value.steps} for value in parsed))
+    present = set.intersection(*(set(value.run_modes()) for value in parsed))
+    located = {mode for _, mode in keys}
+    steps = [_joined([tag for value in parsed for tag in value.steps if tag.key() == key], severities)
+             for key in sorted(keys)]
+    run = []
+    for mode in present - located:
+        marks = [tag for value in parsed for tag in value.run if tag.mode == mode]
+        run.append({"mode": mode, **_details(marks, severities)})
+    run.sort(key=lambda mark: mark["mode"])
+    agreed = {"taxonomy": parsed[0].taxonomy, "steps": steps, "run": run}
+    if not steps and not run and all(value.none_found for value in parsed):
+        agreed["none_found"] = True
+    return agreed
+
+
+def _joined(tags: list, severities: List[str]) -> dict:
+    first = tags[0]
+    joined = {"step": first.step, "mode": first.mode, **_details(tags, severities)}
+    refs = {tag.step_ref for tag in tags if tag.step_ref}
+    if len(refs) == 1:
+        joined["step_ref"] = refs.pop()
+    return joined
+
+
+def _details(tags: list, severities: List[str]) -> dict:
+    notes = list(dict.fromkeys(tag.note for tag in tags if tag.note))
+    given = [tag.severity for tag in tags if tag.severity in severities]
+    return {"note": " | ".join(notes), "severity": max(given, key=severities.index) if given else None}
+
+
+def union_value(base: dict, added: dict) -> dict:
+    """``base`` (agreed or unanimous gold) with ``added`` (an adjudicator's answer) over it: every tag of
+    either; a tag in both takes the adjudicator's words, and the base's note when the adjudicator wrote
+    none. The adjudicator can add to what annotators agreed on, never silently drop it."""
+    first, second = MastValue.model_validate(base), MastValue.model_validate(added)
+    if first.taxonomy != second.taxonomy:
+        raise ValueError(f"taxonomy: the agreed tags are {first.taxonomy}, the adjudicator's {second.taxonomy}")
+
+    def merged(old, new):
+        data = new.model_dump(exclude_none=True)
+        if not new.note and old.note:
+            data["note"] = old.note
+        return data
+
+    steps = {tag.key(): tag.model_dump(exclude_none=True) for tag in first.steps}
+    old_steps = {tag.key(): tag for tag in first.steps}
+    for tag in second.steps:
+        steps[tag.key()] = merged(old_steps[tag.key()], tag) if tag.key() in old_steps else tag.model_dump(exclude_none=True)
+    run = {tag.mode: tag.model_dump(exclude_none=True) for tag in first.run}
+    old_run = {tag.mode: tag for tag in first.run}
+    for tag in second.run:
+        run[tag.mode] = merged(old_run[tag.mode], tag) if tag.mode in old_run else tag.model_dump(exclude_none=True)
+    union = {"taxonomy": first.taxonomy, "steps": [steps[key] for key in sorted(steps)],
+             "run": [run[mode] for mode in sorted(run)]}
+    if not steps and not run and (first.none_found or second.none_found):
+        union["none_found"] = True
+    return union
