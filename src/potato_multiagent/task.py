@@ -100,6 +100,7 @@ class Task:
             raise TaskError(f"{config_path}: the config is not a mapping")
         self.config_dir = self.config_path.parent
         self.task_dir = (self.config_dir / str(self.config.get("task_dir") or ".")).resolve()
+        _scheme_files_from(self.task_dir, self.config)
 
     # -- schemes --------------------------------------------------------------------------------
     def all_schemes(self) -> List[dict]:
@@ -193,6 +194,23 @@ class Task:
         types = {scheme.get("name"): scheme.get("annotation_type") for scheme in schemes}
         answers = flatten_phase_annotations({instance_id: pairs}, schema_types=types)
         return compute_hidden_schemas(schemes, answers)
+
+
+SCHEME_FILE_KEYS = ("taxonomy_file",)
+"""Scheme keys naming a file, read relative to ``task_dir`` (where Potato runs, so the page and the
+commands read the same file)."""
+
+
+def _scheme_files_from(task_dir: Path, config: dict) -> None:
+    """Make each scheme's relative file keys absolute, in place: the commands run from anywhere, and
+    a task written elsewhere from this config (``adjudicate``) still finds them."""
+    for scheme in config.get("annotation_schemes") or []:
+        if not isinstance(scheme, dict):
+            continue
+        for key in SCHEME_FILE_KEYS:
+            value = scheme.get(key)
+            if isinstance(value, str) and value and not Path(value).is_absolute():
+                scheme[key] = str(task_dir / value)
 
 
 def scheme_type(scheme: dict) -> Optional[type]:
