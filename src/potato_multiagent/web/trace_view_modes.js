@@ -199,22 +199,30 @@
     var box = slot.querySelector('.ma-mode-judgments');
     var shown = !locked && rules.judgmentsShown(scheme.config, value);
     var judged = shown ? rules.judgedOnStep(scheme.judgments, index) : [];
-    var focused = document.activeElement && box.contains(document.activeElement) ?
-      document.activeElement.getAttribute('data-key') : null;
-    core.clear(box);
+    var signature = JSON.stringify(judged);
     box.hidden = judged.length === 0;
-    judged.forEach(function (found) {
-      var mine = rules.stepTag(value, index, found.tag.mode);
-      var accepted = !!mine && mine.from_judgment === found.source;
-      var label = rules.modeLabel(scheme.taxonomy, found.tag.mode);
-      var key = found.source + '\u0000' + found.tag.mode;
-      var button = h('button', {type: 'button', class: 'ma-mode-accept', 'data-scheme': scheme.name, 'data-step': index,
-        'data-mode': found.tag.mode, 'data-source': found.source, 'data-key': key, 'aria-pressed': accepted ? 'true' : 'false',
-        'aria-label': (accepted ? 'Accepted ' : 'Accept ') + found.source + '\u2019s tag ' + label + ' on #' + (index + 1),
-        text: accepted ? 'Accepted' : 'Accept'});
-      box.appendChild(h('p', {class: 'ma-mode-judgment', 'data-source': found.source}, [
-        h('span', {text: 'judge ' + rules.judgmentWords(scheme.taxonomy, found.source, found.tag)}), ' ', button]));
-      if (focused === key) { button.focus(); }
+    // The lines are rebuilt only when what they say changes: a repaint comes between a button's
+    // mousedown and its click (a note's box losing focus stores its text), and a rebuilt button
+    // would lose that click.
+    if (box.getAttribute('data-shown') !== signature) {
+      box.setAttribute('data-shown', signature);
+      core.clear(box);
+      judged.forEach(function (found) {
+        var button = h('button', {type: 'button', class: 'ma-mode-accept', 'data-scheme': scheme.name, 'data-step': index,
+          'data-mode': found.tag.mode, 'data-source': found.source});
+        box.appendChild(h('p', {class: 'ma-mode-judgment', 'data-source': found.source}, [
+          h('span', {text: 'judge ' + rules.judgmentWords(scheme.taxonomy, found.source, found.tag)}), ' ', button]));
+      });
+    }
+    box.querySelectorAll('.ma-mode-accept').forEach(function (button) {
+      var code = button.getAttribute('data-mode');
+      var source = button.getAttribute('data-source');
+      var mine = rules.stepTag(value, index, code);
+      var accepted = !!mine && mine.from_judgment === source;
+      button.setAttribute('aria-pressed', accepted ? 'true' : 'false');
+      button.setAttribute('aria-label', (accepted ? 'Accepted ' : 'Accept ') + source + '\u2019s tag ' +
+        rules.modeLabel(scheme.taxonomy, code) + ' on #' + (index + 1));
+      button.textContent = accepted ? 'Accepted' : 'Accept';
     });
   }
 
