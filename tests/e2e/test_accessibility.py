@@ -27,6 +27,8 @@ import pytest
 import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, expect
 
+from potato_multiagent.taxonomy import preset
+
 from .harness import (
     EXAMPLES_DIR,
     REPO_ROOT,
@@ -125,6 +127,10 @@ def marked_states() -> dict[str, dict[str, str]]:
         "contention": marked_contention("deadlock"),
         "emergent": {"groupthink": {"turns": [1, 2], "note": "",
                                     "instances": [{"turns": [1, 2], "note": ""}]}},
+        "mast": {"taxonomy": preset("mast").id, "steps": [
+            {"step": 1, "mode": "1.3", "note": "asks again", "severity": "major"},
+            {"step": 99, "mode": "2.4", "note": "", "severity": None}],
+            "run": [{"mode": "3.2", "note": "nobody checks", "severity": "minor"}]},
     }
     return {CONTENTION: {schema: json.dumps(value) for schema, value in values.items()}}
 
@@ -233,24 +239,29 @@ def test_axe_finds_no_serious_violation_in_our_widgets(open_as, user):
 
 
 def test_axe_and_forced_colours_on_the_trace_views_folded_mast_tags(open_as):
-    """The trace view's MAST chips (the example's 14 modes) folded to a toggle and the chosen
-    chip, unfolded by hand, and unfolded on the current step: no serious axe finding inside the
-    view; in forced colours the pressed chip keeps its check mark and its system colours."""
+    """The trace view's MAST chips (the example's multiagent.mast, 14 modes) folded to a toggle and the
+    chosen chip, unfolded by hand, and unfolded on the current step, with a chip's definition shown
+    (hover) and the legend open beside the trace: no serious axe finding inside the view; in forced
+    colours the pressed chip keeps its check mark and its system colours."""
     assert AXE_SCRIPT.exists(), "node_modules/axe-core is missing: run `bash scripts/setup.sh`"
     page = open_as("trace")
     trace = page.locator("section.ma-trace")
     chosen_step = trace.locator('.ma-trace-step[data-step="2"]')
     toggle = chosen_step.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
     toggle.click()
-    chosen_step.get_by_role("button", name="FM-2.4 Information withholding").click()
+    chosen_step.get_by_role("button", name="2.4 Information withholding", exact=True).click()
     toggle = chosen_step.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)
     toggle.click()
     expect(toggle).to_have_attribute("aria-expanded", "false")
-    pressed = chosen_step.get_by_role("button", name="FM-2.4 Information withholding")
+    pressed = chosen_step.get_by_role("button", name="2.4 Information withholding", exact=True)
     expect(pressed).to_have_attribute("aria-pressed", "true")
     trace.locator('.ma-trace-step[data-step="0"] .ma-trace-tags-toggle').click()
     page.evaluate("PotatoMultiagentTrace.showStep(4)")
     expect(trace.locator('.ma-trace-step[data-step="4"] .ma-trace-tags-toggle')).to_have_attribute("aria-expanded", "true")
+    trace.get_by_role("button", name="Failure modes", exact=True).click()
+    expect(trace.get_by_role("complementary", name="Failure modes")).to_be_visible()
+    trace.locator('.ma-trace-step[data-step="4"]').get_by_role("button", name="1.3 Step repetition", exact=True).hover()
+    expect(trace.locator(".ma-mode-tip")).to_be_visible()
 
     page.add_script_tag(path=str(AXE_SCRIPT))
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
