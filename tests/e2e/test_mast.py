@@ -352,3 +352,64 @@ def test_adjudication_lists_the_differences_and_settled_gold_has_every_tag(adjud
     assert found[("step level vs gold, all modes: precision", None)]["value"] == pytest.approx(3 / 4)
     assert found[("step level vs gold, all modes: recall", None)]["value"] == pytest.approx(3 / 4)
     assert not found[("trace level vs gold, all modes: accuracy", None)]["note"]   # nothing left out
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def box(locator) -> dict:
+    found = locator.bounding_box()
+    assert found is not None, locator
+    return found
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return inner["y"] >= outer["y"] - 0.5 and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+
+
+def test_chips_stay_compact_in_a_176px_lane_and_the_legend_stays_open_beside_the_trace(task, page):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    login(page, task.base_url, f"layout-{uuid.uuid4().hex[:6]}")
+    trace = page.locator("section.ma-trace")
+    legend_toggle = trace.get_by_role("button", name="Failure modes", exact=True)
+    legend_toggle.click()
+    legend = trace.get_by_role("complementary", name="Failure modes")
+    expect(legend).to_be_visible()
+    # beside the trace: the legend's box starts right of the steps' viewport, on the same rows
+    viewport = box(trace.locator(".ma-trace-viewport"))
+    assert box(legend)["x"] >= viewport["x"] + viewport["width"] and box(legend)["y"] < viewport["y"] + 10
+    # the legend's search: by code, name or definition, grouped by category, counted
+    legend.get_by_label("Search failure modes").fill("verif")
+    expect(legend.locator("dt:visible")).to_have_text(["3.1 Premature termination", "3.2 No or incomplete verification",
+                                                       "3.3 Incorrect verification"])
+    expect(legend.locator("h4:visible")).to_have_text(["Task Verification & Termination"])
+    expect(legend.locator(".ma-trace-legend-count")).to_have_text("3 of 14 modes match \u201cverif\u201d.")
+
+    # lanes (3 agents) beside the open legend are at their narrowest: 11rem = 176 px
+    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    card = step(page, 2)
+    assert box(card)["width"] == pytest.approx(176, abs=0.5)
+    chips = card.locator(".ma-mode-chips")
+    expect(chips).to_be_visible()   # the current step's chips are unfolded
+    # 14 chips in a lane: codes only (the names are in the tooltip, the accessible name and the
+    # legend), at most five rows of chips; the step's own text stays in view above them
+    name = card.locator('.ma-mode-chip[data-mode="1.3"] .ma-mode-name')
+    assert name.evaluate("(node) => getComputedStyle(node).display") == "none"
+    assert box(chips)["height"] < 5 * 24
+    assert inside(box(card.locator(".ma-trace-body")), box(trace.locator(".ma-trace-viewport")))
+    # a pressed chip shows its name (cut to the lane)
+    card.get_by_role("button", name="1.3 Step repetition", exact=True).click()
+    assert name.evaluate("(node) => getComputedStyle(node).display") != "none"
+    expect(legend).to_be_visible()   # tagging does not close the legend
+    # in the tree layout the card is wide and every chip shows its name
+    trace.get_by_role("button", name="Tree", exact=True).click()
+    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    assert card.locator('.ma-mode-chip[data-mode="2.4"] .ma-mode-name').evaluate(
+        "(node) => getComputedStyle(node).display") != "none"
+    assert inside(box(card.locator(".ma-trace-body")), box(trace.locator(".ma-trace-viewport")))
+
+    # the legend stays open on the next item (this tab)
+    assert go_next(page) == "trip-2"
+    expect(page.locator("section.ma-trace").get_by_role("button", name="Failure modes", exact=True)).to_have_attribute(
+        "aria-expanded", "true")
+    expect(page.locator("section.ma-trace").get_by_role("complementary", name="Failure modes")).to_be_visible()

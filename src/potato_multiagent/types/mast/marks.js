@@ -134,8 +134,8 @@ PotatoMultiagent.marks('mast', function (lib) {
     return next;
   }
 
-  /** Tag step `index` with `code`, or take the tag off when it is there. `stepRef`: the step's identity. */
-  function toggleStepTag(value, config, index, code, stepRef) {
+  /** Tag step `index` with `code`, or take the tag off when it is there. */
+  function toggleStepTag(value, config, index, code) {
     var taxonomy = taxonomyOf(config);
     var next = base(value, taxonomy);
     var at = -1;
@@ -143,9 +143,7 @@ PotatoMultiagent.marks('mast', function (lib) {
     if (at >= 0) {
       next.steps.splice(at, 1);
     } else {
-      var tag = {step: index, mode: code, note: '', severity: null};
-      if (typeof stepRef === 'string' && stepRef) { tag.step_ref = stepRef; }
-      next.steps.push(tag);
+      next.steps.push({step: index, mode: code, note: '', severity: null});
       next.steps.sort(byStepThenTaxonomy(taxonomy));
     }
     return tidy(next);

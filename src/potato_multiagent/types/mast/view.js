@@ -102,13 +102,10 @@
   function tagStep(view, index, code) {
     var on = !marks.stepTag(view.model.get().value, index, code);
     var step = view.derivation.steps[index];
-    commit(view, function (value) { return marks.toggleStepTag(value, view.config, index, code, stepRef(step)); },
+    commit(view, function (value) { return marks.toggleStepTag(value, view.config, index, code); },
       marks.modeLabel(view.taxonomy, code) + (on ? ' tagged on #' : ' taken off #') + (index + 1) +
       ' (' + (step.agent === null ? 'no agent' : step.agent) + ').');
   }
-
-  /** The step's identity beside its index, where the derivation gives one (issue 33), else none. */
-  function stepRef(step) { return step && typeof step.ref === 'string' ? step.ref : null; }
 
   // -- painting ----------------------------------------------------------------------------------
 
