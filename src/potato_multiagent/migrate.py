@@ -96,7 +96,41 @@ def migrate_config_text(text: str, trace_view: bool = False) -> Migration:
     if renamed or any(f"{PLUGIN}." in line for line in lines):
         changes.extend(_agent_trace_numbers_off(lines))
         changes.extend(_enable_plugin(lines))
+    offers.extend(_turn_level_mast_offers(text))
     return Migration("".join(lines), changes, offers)
+
+
+def _turn_level_mast_offers(text: str) -> List[str]:
+    """Where a turn-level multiselect or radio tags MAST's modes (this project's examples before
+    ``multiagent.mast``): it keeps working as it is; say what the type would add, and that the tags
+    it saved are not converted."""
+    import yaml
+
+    from .taxonomy import preset
+
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    schemes = config.get("annotation_schemes") if isinstance(config, dict) else None
+    mast = preset("mast")
+    offers = []
+    for scheme in schemes if isinstance(schemes, list) else []:
+        if not (isinstance(scheme, dict) and scheme.get("turn_level")
+                and scheme.get("annotation_type") in ("multiselect", "radio")):
+            continue
+        labels = [label.get("name") if isinstance(label, dict) else label for label in scheme.get("labels") or []]
+        if not labels or not all(mast.find(label) for label in labels):
+            continue
+        name = str(scheme.get("name"))
+        where = next((f"line {number}: " for number, line in enumerate(text.splitlines(), start=1)
+                      if re.match(rf"""^\s*(?:-\s+)?name:\s*["']?{re.escape(name)}["']?\s*(?:#.*)?$""", line)), "")
+        offers.append(f"{where}{name} tags MAST modes with a turn-level {scheme['annotation_type']}: it keeps working "
+                      f"(chips on the trace view's steps, exported per step and mode). annotation_type: "
+                      f"multiagent.mast (no labels, turn_level or turn_binding) adds each mode's definition, a "
+                      f"note and a severity per tag, modes for the whole run, judgments and adjudication "
+                      f"(docs/types/mast.md); the tags saved so far are not converted")
+    return offers
 
 
 def _agent_trace_numbers_off(lines: List[str]) -> List[str]:

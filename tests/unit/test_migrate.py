@@ -132,3 +132,29 @@ def test_cli_rewrites_a_config_in_place_and_reports_each_change(tmp_path, capsys
     assert "annotation_type agent_scorecard -> multiagent.agent_scorecard" in report and "(5 change(s))" in report
     assert main(["migrate-config", str(config)]) == 0  # to stdout, nothing left to change
     assert capsys.readouterr().out == config.read_text()
+
+
+TURN_LEVEL_MAST = """\
+plugins: [multiagent]
+annotation_schemes:
+  - annotation_type: multiselect
+    name: mast_steps   # as examples/team-evaluation had it
+    description: "MAST failure modes"
+    turn_level: true
+    turn_binding: {field: steps}
+    labels: ["FM-1.1 Disobey task specification", "FM-1.3 Step repetition", "FM-3.3 Incorrect verification"]
+  - annotation_type: multiselect
+    name: turn_errors
+    turn_level: true
+    labels: [wrong_tool, hallucination]
+"""
+
+
+def test_a_turn_level_mast_multiselect_keeps_working_and_the_move_to_multiagent_mast_is_offered():
+    migration = migrate_config_text(TURN_LEVEL_MAST)
+    assert migration.text == TURN_LEVEL_MAST and migration.changes == []
+    assert migration.offers == [
+        "line 4: mast_steps tags MAST modes with a turn-level multiselect: it keeps working (chips on the trace "
+        "view's steps, exported per step and mode). annotation_type: multiagent.mast (no labels, turn_level or "
+        "turn_binding) adds each mode's definition, a note and a severity per tag, modes for the whole run, "
+        "judgments and adjudication (docs/types/mast.md); the tags saved so far are not converted"]
