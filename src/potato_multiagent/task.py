@@ -196,7 +196,7 @@ class Task:
         return compute_hidden_schemas(schemes, answers)
 
 
-SCHEME_FILE_KEYS = ("taxonomy_file",)
+SCHEME_FILE_KEYS = ("modes_file",)
 """Scheme keys naming a file, read relative to ``task_dir`` (where Potato runs, so the page and the
 commands read the same file)."""
 

@@ -253,7 +253,7 @@ def _mode(entry: Any, where: str) -> Mode:
 
 
 def resolve(taxonomy: Any, file: Optional[str], base: Optional[Path] = None) -> Taxonomy:
-    """The taxonomy a scheme names: its ``taxonomy_file`` (relative to ``base``, else the working
+    """The taxonomy a scheme names: its ``modes_file`` (relative to ``base``, else the working
     folder: where Potato runs, the task's folder) when given; else ``taxonomy``, Potato's preset by
     name or a taxonomy written inline (``{name, version, modes: [...]}``)."""
     if file:

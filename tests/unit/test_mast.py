@@ -99,7 +99,7 @@ def test_labels_from_elsewhere_name_a_mode_by_code_name_or_both_and_another_vers
                      "Derailment from task": None}
 
 
-def test_a_taxonomy_file_in_yaml_with_its_own_version_and_an_example(tmp_path):
+def test_a_modes_file_in_yaml_with_its_own_version_and_an_example(tmp_path):
     path = tmp_path / "trail.yaml"
     path.write_text("name: trail\nversion: '2025-05'\nsource: TRAIL, Table 2\nmodes:\n"
                     "  - {category: Reasoning, code: R1, name: Hallucination, definition: Invents a fact., "
@@ -109,7 +109,7 @@ def test_a_taxonomy_file_in_yaml_with_its_own_version_and_an_example(tmp_path):
     assert (taxonomy.id, taxonomy.source, [m.label for m in taxonomy.modes]) == (
         "trail@2025-05", "TRAIL, Table 2", ["R1 Hallucination", "E1 Tool misuse"])
     assert taxonomy.mode("R1").example == "Cites a page that does not exist."
-    config, problems = MAST.parse_config({"name": "m", "description": "d", "taxonomy_file": str(path)})
+    config, problems = MAST.parse_config({"name": "m", "description": "d", "modes_file": str(path)})
     assert problems == [] and config.taxonomy_model().id == "trail@2025-05"
     assert MAST.widget_config(config)["modes"]["categories"][0]["modes"][0]["example"] == \
         "Cites a page that does not exist."
@@ -123,28 +123,28 @@ def test_a_taxonomy_file_in_yaml_with_its_own_version_and_an_example(tmp_path):
     ("modes:\n  - {category: A, code: X, name: N, definition: D, colour: red}\n", "modes[0].colour: not a field of a mode"),
     ("modes: []\n", "modes: expected a list of at least one mode"),
 ])
-def test_a_bad_taxonomy_file_is_named_with_its_field(tmp_path, text, message):
+def test_a_bad_modes_file_is_named_with_its_field(tmp_path, text, message):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
-    config, problems = MAST.parse_config({"name": "m", "description": "d", "taxonomy_file": str(path)})
+    config, problems = MAST.parse_config({"name": "m", "description": "d", "modes_file": str(path)})
     assert config is None and len(problems) == 1
-    assert problems[0].startswith(f"taxonomy_file: {path.resolve()}: ") and message in problems[0], problems
+    assert problems[0].startswith(f"modes_file: {path.resolve()}: ") and message in problems[0], problems
 
 
 def test_an_unknown_preset_and_a_missing_file_are_named():
     assert MAST.parse_config({"name": "m", "description": "d", "taxonomy": "trail"})[1] == [
         "taxonomy: Unknown taxonomy preset 'trail'. Available: mast"]
-    assert MAST.parse_config({"name": "m", "description": "d", "taxonomy_file": "/nowhere/t.yaml"})[1] == [
-        "taxonomy_file: cannot read /nowhere/t.yaml (No such file or directory)"]
+    assert MAST.parse_config({"name": "m", "description": "d", "modes_file": "/nowhere/t.yaml"})[1] == [
+        "modes_file: cannot read /nowhere/t.yaml (No such file or directory)"]
     with pytest.raises(TaxonomyError):
         load_file(Path("/nowhere/t.yaml"))
 
 
-def test_a_relative_taxonomy_file_is_read_from_the_task_folder_by_every_command(tmp_path):
+def test_a_relative_modes_file_is_read_from_the_task_folder_by_every_command(tmp_path):
     (tmp_path / "task").mkdir()
     (tmp_path / "task" / "modes.json").write_text(json.dumps({k: v for k, v in SMALL.items() if k != "name"}))
     config = make_task(tmp_path / "task", TWO, {"annotation_type": "multiagent.mast", "name": "mast",
-                                                "description": "MAST", "taxonomy_file": "modes.json"})
+                                                "description": "MAST", "modes_file": "modes.json"})
     # the file's stem names it: modes@1, so every saved value (small@1) is another taxonomy's
     collection = collect(Task(config))
     assert collection.tables["mast"].rows == []

@@ -40,11 +40,13 @@ class MastConfig(SchemeConfig):
     taxonomy: Union[StrictStr, Dict[StrictStr, Any]] = Field(
         DEFAULT_PRESET, description="A taxonomy Potato ships, by name (`potato.server_utils.failure_taxonomy`: "
         "`mast`, Cemri et al. 2025, 14 modes in 3 categories, with Potato's codes, names and definitions), or a "
-        "small taxonomy written here in the shape of a `taxonomy_file`. Ignored when `taxonomy_file` is set.")
-    taxonomy_file: Optional[StrictStr] = Field(None, min_length=1, description="A YAML or JSON file of another "
-                                               "taxonomy (TRAIL's, AgentRx's, your own): `modes: [{category, code, name, "
-                                               "definition, example?}]`, optionally `name`, `version`, `source` "
-                                               "(docs/types/mast.md). Relative to the task's folder (`task_dir`).")
+        "small taxonomy written here in the shape of a `modes_file`. Ignored when `modes_file` is set.")
+    modes_file: Optional[StrictStr] = Field(None, min_length=1, description="A YAML or JSON file of another "
+                                            "taxonomy (TRAIL's, AgentRx's, your own): `modes: [{category, code, name, "
+                                            "definition, example?}]`, optionally `name`, `version`, `source` "
+                                            "(docs/types/mast.md). Relative to the task's folder (`task_dir`). Not "
+                                            "`taxonomy_file`: Potato reads that key on every scheme, in its own "
+                                            "codebook format, when it loads the config.")
     allow_severity: StrictBool = Field(True, description="A severity per tag and per whole-run mark (optional "
                                        "for the annotator).")
     severities: Labels = Field(default_factory=lambda: list(DEFAULT_SEVERITIES), min_length=1,
@@ -54,7 +56,7 @@ class MastConfig(SchemeConfig):
     whole_run: StrictBool = Field(True, description="Modes can be marked for the whole run without a step "
                                   "(\"present, not located\"), as MAST's own per-trace labels are.")
 
-    @field_validator("taxonomy_file")
+    @field_validator("modes_file")
     @classmethod
     def _taxonomy_loads(cls, file: Optional[str], info: ValidationInfo) -> Optional[str]:
         try:
@@ -74,7 +76,7 @@ class MastConfig(SchemeConfig):
 
     def taxonomy_model(self) -> Taxonomy:
         """The taxonomy this scheme tags with (read once per file version)."""
-        return resolve(self.taxonomy, self.taxonomy_file)
+        return resolve(self.taxonomy, self.modes_file)
 
 
 Mode = Field(min_length=1, description="The mode's code in the taxonomy (`1.3`).")
