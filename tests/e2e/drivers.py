@@ -230,5 +230,31 @@ REVIEW = Driver("review", act_review,
                   "verdict": VERDICT, "notes": ""}], review_controls)
 
 
-DRIVERS = {driver.schema: driver for driver in (ATTRIBUTION, GRAPH, HANDOFFS, SCORECARD, CONTENTION, EMERGENT, REVIEW)}
+# --------------------------------------------------------------------------- MAST (a hostile inline taxonomy)
+
+MAST_TAXONOMY = scheme("mast")["taxonomy"]
+FIRST_MODE = MAST_TAXONOMY["modes"][0]
+
+
+def act_mast(page) -> None:
+    mast = form(page, "mast")
+    mast.get_by_label("Step #", exact=True).fill("2")
+    mast.get_by_label("Mode", exact=True).select_option(FIRST_MODE["code"])
+    mast.get_by_role("button", name="Add tag", exact=True).click()
+
+
+def mast_controls(page) -> list:
+    mast = form(page, "mast")
+    return [mast.get_by_label("Step #", exact=True), mast.get_by_label("Mode", exact=True),
+            mast.get_by_role("textbox", name=starting_with("Note on ")),
+            mast.get_by_role("checkbox", name=f"{FIRST_MODE['code']} {FIRST_MODE['name']}", exact=True)]
+
+
+MAST = Driver("mast", act_mast, {"taxonomy": f"{MAST_TAXONOMY['name']}@{MAST_TAXONOMY['version']}",
+                                 "steps": [{"step": 1, "mode": FIRST_MODE["code"], "note": "", "severity": None}],
+                                 "run": []}, mast_controls)
+
+
+DRIVERS = {driver.schema: driver for driver in (ATTRIBUTION, GRAPH, HANDOFFS, SCORECARD, CONTENTION, EMERGENT, REVIEW,
+                                                MAST)}
 assert sorted(DRIVERS) == sorted(item["name"] for item in schemes()), "one driver per hostile scheme"

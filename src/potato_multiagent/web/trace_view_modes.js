@@ -249,6 +249,9 @@
     var label = marks().modeLabel(scheme.taxonomy, code);
     var accept = chip.classList.contains('ma-mode-accept');
     var wasOn = chip.getAttribute('aria-pressed') === 'true';
+    if (chip.getAttribute('aria-disabled') === 'true') {
+      return label + ': this question\u2019s tags were saved under another taxonomy; remove them in the question first.';
+    }
     var detail = {index: index, action: accept ? 'mast-accept' : 'mast-tag', target: scheme.name, mode: code};
     if (accept) { detail.source = chip.getAttribute('data-source'); }
     var event = new CustomEvent('multiagent:step-action', {cancelable: true, detail: detail});
