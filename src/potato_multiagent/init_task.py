@@ -30,7 +30,7 @@ AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
 COUNTED = ("multi_agent", "with_handoffs", "with_tool_calls", "with_timed_calls", "with_contention")
 TASK_FIELDS = ("task", "question", "workflow", "problem_statement")
 """Record fields that say what the run was asked to do, shown above the trace when present."""
-MAST_GOLD_KEYS = {"failure_modes", "failure_mode_votes", "mast_annotation"}
+MAST_GOLD_KEYS = {"mast", "failure_modes", "failure_mode_votes", "mast_annotation"}
 """Gold keys holding a run's MAST labels (types/mast/adapter.py ``gold_modes`` reads them)."""
 
 

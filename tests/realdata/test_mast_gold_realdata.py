@@ -1,12 +1,12 @@
 """MAD's own per-trace labels as gold for an annotator's MAST roll-up (issue 31).
 
 `init --from mast` on real records of MAD's human-labelled file writes their labels to gold.jsonl
-(as convert/mast.py writes them today: `failure_mode_votes`, every annotator's mark per mode, and
-`failure_modes`, the majority's); an annotator's saved value (a step tag and a whole-run mark) is
+(as convert/mast.py writes them: `mast.votes`, every annotator's mark per mode by the final
+taxonomy's code, `mast.marked`, the majority's, and `mast.unmapped`, labels no final code names); an annotator's saved value (a step tag and a whole-run mark) is
 rolled up to the run's modes and `agreement --gold` compares them with MAD's, mode by mode. The
 expected figures come from the record's votes, read from the file by hand and written here.
-A record of MAD's round 1 uses another taxonomy (renumbered, renamed modes): it is left out and
-said, never compared under MAST's final names.
+A record of MAD's round 1 uses another taxonomy (renumbered, renamed modes, some with no final
+mode): it is left out and said, never compared under MAST's final names.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ def test_mads_per_trace_labels_in_gold_against_an_annotators_roll_up(corpus, tmp
     records = [json.loads(line) for line in (task / "data" / "runs.jsonl").read_text().splitlines()]
     final, first = records[0]["id"], records[1]["id"]
     gold = {line["id"]: line["gold"] for line in map(json.loads, (task / "gold.jsonl").read_text().splitlines())}
-    # convert keeps MAD's mode names without their codes (MAD renumbers codes between rounds)
-    assert set(gold[final]["failure_mode_votes"]) >= {"Disobey Task Specification", "Incorrect Verification"}
+    # convert maps MAD's mode names to the final codes (MAD renumbers codes between rounds)
+    assert set(gold[final]["mast"]["votes"]) >= {"1.1", "3.3"} and not gold[final]["mast"]["unmapped"]
     # the annotator: 1.1 on the first step, 2.4 for the whole run (roll-up {1.1, 2.4}); on the round-1 run 1.3
     value = {"taxonomy": preset("mast").id, "steps": [{"step": 0, "mode": "1.1"}], "run": [{"mode": "2.4"}]}
     other = {"taxonomy": preset("mast").id, "steps": [{"step": 0, "mode": "1.3"}]}
@@ -68,4 +68,5 @@ def test_mads_per_trace_labels_in_gold_against_an_annotators_roll_up(corpus, tmp
     assert value_of("trace level vs gold, all modes: recall", "ann") == pytest.approx(1 / 3)
     # the round-1 run is left out, and said to be
     assert overall["note"].startswith(f"1 item(s) left out: their gold is not in this taxonomy (e.g. {first}: gold "
-                                      f"failure_mode_votes names 'Poor task constraint compliance'")
+                                      f"mast has a label no code of {preset('mast').id} names "
+                                      "('1.3 Undetected conversation ambiguities and contradictions')")

@@ -342,3 +342,16 @@ def test_a_scheme_all_annotators_agree_on_is_gold_even_on_an_item_sent_to_the_ad
     result = adjudicate(config, tmp_path / "adjudication")
     assert result.report == ["r1 / attribution: A: P #1; B: Q #1"]
     assert result.gold == [{"id": "r1", "gold": {"schemes": {"mast": TWO["u1"]["r1"]}, "settled": {"mast": "unanimous"}}}]
+
+
+def test_step_tags_are_step_references_a_rebase_can_move():
+    """Each step tag is one saved step reference (docs/step-references.md); whole-run marks are none."""
+    from potato_multiagent.types import SCHEMES
+
+    data = {"taxonomy": "t@1", "steps": [{"step": 1, "step_ref": "fp:aa", "mode": "1.3"}, {"step": 4, "mode": "2.1"}],
+            "run": [{"mode": "2.4"}]}
+    references = SCHEMES["multiagent.mast"].references(data)
+    assert [(r.field, r.index, r.ref) for r in references] == [("steps[0].step", 1, "fp:aa"), ("steps[1].step", 4, None)]
+    references[0].write(2, "fp:bb")
+    references[1].write(5, None)
+    assert data["steps"] == [{"step": 2, "step_ref": "fp:bb", "mode": "1.3"}, {"step": 5, "mode": "2.1"}]

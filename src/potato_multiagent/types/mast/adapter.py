@@ -137,7 +137,10 @@ def gold_modes(entry: Any, scheme: str, taxonomy: Taxonomy) -> Tuple[Optional[Di
     or ``(None, why)`` when it says them in another taxonomy (``why`` empty: it says none).
 
     Read, in this order: ``schemes.<scheme>`` (this scheme's own value, as adjudication writes it);
-    ``mast_annotation`` (MAD's full dataset: ``{code: 1 | 0 | null}``); ``failure_mode_votes``
+    ``mast`` (what ``convert --from mast`` writes for MAD's records: ``annotation``, the full
+    dataset's ``{code: 1 | 0 | null}``, else ``votes``, the human-labelled file's ``{code: {annotator:
+    bool}}`` with a majority present and the modes nobody marked unknown; a label the converter
+    could not map to a code, in ``unmapped``, leaves the entry out); ``mast_annotation`` (MAD's full dataset: ``{code: 1 | 0 | null}``); ``failure_mode_votes``
     (MAD's human-labelled file, per mode every annotator's mark; a majority is present) and
     ``failure_modes`` (the labels present, by code, name or both). A label that names no mode of this
     taxonomy means the labels are another taxonomy's (MAD's rounds 1-3 renumber and rename modes):
@@ -155,6 +158,16 @@ def gold_modes(entry: Any, scheme: str, taxonomy: Taxonomy) -> Tuple[Optional[Di
             return None, f"gold schemes.{scheme} was made under {value.taxonomy}"
         present = value.run_modes()
         return {code: code in present for code in taxonomy.codes}, ""
+    converted = entry.get("mast")
+    if isinstance(converted, dict):
+        if converted.get("unmapped"):
+            written = str(converted["unmapped"][0].get("written", "")) if isinstance(converted["unmapped"][0], dict) else ""
+            return None, f"gold mast has a label no code of {taxonomy.id} names ('{written}')"
+        if isinstance(converted.get("annotation"), dict):
+            return _coded(converted["annotation"].items(), taxonomy, "mast.annotation")
+        if isinstance(converted.get("votes"), dict):
+            return _coded(((code, _majority(marks)) for code, marks in converted["votes"].items()), taxonomy,
+                          "mast.votes")
     if isinstance(entry.get("mast_annotation"), dict):
         return _coded(entry["mast_annotation"].items(), taxonomy, "mast_annotation")
     if isinstance(entry.get("failure_mode_votes"), dict):

@@ -327,7 +327,7 @@ PotatoMultiagent.marks('mast', function (lib) {
     var firstTag = Object.create(null);
     stepTags(value).forEach(function (tag, position) {
       var where = 'steps[' + position + ']';
-      if (tag.step >= derivation.steps.length) { found.push(lib.notInTrace(where + '.step', tag.step)); }
+      found = found.concat(lib.stepProblems(where + '.step', tag.step, tag.step_ref, derivation));
       if (!(tag.mode in taxonomy.byCode)) { found.push(WORDS.unknownMode(where + '.mode', tag.mode, taxonomy.id)); }
       var key = tag.step + '\u0000' + tag.mode;
       if (key in firstTag) { found.push(WORDS.repeatedTag(where, 'steps[' + firstTag[key] + ']')); } else { firstTag[key] = position; }
@@ -350,14 +350,28 @@ PotatoMultiagent.marks('mast', function (lib) {
     return (typeof tag.step === 'number' ? '#' + (tag.step + 1) + ' ' : 'whole run: ') + modeLabel(taxonomy, tag.mode);
   }
 
+  /**
+   * The value's step references (docs/step-references.md): each step tag's step with the identity
+   * it was saved with. set writes into `value`; remove(copy) is the copy without that tag.
+   */
+  function references(value) {
+    return stepTags(value).map(function (tag, position) {
+      return {key: 'steps:' + tag.mode, field: 'steps[' + position + '].step', index: tag.step, ref: tag.step_ref,
+        set: function (index, ref) { tag.step = index; tag.step_ref = ref; },
+        remove: function (copy) { return withoutTag(copy, copy.steps[position]); }};
+    });
+  }
+
   /** Tags the trace or the taxonomy lacks (shown "not in this trace", each with Remove), or all of
-   * them when the value was made under another taxonomy. */
+   * them when the value was made under another taxonomy. A tag whose step changed since it was
+   * saved is listed by its reference instead (with Re-point: staleReferenceEntries). */
   function staleTags(value, derivation, taxonomy) {
     if (!value) { return []; }
     var other = otherTaxonomy(value, taxonomy);
     var stale = [];
     stepTags(value).forEach(function (tag) {
-      if (other || tag.step >= derivation.steps.length || !(tag.mode in taxonomy.byCode)) { stale.push(tag); }
+      var gone = tag.step >= derivation.steps.length && typeof tag.step_ref !== 'string';
+      if (other || gone || !(tag.mode in taxonomy.byCode)) { stale.push(tag); }
     });
     runTags(value).forEach(function (tag) { if (other || !(tag.mode in taxonomy.byCode)) { stale.push(tag); } });
     return stale;
@@ -407,6 +421,17 @@ PotatoMultiagent.marks('mast', function (lib) {
   }
 
   /** What the runtime paints for a value (define's describe). */
+  /** The stale list's entries of tags whose step changed since they were saved (or is gone): each
+   * named by its tag, with Remove and Re-point; tags listed already (unknown mode) are left out. */
+  function changedTags(value, derivation, taxonomy, listed) {
+    var changed = stepTags(value).filter(function (tag) { return lib.isStale(tag.step, tag.step_ref, derivation); });
+    var entries = lib.staleReferenceEntries(references, value, derivation);   // in the same order
+    return entries.map(function (entry, n) {
+      entry.text = tagWords(taxonomy, changed[n]) + ': ' + entry.text.replace(/^[^:]*: /, '');
+      return entry;
+    }).filter(function (entry, n) { return listed.indexOf(changed[n]) < 0; });
+  }
+
   function describe(value, ctx) {
     var taxonomy = taxonomyOf(ctx.config);
     var stale = staleTags(value, ctx.derivation, taxonomy);
@@ -418,7 +443,7 @@ PotatoMultiagent.marks('mast', function (lib) {
     });
     var said = {summary: summaryText(value, taxonomy, ctx.unreadable),
       incomplete: incompleteReason(value, taxonomy, ctx.unreadable), notices: noticesFor(value, ctx, taxonomy),
-      stale: listed};
+      stale: other ? listed : listed.concat(changedTags(value, ctx.derivation, taxonomy, stale))};
     if (other) {
       said.removeAllStale = null;
       if (!stale.length) { said.stale = [{text: 'an answer saved under taxonomy ' + value.taxonomy + ' (no tags)', remove: null}]; }
@@ -431,6 +456,7 @@ PotatoMultiagent.marks('mast', function (lib) {
   }
 
   return {
+    references: references,
     taxonomyOf: taxonomyOf,
     modeLabel: modeLabel,
     searchModes: searchModes,

@@ -15,7 +15,7 @@ Stored::
      "none_found": false}
 
 ``step_ref`` is the step's identity beside its index (the source's own id, else a fingerprint of
-agent and text; see issue 33's step identity), ``from_judgment`` the source of a judgment the
+agent and text; docs/step-references.md), ``from_judgment`` the source of a judgment the
 annotator accepted for that tag, ``none_found`` the annotator's "no failure mode in this run".
 """
 
@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 
 from ...taxonomy import DEFAULT_PRESET, Taxonomy, TaxonomyError, resolve
 from ...trace import Derivation
-from .._base import Labels, Scheme, SchemeConfig, StepIndex, not_in_trace
+from .._base import Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, put_ref, step_problems
 
 DEFAULT_SEVERITIES = ["minor", "major", "critical"]
 """Potato's ``trajectory_eval`` severities."""
@@ -88,8 +88,9 @@ class MastStepTag(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     step: StepIndex = Field(description="0-based step index (`#N` = index + 1).")
-    step_ref: Optional[StrictStr] = Field(None, description="The step's identity beside its index (issue 33), "
-                                          "so a tag never moves to another step when the trace changes.")
+    step_ref: Optional[StrictStr] = Field(None, description="The step's identity beside its index "
+                                          "(docs/step-references.md): a tag never moves to another step when the "
+                                          "trace changes; it is reported stale.")
     mode: StrictStr = Mode
     note: StrictStr = Field("", description="Free-text evidence (when allow_note is on).")
     severity: Optional[StrictStr] = Field(None, description="One of the configured severities, or null.")
@@ -172,8 +173,7 @@ class Mast(Scheme):
         first_tag: Dict[Tuple[int, str], int] = {}
         for position, tag in enumerate(value.steps):
             where = f"steps[{position}]"
-            if tag.step >= len(derivation.steps):
-                problems.append(not_in_trace(f"{where}.step", tag.step))
+            problems += step_problems(f"{where}.step", tag.step, tag.step_ref, derivation)
             if tag.mode not in codes:
                 problems.append(problem_words("unknown_mode", field=f"{where}.mode", mode=tag.mode, taxonomy=taxonomy.id))
             if tag.key() in first_tag:
@@ -194,6 +194,22 @@ class Mast(Scheme):
         if value.none_found and (value.steps or value.run):
             problems.append(problem_words("none_with_tags"))
         return problems
+
+    @classmethod
+    def references(cls, data: Any) -> List[StepReference]:
+        """Each step tag's step, with the identity it was saved with."""
+        found = []
+        steps = data.get("steps") if isinstance(data, dict) else None
+        for position, tag in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(tag, dict) or not isinstance(tag.get("step"), int):
+                continue
+
+            def write(index: int, ref: Optional[str], tag: dict = tag) -> None:
+                tag["step"] = index
+                put_ref(tag, "step_ref", ref)
+
+            found.append(StepReference(f"steps[{position}].step", tag["step"], json_ref(tag.get("step_ref")), write))
+        return found
 
 
 def _detail_problems(where: str, tag, config: MastConfig) -> List[str]:

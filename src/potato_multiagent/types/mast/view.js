@@ -291,5 +291,5 @@
   }
 
   runtime.define('mast', {describe: marks.describe, render: render, entryKey: marks.entryKey,
-    stepActions: ['mast-tag', 'mast-accept']});
+    stepActions: ['mast-tag', 'mast-accept'], references: marks.references});
 }(PotatoMultiagent));
