@@ -26,6 +26,7 @@ from playwright.sync_api import expect
 
 from potato_multiagent.judgments import attach_judgments, our_schemes
 from potato_multiagent.taxonomy import preset
+from tests.step_identity import fingerprint
 
 from .harness import current_instance_id, go_next, login, returning_user_state, wait_saved_json
 
@@ -328,11 +329,13 @@ def test_adjudication_lists_the_differences_and_settled_gold_has_every_tag(adjud
     assert made.returncode == 0, made.stderr
     gold = {line["id"]: line["gold"] for line in map(json.loads, gold_path.read_text().splitlines())}
     # the tag both gave (1.3 on #3, with alice's note and severity) and the mode both found (2.4, by
-    # bob for the whole run) reach gold without being answered again, beside the adjudicator's
+    # bob for the whole run) reach gold without being answered again, beside the adjudicator's (with
+    # its step's identity: the annotators' values were written without one)
     assert gold == {
         "trip-1": {"schemes": {"mast": {"taxonomy": TID, "steps": [
             {"step": 2, "mode": "1.3", "note": NOTE, "severity": "major"},
-            {"step": 3, "mode": "2.4", "note": "", "from_judgment": "annotator 1"}],
+            {"step": 3, "step_ref": fingerprint("Booker", "Booked TP 523 for EUR 240."), "mode": "2.4", "note": "",
+             "from_judgment": "annotator 1"}],
             "run": [{"mode": "2.4", "note": ""}]}}, "settled": {"mast": "adjudicated"}},
         "trip-2": {"schemes": {"mast": {"taxonomy": TID, "steps": [], "run": [], "none_found": True}},
                    "settled": {"mast": "adjudicated"}}}
