@@ -110,4 +110,4 @@ def _make_folder(out_dir: Path) -> None:
 
 def _require_pyarrow() -> None:
     if importlib.util.find_spec("pyarrow") is None:
-        raise ExportError("--format parquet needs pyarrow: pip install pyarrow (or export --format csv / jsonl)")
+        raise ExportError("--format parquet needs pyarrow: pip install 'potato-multiagent[parquet]' (or export --format csv / jsonl)")
