@@ -112,9 +112,9 @@ def probe_script(spec: PageSpec) -> str:
 
 @lru_cache(maxsize=1)
 def bundle_first_lines() -> List[Any]:
-    """[line, file] of each page script in the one script the plugin serves (served.py)."""
+    """[line, file] of each page script in the one script the plugin serves (bundling.py)."""
     from potato_multiagent import types
-    from potato_multiagent.served import first_lines, join_scripts
+    from potato_multiagent.bundling import first_lines, join_scripts
 
     return [list(part) for part in first_lines(join_scripts(types.PACKAGE, types.scripts()))]
 

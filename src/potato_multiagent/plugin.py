@@ -7,7 +7,7 @@ from potato.plugins import STATIC_URL_PREFIX
 from . import types
 from .guard import guard_pages
 from .saves import guard_saves
-from .served import serve_forever, served_bundle
+from .served import plugin_bundle, serve_forever
 
 
 def register(api) -> None:
@@ -15,13 +15,14 @@ def register(api) -> None:
     widgets, in the order the folders give (``web/`` first, then each type), joined into one script
     and one style sheet, which browsers keep (their names hold their content's hash); then the
     trace view. Potato serves all of the assets folder, so it is a folder of that bundle alone
-    (served.py), never the package with its Python. Every page the server answers gets its JSON
-    blocks made inert (guard.py): Potato embeds the record raw; a save posting a value of one of
-    our schemes that fails its Value model is refused (saves.py)."""
+    (served.py: the one an installed package came with), never the package with its Python. Every
+    page the server answers gets its JSON blocks made inert (guard.py): Potato embeds the record
+    raw; a save posting a value of one of our schemes that fails its Value model is refused
+    (saves.py)."""
     for type_name, scheme in types.SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
-    bundle = served_bundle(types.PACKAGE, types.scripts(), types.styles())
+    bundle = plugin_bundle(types.PACKAGE)
     api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])
     serve_forever(f"{STATIC_URL_PREFIX}/{api.name}", bundle)
     guard_pages()

@@ -1,42 +1,33 @@
-"""The folder Potato serves our browser files from: one script and one style sheet, never the Python.
+"""The folder Potato serves our browser files from: the bundle (bundling.py: one script and one
+style sheet, named by their content), never the Python.
 
 Potato serves one folder per plugin, all of it (``api.add_assets(folder, ...)``, at
 ``/plugin-static/multiagent/<path>``, potato/plugins.py). The package folder holds our Python and
-templates, so it is not that folder. When the plugin registers, the scripts the pages load
-(``types.scripts()``, in their load order) are joined into one script and the style sheets
-(``types.styles()``) into one sheet, in a folder of their own: one request, one parse and one
-evaluation instead of one per file (docs/performance.md section 11).
+templates, so it is not that folder.
 
-Each file keeps its own semantics: every page script is a self-contained UMD/IIFE (its
-``'use strict'`` inside its function), and the files are joined with ``;`` on a line of its own,
-each after a header comment naming it (``/* ==== web/words.js ==== */``), so a reader of the
-bundle, or of a stack trace's line, can tell which file a line came from.
+An installed package serves the ``bundle/`` folder it was built with (setup.py) and writes
+nothing. A source checkout has none: the bundle is built when the plugin registers, into the
+user's cache, in a folder named by the bundle's hash, built under a temporary name and renamed
+into place: servers starting together share it, and an unchanged checkout reuses it. Nothing is
+written into git.
 
-The bundle's name holds a hash of its content (``multiagent.<hash>.js``): Potato's ``?v=`` is
-the plugin's version, which an edit does not change, so the name is what keeps a browser from
-serving a changed plugin stale, and what lets browsers keep the files without asking again
-(``serve_forever``). The folder is named by the same hash, built under a temporary
-name and renamed into place: servers starting together share it, and an unchanged plugin reuses
-it. Nothing is written into git or the wheel.
-
-Every start marks its folder as used (its time stamp) and removes the bundle folders nobody has
-started for ``UNUSED_FOR_DAYS`` days: an edited or upgraded plugin leaves its old bundle behind
-(~600 KB each), but a page still open on a server that is running keeps its own (a server started
-less than that long ago marked it).
+Every start from a source checkout marks its folder as used (its time stamp) and removes the bundle
+folders nobody has started for ``UNUSED_FOR_DAYS`` days: an edited checkout leaves its old bundle
+behind (~600 KB each), but a page still open on a server that is running keeps its own (a server
+started less than that long ago marked it).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import Optional, Sequence
 
-BUNDLE_NAME = "multiagent"
-"""The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
+from .bundling import Bundle, files, scripts, shipped, styles
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 """Cache-Control of a bundle file, as Potato's own ``/static`` files with their ``h=`` hash get:
@@ -48,65 +39,30 @@ UNUSED_FOR_DAYS = 30
 """A bundle folder no server has started from for this long is removed by the next start."""
 
 
-class Bundle(NamedTuple):
-    """What the plugin registers: the folder Potato serves and the two files in it."""
-    folder: Path
-    script: str
-    style: str
+def plugin_bundle(package: Path, cache: Optional[Path] = None) -> Bundle:
+    """The bundle the plugin registers: the one an installed package came with, else (a source
+    checkout) every page script and style sheet built into the cache."""
+    return shipped(package) or served_bundle(package, scripts(package), styles(package), cache)
 
 
-HEADER_OPEN, HEADER_CLOSE = "/* ==== ", " ==== */"
-
-
-def header(name: str) -> str:
-    """The comment line that opens each file's part of a bundle (valid in JS and CSS)."""
-    return f"{HEADER_OPEN}{name}{HEADER_CLOSE}\n"
-
-
-def first_lines(bundle_text: str) -> List[Tuple[int, str]]:
-    """(line number, from 1, of each file's header; the file's name) in a bundle: which file a line
-    of a stack trace came from (the bench's probe uses it to tell widget.js's listener)."""
-    return [(number, line[len(HEADER_OPEN):-len(HEADER_CLOSE)])
-            for number, line in enumerate(bundle_text.split("\n"), start=1)
-            if line.startswith(HEADER_OPEN) and line.endswith(HEADER_CLOSE)]
-
-
-def join_scripts(package: Path, names: Sequence[str]) -> str:
-    """The scripts ``names`` (relative to ``package``) as one script, in order. A file need not
-    end with a newline: its part does, then a ``;`` line ends a statement left open (``}())``)."""
-    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n;\n" for name in names)
-
-
-def join_styles(package: Path, names: Sequence[str]) -> str:
-    """The style sheets ``names`` as one sheet, in order (none of ours uses ``@import``, which
-    would have to come first)."""
-    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n" for name in names)
-
-
-def served_bundle(package: Path, scripts: Sequence[str], styles: Sequence[str],
+def served_bundle(package: Path, script_names: Sequence[str], style_names: Sequence[str],
                   cache: Optional[Path] = None) -> Bundle:
-    """The folder holding ``scripts`` joined into one script and ``styles`` into one sheet, made
-    when missing; a missing file is named."""
-    script, style = join_scripts(package, scripts), join_styles(package, styles)
-    digest = hashlib.sha256(script.encode() + b"\0" + style.encode()).hexdigest()[:20]
-    files = {f"{BUNDLE_NAME}.{digest}.js": script, f"{BUNDLE_NAME}.{digest}.css": style}
-    root = cache if cache is not None else _cache_root()
-    folder = _ensure(root / f"bundle-{digest}", files)
+    """The folder holding ``script_names`` joined into one script and ``style_names`` into one
+    sheet, made in the cache when missing; a missing file is named."""
+    made = files(package, script_names, style_names)
+    digest = next(iter(made)).split(".")[1]
+    root = cache if cache is not None else cache_root()
+    folder = _ensure(root / f"bundle-{digest}", made)
     os.utime(folder)
     _remove_unused(root, keep=folder)
-    return Bundle(folder, *files)
+    return Bundle(folder, *made)
 
 
-def _text(package: Path, name: str) -> str:
-    path = package / name
-    if not path.is_file():
-        raise FileNotFoundError(f"browser asset not found: {path}")
-    return path.read_text(encoding="utf-8")
-
-
-def _cache_root() -> Path:
-    """The user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``); a private temporary folder if it is
-    not writable (never a shared one: a file planted there by someone else would be served)."""
+def cache_root() -> Path:
+    """Where a source checkout's bundles go: the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``),
+    else, when that is not writable (a read-only home), one folder of the temporary directory that
+    is the user's alone, the same on every start. A folder there that someone else owns or can
+    write to is refused: a file planted in it would be served."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "potato-multiagent" / "served"
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -114,7 +70,29 @@ def _cache_root() -> Path:
             return base
     except OSError:
         pass
-    return Path(tempfile.mkdtemp(prefix="potato-multiagent-served-"))
+    private = Path(tempfile.gettempdir()) / f"potato-multiagent-{_user()}"
+    try:
+        private.mkdir(mode=0o700, exist_ok=True)
+    except OSError as error:
+        raise OSError(f"cannot build the browser bundle: {base} is not writable and {private} cannot be "
+                      f"made ({error.strerror}); set XDG_CACHE_HOME to a writable folder") from error
+    found = os.lstat(private)
+    if (not stat.S_ISDIR(found.st_mode) or stat.S_IMODE(found.st_mode) & 0o077
+            or (hasattr(os, "getuid") and found.st_uid != os.getuid())):
+        raise OSError(f"cannot build the browser bundle: {base} is not writable and {private} is not a "
+                      f"folder of yours alone (mode 700); set XDG_CACHE_HOME to a writable folder")
+    served = private / "served"
+    served.mkdir(exist_ok=True)
+    return served
+
+
+def _user() -> str:
+    """The user's id (or name where there are no ids): one temporary folder per user."""
+    if hasattr(os, "getuid"):
+        return str(os.getuid())
+    import getpass
+
+    return getpass.getuser()
 
 
 def _remove_unused(root: Path, keep: Path) -> None:
@@ -130,14 +108,14 @@ def _remove_unused(root: Path, keep: Path) -> None:
                 pass
 
 
-def _ensure(target: Path, files: dict) -> Path:
-    """``target`` holding ``files`` (name: text); built aside and renamed, so never seen half-made."""
+def _ensure(target: Path, contents: dict) -> Path:
+    """``target`` holding ``contents`` (name: text); built aside and renamed, so never seen half-made."""
     if target.is_dir():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
-        for name, text in files.items():
+        for name, text in contents.items():
             (building / name).write_text(text, encoding="utf-8")
         os.rename(building, target)
     except OSError:

@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, List, Optional, Type
 
+from .. import bundling
+from ..bundling import TYPE_SCRIPTS, WEB_SCRIPTS
 from ._base import Scheme, SchemeConfig
 
 HERE = Path(__file__).parent
@@ -55,11 +57,6 @@ class TypeFolder:
             return None
         return self._module("migration")
 
-    def asset(self, file_name: str) -> Optional[str]:
-        """``file_name`` of this folder as Potato serves it (relative to the package), if it exists."""
-        path = self.folder / file_name
-        return path.relative_to(PACKAGE).as_posix() if path.is_file() else None
-
 
 def _defined_in(module: ModuleType, base: type) -> Any:
     """The one subclass of ``base`` that ``module`` itself defines."""
@@ -74,9 +71,7 @@ def _defined_in(module: ModuleType, base: type) -> Any:
 
 
 def _discover() -> Dict[str, TypeFolder]:
-    folders = sorted(path for path in HERE.iterdir()
-                     if path.is_dir() and not path.name.startswith(("_", ".")) and (path / "scheme.py").is_file())
-    return {folder.name: TypeFolder(folder) for folder in folders}
+    return {folder.name: TypeFolder(folder) for folder in bundling.type_folders(HERE)}
 
 
 TYPES: Dict[str, TypeFolder] = _discover()
@@ -101,49 +96,14 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
-               "sync.js", "saving.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
-               "trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js", "trace_view_rows.js",
-               "trace_view.js",
-               "graph_labels.js", "graph_grid.js", "graph_layout.js")
-"""``web/`` scripts in the order they need each other: the problem words, the derivation, the value
-check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,
-whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
-merge (base), the page's one save path (retries, status line, kept answers, flush and warning on
-leave; base), building a form when it comes into view (base), Potato's
-required banner written as text (base), its core (all of
-them; it holds the page's record and derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment
-markers, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
-derivation with the widgets, and a page with no widget still loads the core); the graph's labels,
-the grid its columns are ordered and placed on, and its layered layout (pure, no DOM, used by the
-interaction graph). ``node_shim.js`` is for node
-tests only and is never loaded in the page."""
-
-TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
-"""A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
-a view too long for one file, ``view_*.js``, just before it); ``widget.js`` is a type on the old
-``PotatoMultiagent.register`` API (every type of ours is ported; kept for third-party types)."""
-
-
 def scripts() -> List[str]:
-    """The scripts every page loads, in order: ``WEB_SCRIPTS``, then each type's ``TYPE_SCRIPTS``."""
-    shared = [(WEB / name).relative_to(PACKAGE).as_posix() for name in WEB_SCRIPTS]
-    return shared + [script for folder in TYPES.values() for name in _script_names(folder)
-                     if (script := folder.asset(name))]
-
-
-def _script_names(folder) -> List[str]:
-    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``:
-    a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``."""
-    parts = sorted(path.name for path in folder.folder.glob("view_*.js"))
-    names = list(TYPE_SCRIPTS)
-    return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
+    """The scripts every page loads, in order (the order's rules: :mod:`..bundling`)."""
+    return bundling.scripts(PACKAGE)
 
 
 def styles() -> List[str]:
-    """The style sheets: ``web/`` by name, then each type's ``style.css`` where it has one."""
-    shared = sorted(path.relative_to(PACKAGE).as_posix() for path in WEB.glob("*.css"))
-    return shared + [style for folder in TYPES.values() if (style := folder.asset("style.css"))]
+    """The style sheets every page loads, in order (:mod:`..bundling`)."""
+    return bundling.styles(PACKAGE)
 
 
 def validate_value(annotation_type: str, scheme_config: dict, value: Any, record: Any) -> List[str]:
@@ -164,5 +124,5 @@ def validate_value(annotation_type: str, scheme_config: dict, value: Any, record
     return scheme.validate(value, record, config)
 
 
-__all__ = ["SCHEMES", "TYPES", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for", "scheme_for", "scripts",
-           "styles", "validate_value"]
+__all__ = ["SCHEMES", "TYPES", "TYPE_SCRIPTS", "WEB_SCRIPTS", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for",
+           "scheme_for", "scripts", "styles", "validate_value"]

@@ -1,0 +1,168 @@
+"""The build step of the browser half: every page script joined into one script, every style sheet
+into one sheet, each named by a hash of its content (``multiagent.<hash>.js``, ``.css``).
+
+One request, one parse and one evaluation instead of one per file (docs/performance.md section 11).
+Each file keeps its own semantics: every page script is a self-contained UMD/IIFE (its
+``'use strict'`` inside its function), and the files are joined with ``;`` on a line of its own,
+each after a header comment naming it (``/* ==== web/words.js ==== */``), so a reader of the
+bundle, or of a stack trace's line, can tell which file a line came from. The name holds the
+content's hash because Potato's ``?v=`` is the plugin's version, which an edit does not change:
+the name is what keeps a browser from serving a changed plugin stale (served.py).
+
+Where it runs: ``setup.py`` calls :func:`build` on the package it is putting into the wheel, so an
+installed package serves the folder ``bundle/`` it came with and writes nothing; a source checkout
+has no ``bundle/`` and served.py calls :func:`files` when the plugin loads. :func:`files` is the
+one place that decides what the browser gets (a bundler replacing the joining swaps it).
+
+This module imports nothing of the package and nothing outside the standard library: the build
+loads it by its path, before the package's dependencies are installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+SHIPPED = "bundle"
+"""The folder of the built package holding the bundle (``potato_multiagent/bundle/``): built into
+the wheel, never present in a source checkout."""
+
+BUNDLE_NAME = "multiagent"
+"""The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
+
+WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
+               "sync.js", "saving.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
+               "trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js", "trace_view_rows.js",
+               "trace_view.js",
+               "graph_labels.js", "graph_grid.js", "graph_layout.js")
+"""``web/`` scripts in the order they need each other: the problem words, the derivation, the value
+check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,
+whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
+merge (base), the page's one save path (retries, status line, kept answers, flush and warning on
+leave; base), building a form when it comes into view (base), Potato's
+required banner written as text (base), its core (all of
+them; it holds the page's record and derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment
+markers, failure-mode chips and legend, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
+derivation with the widgets, and a page with no widget still loads the core); the graph's labels,
+the grid its columns are ordered and placed on, and its layered layout (pure, no DOM, used by the
+interaction graph). ``node_shim.js`` is for node
+tests only and is never loaded in the page (nor shipped in the wheel)."""
+
+TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
+"""A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
+a view too long for one file, ``view_*.js``, just before it); ``widget.js`` is a type on the old
+``PotatoMultiagent.register`` API (every type of ours is ported; kept for third-party types)."""
+
+
+class Bundle(NamedTuple):
+    """What the plugin registers: the folder Potato serves and the two files in it."""
+    folder: Path
+    script: str
+    style: str
+
+
+# -- what goes in, in which order -----------------------------------------------------------------
+
+
+def type_folders(types_folder: Path) -> List[Path]:
+    """The annotation types' folders, in order: every folder of ``types/`` holding a ``scheme.py``
+    (one starting with ``_`` or ``.`` holds what types share)."""
+    return sorted(path for path in types_folder.iterdir()
+                  if path.is_dir() and not path.name.startswith(("_", ".")) and (path / "scheme.py").is_file())
+
+
+def scripts(package: Path) -> List[str]:
+    """The scripts every page loads (relative to ``package``), in order: ``WEB_SCRIPTS``, then each
+    type's ``TYPE_SCRIPTS`` where it has them."""
+    shared = [f"web/{name}" for name in WEB_SCRIPTS]
+    return shared + [f"types/{folder.name}/{name}" for folder in type_folders(package / "types")
+                     for name in _script_names(folder) if (folder / name).is_file()]
+
+
+def _script_names(folder: Path) -> List[str]:
+    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``:
+    a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``."""
+    parts = sorted(path.name for path in folder.glob("view_*.js"))
+    names = list(TYPE_SCRIPTS)
+    return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
+
+
+def styles(package: Path) -> List[str]:
+    """The style sheets: ``web/`` by name, then each type's ``style.css`` where it has one."""
+    shared = sorted(f"web/{path.name}" for path in (package / "web").glob("*.css"))
+    return shared + [f"types/{folder.name}/style.css" for folder in type_folders(package / "types")
+                     if (folder / "style.css").is_file()]
+
+
+# -- joining ----------------------------------------------------------------------------------------
+
+HEADER_OPEN, HEADER_CLOSE = "/* ==== ", " ==== */"
+
+
+def header(name: str) -> str:
+    """The comment line that opens each file's part of a bundle (valid in JS and CSS)."""
+    return f"{HEADER_OPEN}{name}{HEADER_CLOSE}\n"
+
+
+def first_lines(bundle_text: str) -> List[Tuple[int, str]]:
+    """(line number, from 1, of each file's header; the file's name) in a bundle: which file a line
+    of a stack trace came from (the bench's probe uses it to tell widget.js's listener)."""
+    return [(number, line[len(HEADER_OPEN):-len(HEADER_CLOSE)])
+            for number, line in enumerate(bundle_text.split("\n"), start=1)
+            if line.startswith(HEADER_OPEN) and line.endswith(HEADER_CLOSE)]
+
+
+def join_scripts(package: Path, names: Sequence[str]) -> str:
+    """The scripts ``names`` (relative to ``package``) as one script, in order. A file need not
+    end with a newline: its part does, then a ``;`` line ends a statement left open (``}())``)."""
+    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n;\n" for name in names)
+
+
+def join_styles(package: Path, names: Sequence[str]) -> str:
+    """The style sheets ``names`` as one sheet, in order (none of ours uses ``@import``, which
+    would have to come first)."""
+    return "".join(header(name) + _text(package, name).rstrip("\n") + "\n" for name in names)
+
+
+def _text(package: Path, name: str) -> str:
+    path = package / name
+    if not path.is_file():
+        raise FileNotFoundError(f"browser asset not found: {path}")
+    return path.read_text(encoding="utf-8")
+
+
+# -- the build step ---------------------------------------------------------------------------------
+
+
+def files(package: Path, script_names: Optional[Sequence[str]] = None,
+          style_names: Optional[Sequence[str]] = None) -> Dict[str, str]:
+    """The bundle's two files (name: text), the script first: ``package``'s page scripts and style
+    sheets (by default every one, in load order) joined, named by a hash of both."""
+    script = join_scripts(package, scripts(package) if script_names is None else script_names)
+    style = join_styles(package, styles(package) if style_names is None else style_names)
+    digest = hashlib.sha256(script.encode() + b"\0" + style.encode()).hexdigest()[:20]
+    return {f"{BUNDLE_NAME}.{digest}.js": script, f"{BUNDLE_NAME}.{digest}.css": style}
+
+
+def build(package: Path, folder: Optional[Path] = None) -> Bundle:
+    """Write the bundle of ``package`` into ``folder`` (by default ``package/bundle``, which must not
+    exist yet: a build starts from a clean tree) and say what it holds."""
+    folder = folder if folder is not None else package / SHIPPED
+    made = files(package)
+    folder.mkdir(parents=True)
+    for name, text in made.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return Bundle(folder, *made)
+
+
+def shipped(package: Path) -> Optional[Bundle]:
+    """The bundle an installed package came with, or None in a source checkout (no ``bundle/``)."""
+    folder = package / SHIPPED
+    if not folder.is_dir():
+        return None
+    found = {suffix: sorted(path.name for path in folder.glob(f"{BUNDLE_NAME}.*{suffix}")) for suffix in (".js", ".css")}
+    if len(found[".js"]) != 1 or len(found[".css"]) != 1 or found[".js"][0][:-3] != found[".css"][0][:-4]:
+        raise FileNotFoundError(f"{folder}: the installed bundle should be one {BUNDLE_NAME}.<hash>.js and its .css "
+                                f"(found {found['.js'] + found['.css'] or 'nothing'}); reinstall potato-multiagent")
+    return Bundle(folder, found[".js"][0], found[".css"][0])
