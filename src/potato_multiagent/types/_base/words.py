@@ -6,8 +6,8 @@ so shape problems are worded from the JSON Schema, never from pydantic's own mes
 finds the fault (which field, what kind), :func:`shape_problem` words it with :data:`WORDS`
 applied to the schema at that field, the way ``value_shape.js`` words what it finds.
 
-:data:`WORDS` and :data:`TYPE_WORDS` are written to ``web/words.js`` (``python -m
-potato_multiagent.docs_gen``) so the browser can read the same table.
+:data:`WORDS` and :data:`TYPE_WORDS` are written to ``web/words.js`` (``python
+scripts/docs_gen.py``) so the browser can read the same table.
 
 >>> shape_problem({"type": "greater_than_equal", "loc": ("decisive_step",), "input": -1, "ctx": {"ge": 0}},
 ...               {"properties": {"decisive_step": {"type": "integer", "minimum": 0}}}, {"decisive_step": -1})
