@@ -366,6 +366,36 @@ def _judgment_options(parser: argparse.ArgumentParser) -> None:
                         help="the record field that holds them (default: judgments)")
 
 
+def _docs_command(args: argparse.Namespace) -> int:
+    from . import documentation
+
+    try:
+        if args.page:
+            print(documentation.page(args.page))
+            return 0
+        docs = documentation.page("index").parent
+    except documentation.DocsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"{docs}  (Markdown; `potato-multiagent docs PAGE` prints a page's path)")
+    for name in documentation.pages(docs):
+        print(f"  {name:32} {documentation.title(docs / (name + '.md'))}")
+    return 0
+
+
+def version_line() -> str:
+    """``potato-multiagent 0.1.0 (Potato 2.12.1, Python 3.11.7)``: what a bug report needs first."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    try:
+        potato = version("potato-annotation")
+    except PackageNotFoundError:
+        potato = "not installed"
+    return f"potato-multiagent {__version__} (Potato {potato}, Python {sys.version.split()[0]})"
+
+
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -384,6 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .convert import AUTO, FORMATS
 
     parser = argparse.ArgumentParser(prog="potato-multiagent", description=__doc__)
+    parser.add_argument("--version", action="version", version=version_line())
     commands = parser.add_subparsers(dest="command", required=True)
 
     d = commands.add_parser("derive", help="print the derivation JSON of one record of a JSON/JSONL file")
@@ -474,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("config")
     m.add_argument("-o", "--output", help="write here (may be the config itself); default: standard output")
     m.add_argument("--trace-view", action="store_true",
-                   help="also move agent_trace display fields to multiagent.trace (docs/trace-view.md)")
+                   help="also move agent_trace display fields to multiagent.trace (potato-multiagent docs trace-view)")
     m.set_defaults(run=_migrate_config_command)
 
     w = commands.add_parser("migrate-values", help="add what identifies each mark to values saved before (by "
@@ -496,6 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(g)
     _add_derive_options(g)
     g.set_defaults(run=judge_command)
+
+    o = commands.add_parser("docs", help="where the documentation installed with the package is: every page, "
+                                         "or the path of one (e.g. `less $(potato-multiagent docs cli)`)")
+    o.add_argument("page", nargs="?", metavar="PAGE", help="a page: cli, data, tutorial, handoff_review, ...")
+    o.set_defaults(run=_docs_command)
     return parser
 
 

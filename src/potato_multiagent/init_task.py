@@ -139,8 +139,9 @@ def choose(found: Survey) -> List[Choice]:
            "modes with them)" if MAST_GOLD_KEYS & set(found.gold_keys) else ""),
         "MAST describes failures between agents, and no run has two"))
     choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
-                                             "author knows: add it by hand (docs/types/agent_scorecard.md)"))
-    choices.append(Choice("emergent", None, "emergent_behavior needs the behaviours to look for: add it by hand (docs/types/emergent_behavior.md)"))
+                                             "author knows: add it by hand (see: potato-multiagent docs agent_scorecard)"))
+    choices.append(Choice("emergent", None, "emergent_behavior needs the behaviours to look for: add it by hand "
+                                           "(see: potato-multiagent docs emergent_behavior)"))
     return choices
 
 
@@ -203,7 +204,7 @@ class InitResult:
         lines += [f"chose {c.name} ({c.scheme['annotation_type']}): {c.reason}" for c in self.choices if c.scheme]
         lines += [f"left out {c.name}: {c.reason}" for c in self.choices if not c.scheme]
         lines.append("trace display: multiagent.trace (steps #N as every widget numbers them, linked both "
-                     "ways with the widgets; docs/trace-view.md)")
+                     "ways with the widgets; see: potato-multiagent docs trace-view)")
         lines += [f"wrote {self.config_path}", f"next: cd {folder} && potato start config.yaml"]
         return lines
 

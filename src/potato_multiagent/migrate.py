@@ -69,7 +69,7 @@ def migrate_config_text(text: str, trace_view: bool = False) -> Migration:
         if display and trace_view:
             lines[number] = f"{display['head']}{display['quote']}{TRACE_VIEW_TYPE}{display['quote']}{display['tail']}{newline}"
             changes.append(f"line {number + 1}: display type agent_trace -> {TRACE_VIEW_TYPE} (numbered as our "
-                           "widgets number steps; see docs/trace-view.md)")
+                           "widgets number steps; see: potato-multiagent docs trace-view)")
             renamed = True
             continue
         if display:

@@ -36,7 +36,7 @@ class DeriveOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     steps_key: StrictStr = Field("steps", min_length=1, description="Where the steps are; a dotted path (`trace.steps`) is a path.")
-    agent_key: StrictStr = Field("agent", min_length=1, description="The first field read for a step's or a call's agent (see docs/derivation.md for the fields tried next).")
+    agent_key: StrictStr = Field("agent", min_length=1, description="The first field read for a step's or a call's agent (see: potato-multiagent docs derivation, for the fields tried next).")
     calls_key: StrictStr = Field("calls", min_length=1, description="Where the timed resource calls are; a dotted path is a path.")
     resource_key: StrictStr = Field("resource", min_length=1, description="A call's resource field.")
     agents: Optional[List[StrictStr]] = Field(None, description="A roster, listed before the observed agents (an agent who never acts is still offered).")
