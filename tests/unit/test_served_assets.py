@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,8 +22,8 @@ import pytest
 from flask import Flask, session
 from potato.plugins import PluginAPI
 
-from potato_multiagent import plugin, types
-from potato_multiagent.served import IMMUTABLE, served_bundle
+from potato_multiagent import bundling, plugin, types
+from potato_multiagent.served import IMMUTABLE, plugin_bundle, served_bundle
 
 HEADER = re.compile(r"^/\* ==== (\S+) ==== \*/$", re.MULTILINE)
 
@@ -182,3 +184,67 @@ def test_only_the_bundle_files_are_answered_immutable_and_without_the_session_co
         answer = client.get(path)
         assert answer.headers.get("Cache-Control") != IMMUTABLE, path
         assert "Set-Cookie" in answer.headers and "cookie" in answer.vary, path
+
+
+# -- where the bundle comes from: the wheel's, or built by a source checkout (issue 41) ----------------
+
+
+def installed_copy(tmp_path):
+    """The package as a wheel installs it: a copy of the tree with the bundle setup.py builds."""
+    package = tmp_path / "site-packages" / "potato_multiagent"
+    shutil.copytree(types.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    bundling.build(package)
+    return package
+
+
+def test_an_installed_package_serves_the_bundle_it_came_with_and_writes_nothing(tmp_path):
+    package = installed_copy(tmp_path)
+    cache = tmp_path / "cache"
+    bundle = plugin_bundle(package, cache=cache)
+    assert bundle.folder == package / "bundle"
+    assert sorted(path.name for path in bundle.folder.iterdir()) == sorted([bundle.script, bundle.style])
+    assert not cache.exists()
+    # the same files a source checkout builds on the fly: the wheel serves what the tree does
+    built = plugin_bundle(types.PACKAGE, cache=cache)
+    assert (built.script, built.style) == (bundle.script, bundle.style)
+    assert (built.folder / built.script).read_bytes() == (bundle.folder / bundle.script).read_bytes()
+
+
+def test_a_damaged_installed_bundle_is_named(tmp_path):
+    package = installed_copy(tmp_path)
+    (package / "bundle" / "multiagent.0123.js").write_text("", encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match=r"bundle: the installed bundle should be one multiagent.<hash>.js"):
+        plugin_bundle(package, cache=tmp_path / "cache")
+
+
+@pytest.fixture
+def unwritable_cache(tmp_path, monkeypatch):
+    """A cache folder nobody can make (below a plain file: root too) and a temporary folder of the test's."""
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a-file" / "cache"))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    return temporary / f"potato-multiagent-{os.getuid()}"
+
+
+def test_an_unwritable_cache_falls_back_to_one_private_folder_the_same_on_every_start(unwritable_cache):
+    first = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"])
+    again = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"])
+    assert first == again and first.folder.parent == unwritable_cache / "served"
+    assert [path.name for path in unwritable_cache.parent.iterdir()] == [unwritable_cache.name]
+    assert stat.S_IMODE(unwritable_cache.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("planted", ["open to others", "a link"])
+def test_a_fallback_folder_that_is_not_the_users_alone_is_refused(unwritable_cache, tmp_path, planted):
+    if planted == "open to others":
+        unwritable_cache.mkdir()
+        unwritable_cache.chmod(0o777)
+    else:
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        unwritable_cache.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError, match="is not a folder of yours alone .*set XDG_CACHE_HOME"):
+        served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"])
+    if planted == "a link":
+        assert list((tmp_path / "elsewhere").iterdir()) == []
