@@ -7,6 +7,8 @@
 #   /usr/bin/chromium-headless-shell  (the e2e tests drive the shell, the bench the full browser;
 #                          `playwright install` is never used)
 #   node_modules/axe-core  npm ci, only when missing (the accessibility e2e test injects it)
+#   /usr/bin/strace        from apt, only when missing (tests/package audits what the installed
+#                          plugin reads and writes)
 #
 # Quiet when nothing needs doing; any failing step stops the script with a message naming it.
 set -Eeuo pipefail
@@ -91,6 +93,15 @@ ensure_chromium() {
     done
 }
 
+ensure_strace() {
+    command -v strace >/dev/null 2>&1 && return 0
+    say "installing strace with apt"
+    if ! apt_install strace; then
+        [ "${CI:-}" = "true" ] && die "strace is missing and apt-get is not available"
+        say "WARNING: apt-get is not available; tests/package's end-to-end audit will be skipped"
+    fi
+}
+
 ensure_node_modules() {
     [ -f node_modules/axe-core/axe.min.js ] && return 0
     if ! command -v npm >/dev/null 2>&1; then
@@ -105,4 +116,5 @@ ensure_node_modules() {
 ensure_venv
 ensure_package
 ensure_chromium
+ensure_strace
 ensure_node_modules

@@ -10,6 +10,7 @@ these, in path order, and every order is correct.
 from __future__ import annotations
 
 LONGEST_FIRST = [
+    "tests/package/test_wheel.py",
     "tests/e2e/test_saving.py",   # mostly waiting: delayed saves, a server restarted twice
     "tests/unit/test_bench_smoke.py",
     "tests/e2e/test_handoff_review.py",
