@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Set up, then run every test: the JavaScript conformance suite (node --test) and the whole pytest
-# suite (unit, conformance, real data, e2e). Extra arguments go to pytest.
+# Set up, then run every test: the JavaScript conformance suite (node --test), the whole pytest
+# suite (unit, conformance, real data, e2e, and tests/package: the sdist and wheel built, checked,
+# and the wheel installed outside the tree and run end to end), then the unit tests on the lowest
+# versions allowed (scripts/lowest.sh). Extra arguments go to the main pytest run.
+# POTATO_MA_PYTHON runs pytest with another venv's Python and skips the lowest-versions run
+# (scripts/try-potato.sh: the suite on another Potato release).
 # pytest runs in parallel (pytest-xdist, one module per worker: `--dist loadscope` keeps a module's
 # server and fixtures on one worker). Workers: PYTEST_WORKERS if set, else one more than the CPU
 # count (the e2e tests wait on servers and browsers half the time), fewer when memory is short
@@ -50,7 +54,11 @@ case " $* " in
 esac
 
 echo "== python -m pytest ${parallel[*]} $*"
-"$REPO_ROOT/.venv/bin/python" -m pytest "${parallel[@]}" "$@" || failed+=("pytest")
+"${POTATO_MA_PYTHON:-$REPO_ROOT/.venv/bin/python}" -m pytest "${parallel[@]}" "$@" || failed+=("pytest")
+
+if [ -z "${POTATO_MA_PYTHON:-}" ]; then
+    bash scripts/lowest.sh || failed+=("lowest versions")
+fi
 
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "test: FAILED: ${failed[*]}" >&2
