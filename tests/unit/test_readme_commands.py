@@ -28,3 +28,11 @@ def test_the_run_command_serves_an_example_that_exists():
     default = re.search(r'EXAMPLE="\$\{1:-([^}]+)\}"', script).group(1)
     assert (ROOT / "examples" / default / "config.yaml").is_file()
     assert "--host 127.0.0.1" in script
+
+
+def test_the_readme_links_only_to_addresses_that_open_where_it_is_read():
+    """README.md is the package's page on PyPI, where a relative link or image opens nothing: every
+    link is absolute (https), and there is no in-page anchor (PyPI gives headings no ids)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"^\[[^\]]+\]:\s*(\S+)", text, re.M)
+    assert [target for target in targets if not target.startswith("https://")] == []
