@@ -515,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--config", help="the config file, when it is not TASK_DIR/config.yaml")
     w.add_argument("--rebase", nargs=2, metavar=("OLD_DATA", "NEW_DATA"),
                    help="move every saved step reference from the steps of OLD_DATA (what the answers were saved "
-                        "on) to the same steps of NEW_DATA, by identity (docs/step-references.md)")
+                        "on) to the same steps of NEW_DATA, by identity (see: potato-multiagent docs step-references)")
     w.add_argument("--dry-run", action="store_true", help="print what would change and write nothing")
     w.set_defaults(run=_migrate_values_command)
 
