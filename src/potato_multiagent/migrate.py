@@ -129,7 +129,7 @@ def _turn_level_mast_offers(text: str) -> List[str]:
                       f"(chips on the trace view's steps, exported per step and mode). annotation_type: "
                       f"multiagent.mast (no labels, turn_level or turn_binding) adds each mode's definition, a "
                       f"note and a severity per tag, modes for the whole run, judgments and adjudication "
-                      f"(docs/types/mast.md); the tags saved so far are not converted")
+                      f"(see: potato-multiagent docs mast); the tags saved so far are not converted")
     return offers
 
 

@@ -157,4 +157,4 @@ def test_a_turn_level_mast_multiselect_keeps_working_and_the_move_to_multiagent_
         "line 4: mast_steps tags MAST modes with a turn-level multiselect: it keeps working (chips on the trace "
         "view's steps, exported per step and mode). annotation_type: multiagent.mast (no labels, turn_level or "
         "turn_binding) adds each mode's definition, a note and a severity per tag, modes for the whole run, "
-        "judgments and adjudication (docs/types/mast.md); the tags saved so far are not converted"]
+        "judgments and adjudication (see: potato-multiagent docs mast); the tags saved so far are not converted"]
