@@ -12,6 +12,7 @@ the plugin loads and reads ``docs/`` where it is.
 
 import importlib.util
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import setup
@@ -21,10 +22,15 @@ SOURCE = Path(__file__).resolve().parent
 
 
 def load_bundling(package: Path):
-    """``bundling.py`` of the package being built, loaded by its path: it needs nothing installed."""
+    """``bundling.py`` of the package being built, loaded by its path: it needs nothing installed.
+    Loaded without writing its bytecode, which would land in the wheel (``__pycache__``)."""
     spec = importlib.util.spec_from_file_location("potato_multiagent_bundling", package / "bundling.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.dont_write_bytecode = writes
     return module
 
 

@@ -29,19 +29,9 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    click_next_expecting_block,
-    restore_in_page,
-    EXAMPLES_DIR,
-    annotation_pairs,
-    current_instance_id,
-    go_next,
-    go_prev,
-    login,
-    navigation_started,
-    open_annotate,
-    returning_user_state,
-    wait_saved,
-    wait_saved_json,
+    EXAMPLES_DIR, annotation_pairs, click_next_expecting_block, current_instance_id, go_next, go_prev, login,
+    navigation_started, open_annotate, restore_in_page, returning_user_state, same_value, wait_saved,
+    wait_saved_json
 )
 
 TYPE = "multiagent.agent_scorecard"
@@ -286,7 +276,7 @@ def test_the_saved_scorecard_is_restored_after_reload_and_next_prev(task, page, 
         expect(step_picker(page, CHECKED)).to_have_value("4")
         expect(step_picker(page, "plan agreed")).to_be_hidden()
         expect_complete(page)
-        assert hidden_value(page) == COMPLETE
+        assert same_value(hidden_value(page), COMPLETE)
 
 
 # --------------------------------------------------------------------------- keyboard

@@ -30,13 +30,8 @@ from playwright.sync_api import expect
 from potato_multiagent import derive
 
 from .harness import (
-    choose_decisive_step,
-    EXAMPLES_DIR,
-    current_instance_id,
-    login,
-    user_state_path,
-    wait_saved,
-    wait_saved_json,
+    EXAMPLES_DIR, choose_decisive_step, current_instance_id, login, same_value, user_state_path, wait_saved,
+    wait_saved_json
 )
 
 EXAMPLE = "failure-attribution"
@@ -200,7 +195,7 @@ def test_check_reports_what_potato_saved(task, new_context):
     expect(attribution_form(page)).to_be_hidden()
     wait_saved_outcome(task, hidden_user, instance, "success")
     page.close()
-    assert json.loads(task.saved(hidden_user)[instance][SCHEMA]) == hidden_value, (
+    assert same_value(json.loads(task.saved(hidden_user)[instance][SCHEMA]), hidden_value), (
         f"Potato did not keep the hidden attribution:\n{state_of(task, hidden_user)}")
 
     code, lines = run_check(task)

@@ -41,10 +41,10 @@ def test_a_trace_view_alone_derives_with_the_options_of_its_config(page, tmp_pat
 
 
 @pytest.mark.e2e
-def test_with_all_seven_widgets_the_trace_view_shares_their_derivation(page, tmp_path):
+def test_with_all_eight_widgets_the_trace_view_shares_their_derivation(page, tmp_path):
     schemes = [{"annotation_type": name, "name": name.split(".")[1], "description": name,
                 "steps_key": "run.turns", "agent_key": "speaker"} for name in types.SCHEMES]
-    assert len(schemes) == 7
+    assert len(schemes) == 8
     mount(page, tmp_path, RECORD, schemes, displays=[VIEW])
     assert row_agents(page) == ["Planner", "Flights", "Hotels"]
     shared = page.evaluate("""() => {
@@ -53,4 +53,4 @@ def test_with_all_seven_widgets_the_trace_view_shares_their_derivation(page, tmp
         window.PotatoMultiagent.pageDerivation(JSON.parse(form.getAttribute('data-ma-config'))).derivation
           === view.derivation);
     }""")
-    assert shared == [True] * 7
+    assert shared == [True] * 8

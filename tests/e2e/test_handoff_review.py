@@ -28,18 +28,8 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    click_next_expecting_block,
-    EXAMPLES_DIR,
-    REPO_ROOT,
-    annotation_pairs,
-    current_instance_id,
-    go_next,
-    go_prev,
-    login,
-    navigation_started,
-    open_annotate,
-    returning_user_state,
-    wait_saved_json,
+    EXAMPLES_DIR, REPO_ROOT, annotation_pairs, click_next_expecting_block, current_instance_id, go_next, go_prev,
+    login, navigation_started, open_annotate, returning_user_state, same_value, wait_saved_json
 )
 
 EXAMPLE = "handoff-review"
@@ -291,7 +281,7 @@ def test_mouse_review_is_saved_exactly_and_restored(task, page, user):
         expect(note_box(page, second)).to_have_value(NOTE)
         expect(quality_radio(page, explicit, 4)).to_be_checked()
         expect(quality_radio(page, first, 5)).to_be_checked()
-        assert hidden_value(page) == expected
+        assert same_value(hidden_value(page), expected)
 
     open_annotate(page, task.base_url)
     expect_restored()
@@ -534,7 +524,7 @@ def test_5000_steps_render_one_page_and_a_click_stores_the_flag(scale_task, page
         f"1\u201350 of {len(handoffs):,} unreviewed handoffs")
 
     assert page.evaluate(CLICK, 'button.ma-hr-flag[data-ma-flag="garbling"]')
-    assert hidden_value(page) == [entry_of(handoffs[0], flags=["garbling"])]
+    assert same_value(hidden_value(page), [entry_of(handoffs[0], flags=["garbling"])])
     assert page.evaluate(CLICK, 'button[data-ma="bulk"]')
     assert len(hidden_value(page)) == len(handoffs)
     expect_complete(page)
@@ -579,7 +569,7 @@ def test_parallel_threads_show_delegations_and_returns_not_sibling_handoffs(thre
         "Return: a thread of work ends at #5, control is back at #6")
     flag_button(page, handoffs[2], "info loss").click()
     expect(flag_button(page, handoffs[2], "info loss")).to_have_attribute("aria-pressed", "true")
-    assert hidden_value(page) == [entry_of(handoffs[2], flags=["info_loss"])]
+    assert same_value(hidden_value(page), [entry_of(handoffs[2], flags=["info_loss"])])
 
 
 # --------------------------------------------------------------------------- real data

@@ -51,6 +51,8 @@ SHOWN = {
     "review": TOOLS + [A_ATTR, A_IMG, A_SCRIPT, A_ARROW] + scheme("review")["verdict_options"]
     + ["<img src=x onerror=window.__pwned=1,__fire('arg-img')>",
        "<script>window.__pwned=1,__fire('arg-script')</script>"],
+    # the severities show beside a tag, and this page has none
+    "mast": [mode[key] for mode in scheme("mast")["taxonomy"]["modes"] for key in ("code", "name")],
 }
 
 # Fires every inline handler an injected attribute could have added, without clicking anything.

@@ -26,17 +26,8 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, validate_value
 
 from .harness import (
-    click_next_expecting_block,
-    EXAMPLES_DIR,
-    annotation_pairs,
-    current_instance_id,
-    go_next,
-    go_prev,
-    login,
-    navigation_started,
-    open_annotate,
-    returning_user_state,
-    wait_saved_json,
+    EXAMPLES_DIR, annotation_pairs, click_next_expecting_block, current_instance_id, go_next, go_prev, login,
+    navigation_started, open_annotate, returning_user_state, same_value, wait_saved_json
 )
 
 EXAMPLE = "tool-call-review"
@@ -262,7 +253,7 @@ def test_verdicts_and_notes_are_saved_exactly_and_restored(task, page, user):
     go_next(page)
     assert go_prev(page) == HOSTILE["id"]
     expect(card(page, HOSTILE_TITLES[1]).get_by_label("Notes")).to_have_value(notes_text)
-    assert hidden_value(page) == expected
+    assert same_value(hidden_value(page), expected)
 
 
 @pytest.mark.e2e
