@@ -1,8 +1,9 @@
-"""``potato-multiagent judge``: an LLM judge of failure attribution, beside the human.
+"""``potato-multiagent judge``: an LLM judge of failure attribution and of failure modes, beside the human.
 
 Methods (``methods.py``): Who&When's ``all-at-once``, ``step-by-step`` and ``binary-search`` with
-their prompts (``prompts.py``, credited there), and ``structured`` (one JSON answer checked by a
-pydantic model, with ranked plausible steps). The model is one of Potato's AI endpoints
+their prompts (``prompts.py``, credited there), ``structured`` (one JSON answer checked by a
+pydantic model, with ranked plausible steps), and ``mast`` (a ``multiagent.mast`` scheme's
+taxonomy: the run's modes and the steps they show on, one JSON answer checked the same way). The model is one of Potato's AI endpoints
 (``model.py``); a batch (``batch.py``) writes a judgments file run by run and resumes; ``into_task``
 puts the result into a task, hidden until the annotator has answered. docs/judge.md.
 """
@@ -20,6 +21,12 @@ from .methods import CALLS, CONTEXT, METHODS, Settings
 from .model import Model, ModelError
 
 ATTRIBUTION = "multiagent.failure_attribution"
+MAST = "multiagent.mast"
+
+
+def judged_type(method: str) -> str:
+    """The scheme type a method answers for."""
+    return MAST if method == "mast" else ATTRIBUTION
 
 __all__ = ["Batch", "CALLS", "CONTEXT", "METHODS", "Model", "ModelError", "Settings", "judge_command",
            "log_path", "run_batch"]
@@ -83,17 +90,23 @@ def _runs(args):
     """``(task or None, records, scheme config)`` from ``--config`` or from record/trace files."""
     from ..task import Task, read_records
 
+    kind = judged_type(args.method)
+    if args.modes_file and kind != MAST:
+        raise UsageError("--modes-file is for --method mast")
     if args.config:
         if args.inputs:
             raise UsageError("give either --config TASK or record files, not both")
+        if args.modes_file:
+            raise UsageError("--modes-file is for record files; with --config the scheme's taxonomy or modes_file "
+                             "is used")
         task = Task(args.config)
-        schemes = [s for s in task.our_schemes() if s.get("annotation_type") == ATTRIBUTION]
+        schemes = [s for s in task.our_schemes() if s.get("annotation_type") == kind]
+        found = ", ".join(str(s.get("name")) for s in schemes) or "none"
         if args.scheme:
             schemes = [s for s in schemes if s.get("name") == args.scheme]
         if len(schemes) != 1:
-            names = ", ".join(str(s.get("name")) for s in schemes) or "none"
-            raise UsageError(f"{args.config}: expected one {ATTRIBUTION} scheme (found: {names}); name it with "
-                             f"--scheme")
+            raise UsageError(f"{args.config}: expected one {kind} scheme{f' named {args.scheme!r}' if args.scheme else ''}"
+                             f" (found: {found}); name it with --scheme")
         return task, list(task.records().values()), _checked(schemes[0], args.config)
     if args.into_task:
         raise UsageError("--into-task needs --config TASK")
@@ -101,9 +114,13 @@ def _runs(args):
         raise UsageError("give record files (or trace files with --from FORMAT), or --config TASK")
     from ..trace import DeriveOptions
 
-    scheme = _checked({"annotation_type": ATTRIBUTION, "name": args.scheme or "attribution",
-                       "description": "Which agent caused the failure, and at which step?",
-                       **{name: getattr(args, name) for name in DeriveOptions.model_fields}}, "options")
+    if kind == MAST:
+        chosen = {"annotation_type": MAST, "name": args.scheme or "mast", "description": "MAST failure modes",
+                  **({"modes_file": str(Path(args.modes_file).resolve())} if args.modes_file else {})}
+    else:
+        chosen = {"annotation_type": ATTRIBUTION, "name": args.scheme or "attribution",
+                  "description": "Which agent caused the failure, and at which step?"}
+    scheme = _checked({**chosen, **{name: getattr(args, name) for name in DeriveOptions.model_fields}}, "options")
     if args.format:
         from ..convert import convert_inputs
 
@@ -120,7 +137,7 @@ def _runs(args):
 def _checked(scheme: dict, where: str) -> dict:
     from ..types import scheme_for
 
-    config, problems = scheme_for(ATTRIBUTION).parse_config(scheme)
+    config, problems = scheme_for(str(scheme["annotation_type"])).parse_config(scheme)
     if config is None:
         raise UsageError(f"{where}: scheme {scheme.get('name')!r}: {'; '.join(problems)}")
     return scheme
@@ -154,13 +171,17 @@ def add_arguments(parser) -> None:
     """The ``judge`` subcommand's options (cli.py builds the parser)."""
     parser.add_argument("inputs", nargs="*", metavar="FILE", help="record files (JSON/JSONL), or trace files with "
                                                                   "--from FORMAT; or use --config TASK")
-    parser.add_argument("--config", help="judge the records of this task (its failure-attribution scheme)")
+    parser.add_argument("--config", help="judge the records of this task (its failure-attribution scheme; with "
+                                         "--method mast, its multiagent.mast scheme)")
     parser.add_argument("--from", dest="format", metavar="FORMAT", help="convert the files first (as `convert`)")
     parser.add_argument("--method", required=True, choices=list(METHODS))
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the judgments file (appended to; runs already in it are skipped)")
-    parser.add_argument("--scheme", help="the scheme judged (default: the task's attribution scheme, or "
-                                         "'attribution')")
+    parser.add_argument("--scheme", help="the scheme judged (default: the task's only attribution scheme, or "
+                                         "only mast scheme with --method mast; without --config: 'attribution', "
+                                         "'mast')")
+    parser.add_argument("--modes-file", metavar="FILE", help="mast, with record files: another taxonomy (a "
+                                                             "modes_file, docs/types/mast.md); default: Potato's MAST")
     parser.add_argument("--source", help="the judge's name in the judgments (default: 'MODEL METHOD')")
     parser.add_argument("--hidden", action="store_true", help="for evaluation only (show: false)")
     parser.add_argument("--ai-config", metavar="FILE", help="a YAML file with Potato's ai_support block (a Potato "
@@ -176,8 +197,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("-k", type=int, default=5, help="structured: ranked steps asked for (default 5)")
     parser.add_argument("--context-tokens", type=int, default=128000,
                         help="the model's context in tokens (default 128000; 0: no check)")
-    parser.add_argument("--overlap", type=int, default=2, help="structured: steps shared by consecutive parts of "
-                                                               "a run too long for the context (default 2)")
+    parser.add_argument("--overlap", type=int, default=2, help="structured, mast: steps shared by consecutive "
+                                                               "parts of a run too long for the context (default 2)")
     parser.add_argument("--into-task", action="store_true", help="with --config: put the shown judgments into "
                                                                  "the task's records (show_judgments: after_answer)")
     parser.add_argument("--judgments-key", default="judgments", metavar="KEY", help="with --into-task: the record "

@@ -37,7 +37,7 @@ class Batch:
     method: str
     source: str
     scheme: Mapping[str, Any]
-    """The failure-attribution scheme's config (its derive options and name)."""
+    """The judged scheme's config (its derive options and name; for ``mast``, its taxonomy)."""
     settings: Settings
     show: bool = True
     problem_key: Optional[str] = None
@@ -79,7 +79,7 @@ def run_batch(batch: Batch, records: Iterable[dict], out: Path,
         if failed_in_a_row >= FAILURES_IN_A_ROW:
             summary.counts["not tried"] = summary.counts.get("not tried", 0) + 1
             continue
-        status, entry = _judge_one(batch, record, record_id, options)
+        status, entry = _judge_one(batch, record, record_id, config, options)
         if status == "judged":
             _append(out, entry["judgment"])
         _append(log, entry["log"])
@@ -94,11 +94,12 @@ def run_batch(batch: Batch, records: Iterable[dict], out: Path,
     return summary
 
 
-def _judge_one(batch: Batch, record: dict, record_id: str, options: dict) -> Tuple[str, dict]:
+def _judge_one(batch: Batch, record: dict, record_id: str, config: Any, options: dict) -> Tuple[str, dict]:
     ledger = Ledger()
+    taxonomy = config.taxonomy_model() if hasattr(config, "taxonomy_model") else None
     run_info: Dict[str, Any] = {"method": batch.method, "model": batch.settings.model.name,
                                 "endpoint": batch.settings.model.endpoint_type,
-                                "prompt_version": prompts.VERSIONS[batch.method]}
+                                "prompt_version": prompts.prompt_version(batch.method, taxonomy)}
     log: Dict[str, Any] = {"id": record_id, "scheme": str(batch.scheme.get("name")), "source": batch.source,
                            **run_info}
     try:
@@ -106,7 +107,8 @@ def _judge_one(batch: Batch, record: dict, record_id: str, options: dict) -> Tup
         if not derivation.steps:
             raise Refused("the run has no steps")
         text = prompts.run_text(derivation, _problem(record, batch.problem_key), _reference(batch, record_id))
-        answer: Answer = METHODS[batch.method](Run(record_id, derivation, text), batch.settings, ledger)
+        answer: Answer = METHODS[batch.method](Run(record_id, derivation, text, config), batch.settings,
+                                                       ledger)
         problems = validate_value(str(batch.scheme["annotation_type"]), dict(batch.scheme), answer.value, record)
         if problems:
             raise Unparseable("; ".join(problems))

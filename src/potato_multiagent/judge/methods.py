@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from ..trace import Derivation
+from ..trace import Derivation, StepRefs
 from . import prompts
 from .model import Model, Reply, estimate_tokens
 
@@ -25,12 +25,15 @@ CONTEXT = {
     "binary-search": "refused: its first call holds the whole run",
     "structured": "chunked with overlap: each part holds the steps that fit, parts overlap by --overlap steps; "
                   "the earliest part that names a step gives the answer",
+    "mast": "chunked with overlap: each part holds the steps that fit, parts overlap by --overlap steps; the "
+            "run's modes and step tags are the union of the parts'",
 }
 CALLS = {
     "all-at-once": "1 per run",
     "step-by-step": "1 per step up to the first step judged an error (at most the run's length)",
     "binary-search": "ceil(log2(steps)) per run",
     "structured": "1 per run (1 per part when chunked)",
+    "mast": "1 per run (1 per part when chunked)",
 }
 
 
@@ -73,6 +76,8 @@ class Run:
     id: str
     derivation: Derivation
     text: prompts.RunText
+    config: Any = None
+    """The judged scheme's parsed config (``mast`` reads its taxonomy, notes, severities and whole-run marks)."""
 
 
 @dataclass
@@ -271,7 +276,8 @@ class StructuredAnswer(BaseModel):
 def structured(run: Run, settings: Settings, ledger: Ledger) -> Answer:
     count = len(run.derivation.steps)
     whole = prompts.structured(run.text, settings.k)
-    parts = [(0, count - 1)] if _fits(settings, whole) else _parts(run, settings)
+    parts = [(0, count - 1)] if _fits(settings, whole) else _parts(
+        run, settings, lambda first, last: prompts.structured(run.text, settings.k, first, last, 2, 2, settings.overlap))
     answers = []
     for number, (first, last) in enumerate(parts, start=1):
         prompt = prompts.structured(run.text, settings.k, first, last, number, len(parts), settings.overlap)
@@ -317,17 +323,15 @@ def _structured(text: str, run: Run, chunked: bool) -> dict:
             "confidence": answer.confidence, "plausible": [step_index(n, run) for n in answer.plausible_steps]}
 
 
-def _parts(run: Run, settings: Settings) -> List[tuple]:
+def _parts(run: Run, settings: Settings, prompt: Callable[[int, int], str]) -> List[tuple]:
     """Windows of steps whose prompt fits, each starting ``overlap`` steps before the last ended.
 
     A window grows by the lines' estimated tokens (not by building its prompt again for every
     step, which is quadratic on a run of thousands of steps); the prompt it ends with is checked.
+    ``prompt(first, last)`` is the method's prompt for a middle part (the chunk note says part 2 of 2).
     """
     count = len(run.derivation.steps)
     sizes = [estimate_tokens(line + "\n") for line in run.text.lines]
-
-    def prompt(first: int, last: int) -> str:
-        return prompts.structured(run.text, settings.k, first, last, 2, 2, settings.overlap)
 
     parts, first = [], 0
     while first < count:
@@ -348,9 +352,163 @@ def _parts(run: Run, settings: Settings) -> List[tuple]:
     return parts
 
 
+# --------------------------------------------------------------------------- mast (JSON, per trace and per step)
+
+
+def _mode_code(label: str, info: ValidationInfo) -> str:
+    """The taxonomy's code a model's mode names (``1.3``; also ``FM-1.3`` or ``1.3 Step repetition``, read as
+    :meth:`..taxonomy.Taxonomy.find` reads a dataset's labels); any other is an invalid answer."""
+    taxonomy = info.context["taxonomy"]
+    mode = taxonomy.mode(label.strip()) or taxonomy.find(label)
+    if mode is None:
+        raise ValueError(f"'{label}' is not a mode of {taxonomy.id} (codes: {', '.join(taxonomy.codes)})")
+    return mode.code
+
+
+def _severity(severity: Optional[str], info: ValidationInfo) -> Optional[str]:
+    """One of the scheme's severities, or None (also when the scheme takes none: a severity not asked for is
+    dropped, not an error)."""
+    allowed = info.context["severities"]
+    if severity in (None, "", "null") or not allowed:
+        return None
+    if severity not in allowed:
+        raise ValueError(f"'{severity}' is not one of {', '.join(allowed)}")
+    return severity
+
+
+class MastPresent(BaseModel):
+    """A mode present in the run (or in the part shown)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    mode: str = Field(description="The mode's code, one of the taxonomy's.")
+    note: str = Field("", description="Short evidence.")
+    severity: Optional[str] = Field(None, description="One of the configured severities, or null.")
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, label: str, info: ValidationInfo) -> str:
+        return _mode_code(label, info)
+
+    @field_validator("severity")
+    @classmethod
+    def _known_severity(cls, severity: Optional[str], info: ValidationInfo) -> Optional[str]:
+        return _severity(severity, info)
+
+
+class MastStep(MastPresent):
+    """A mode on one step; ``step`` is the ``#N`` the prompt numbers."""
+
+    step: int = Field(description="#N of the step where the mode shows.")
+
+    @field_validator("step")
+    @classmethod
+    def _shown(cls, number: int, info: ValidationInfo) -> int:
+        first, last = info.context["steps"]
+        if not first <= number <= last:
+            raise ValueError(f"step {number} is not a step shown (#{first} to #{last})")
+        return number
+
+
+class MastAnswer(BaseModel):
+    """What ``mast`` asks for, validated with the taxonomy, the steps shown and the severities as context."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    present: List[MastPresent] = Field(default_factory=list, description="Every mode present in the run, once.")
+    steps: List[MastStep] = Field(default_factory=list, description="Each (step, mode) where a mode shows, once.")
+
+
+def _answer_format(taxonomy) -> type:
+    """:class:`MastAnswer`'s JSON schema for the endpoint's structured output, its codes enumerated (a server
+    that enforces the schema then never answers an unknown code; the answer is checked all the same)."""
+    schema = MastAnswer.model_json_schema()
+    for name in ("MastPresent", "MastStep"):
+        schema["$defs"][name]["properties"]["mode"]["enum"] = list(taxonomy.codes)
+
+    class Format:
+        @staticmethod
+        def model_json_schema() -> dict:
+            return schema
+
+    Format.__name__ = "MastAnswer"
+    return Format
+
+
+def mast(run: Run, settings: Settings, ledger: Ledger) -> Answer:
+    """Which of the scheme's taxonomy's modes the run shows, and on which steps: a ``multiagent.mast`` value
+    (step tags with their ``step_ref``; whole-run marks for present modes no step tag locates)."""
+    config = run.config
+    taxonomy = config.taxonomy_model()
+    severities = list(config.severities) if config.allow_severity else None
+    count = len(run.derivation.steps)
+
+    def prompt(first: int, last: int, number: int = 2, parts: int = 2) -> str:
+        return prompts.mast(run.text, taxonomy, config.whole_run, severities, first, last, number, parts,
+                            settings.overlap)
+
+    whole = prompts.mast(run.text, taxonomy, config.whole_run, severities)
+    parts = [(0, count - 1)] if _fits(settings, whole) else _parts(run, settings, prompt)
+    answer_format = _answer_format(taxonomy)
+    answers = []
+    for number, (first, last) in enumerate(parts, start=1):
+        context = {"taxonomy": taxonomy, "steps": (first + 1, last + 1), "severities": severities or []}
+        answers.append(ask(settings, ledger, prompt(first, last, number, len(parts)),
+                           lambda text: _mast(text, context, config.whole_run), answer_format))
+    details: Dict[str, Any] = {}
+    if len(parts) > 1:
+        details["context"] = f"chunked: {len(parts)} parts, {settings.overlap} steps overlap"
+    return Answer(_mast_value(answers, taxonomy, config, StepRefs(run.derivation.steps)), details)
+
+
+def _mast(text: str, context: dict, whole_run: bool) -> MastAnswer:
+    from potato.ai.ai_endpoint import parse_llm_json
+
+    try:
+        parsed = parse_llm_json(text)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+    if not isinstance(parsed, dict) or set(parsed) == {"response"}:
+        raise Invalid("expected one JSON object")
+    if not whole_run:
+        parsed.pop("present", None)
+    try:
+        return MastAnswer.model_validate(parsed, context=context)
+    except ValidationError as error:
+        first = error.errors()[0]
+        message = first["msg"].removeprefix("Value error, ")
+        raise Invalid(f"{'.'.join(str(part) for part in first['loc']) or 'answer'}: {message}") from None
+
+
+def _mast_value(answers: List[MastAnswer], taxonomy, config, refs: StepRefs) -> dict:
+    """The parts' answers as one value: every (step, mode) once (the first part's words), the run's modes the
+    union of all, a present mode located by no step tag kept as a whole-run mark."""
+    def words(said) -> dict:
+        return {"note": said.note if config.allow_note else "", "severity": said.severity}
+
+    steps: Dict[tuple, dict] = {}
+    run: Dict[str, dict] = {}
+    for answer in answers:
+        for said in answer.steps:
+            steps.setdefault((said.step - 1, said.mode), {"step": said.step - 1, "step_ref": refs.ref(said.step - 1),
+                                                          "mode": said.mode, **words(said)})
+        for said in answer.present:
+            run.setdefault(said.mode, {"mode": said.mode, **words(said)})
+    order = {code: position for position, code in enumerate(taxonomy.codes)}
+    located = {mode for _, mode in steps}
+    value: Dict[str, Any] = {
+        "taxonomy": taxonomy.id,
+        "steps": [steps[key] for key in sorted(steps, key=lambda key: (key[0], order[key[1]]))],
+        "run": [run[mode] for mode in sorted(run, key=order.__getitem__) if mode not in located]}
+    if not value["steps"] and not value["run"]:
+        value["none_found"] = True
+    return value
+
+
 METHODS: Dict[str, Callable[[Run, Settings, Ledger], Answer]] = {
     "all-at-once": all_at_once,
     "step-by-step": step_by_step,
     "binary-search": binary_search,
     "structured": structured,
+    "mast": mast,
 }

@@ -18,7 +18,7 @@ two unnumbered), so the all-at-once example and the binary-search ranges speak o
 reference answer line is left out when no reference is given (their "without ground truth"
 setting); their system message opens the prompt (Potato's endpoints send one user message); and
 the step-by-step prompt names the step it asks about (theirs printed a literal ``{idx}``).
-``structured`` and the chunk note are ours. Every prompt has a version (a hash of its text), which
+``structured``, ``mast`` and the chunk note are ours. Every prompt has a version (a hash of its text), which
 the judgments file records per run.
 """
 
@@ -179,6 +179,59 @@ def structured(run: RunText, k: int, first: int = 0, last: Optional[int] = None,
                              others=max(k - 1, 0))
 
 
+# --------------------------------------------------------------------------- mast (ours)
+
+MAST = (
+    "You are analysing the history of a multi-agent system for failure modes, using the taxonomy below "
+    "({taxonomy}).\n"
+    "The problem the agents worked on is: {problem}\n"
+    "{reference}"
+    "The agents are: {agents}.\n\n"
+    "The failure modes, by category (code, name: definition):\n{modes}\n\n"
+    "Here is the history, one step a line, numbered #1, #2, ...:{part}\n\n{history}\n\n"
+    "Decide which of these failure modes occur in this run, and on which steps. Answer with one JSON object and "
+    "nothing else:\n"
+    '{{{present}"steps": [{{"step": <N>, "mode": "<code>", "note": "<short evidence from step #N>"{severity}}}]}}\n'
+    "Use only the codes listed above. {present_rule}In \"steps\", tag each step where a mode shows (a step may carry "
+    "several modes, a mode several steps), each (step, mode) once.{severity_rule} Empty lists mean no failure mode "
+    "{scope}."
+)
+MAST_PRESENT = ('"present": [{{"mode": "<code>", "note": "<short evidence>"{severity}}}], ')
+MAST_PRESENT_RULE = ("In \"present\", list every mode that occurs in {scope}, each once, including modes no single "
+                     "step shows (the run never verifies its result, a constraint is dropped along the way). ")
+MAST_SEVERITY = ', "severity": "<one of {severities}, or null>"'
+MAST_SEVERITY_RULE = " A severity is one of {severities} (least to most severe), or null."
+
+
+def mast_modes(taxonomy) -> str:
+    """The taxonomy as the prompt gives it: per category, ``- code name: definition (Example: ...)``."""
+    lines = []
+    for category, modes in taxonomy.categories().items():
+        lines.append(f"{category}:")
+        lines += [f"- {mode.code} {mode.name}: {mode.definition}" + (f" (Example: {mode.example})" if mode.example
+                                                                      else "") for mode in modes]
+    return "\n".join(lines)
+
+
+def mast(run: RunText, taxonomy, whole_run: bool, severities: Optional[List[str]], first: int = 0,
+         last: Optional[int] = None, part: int = 1, parts: int = 1, overlap: int = 0) -> str:
+    """The prompt for steps ``first..last`` (0-based, inclusive; the whole run by default).
+    ``whole_run``: ask for the run's modes besides the step tags; ``severities``: ask for one (None: not)."""
+    last = len(run.lines) - 1 if last is None else last
+    note = (CHUNK_NOTE.format(part=part, parts=parts, first=first + 1, last=last + 1, total=len(run.lines),
+                              overlap=overlap) if parts > 1 else "")
+    severity = MAST_SEVERITY.format(severities=", ".join(severities)) if severities else ""
+    scope = "in this part of the run" if parts > 1 else "in this run"
+    return MAST.format(taxonomy=f"{taxonomy.id}, {taxonomy.source}", problem=run.problem, reference=_reference(run),
+                       agents=", ".join(run.agents), modes=mast_modes(taxonomy), part=note,
+                       history="\n".join(run.lines[first:last + 1]),
+                       present=MAST_PRESENT.format(severity=severity) if whole_run else "",
+                       present_rule=MAST_PRESENT_RULE.format(scope=scope[3:]) if whole_run else "",
+                       severity=severity,
+                       severity_rule=MAST_SEVERITY_RULE.format(severities=", ".join(severities)) if severities else "",
+                       scope=scope)
+
+
 def version(name: str, template: str) -> str:
     """``all-at-once/1a2b3c4d``: the method and a hash of its prompt text."""
     return f"{name}/{hashlib.sha1(template.encode('utf-8')).hexdigest()[:8]}"
@@ -189,4 +242,14 @@ VERSIONS = {
     "step-by-step": version("step-by-step", STEP_BY_STEP),
     "binary-search": version("binary-search", BINARY_SEARCH),
     "structured": version("structured", STRUCTURED + CHUNK_NOTE),
+    "mast": version("mast", MAST + MAST_PRESENT + MAST_PRESENT_RULE + MAST_SEVERITY + MAST_SEVERITY_RULE + CHUNK_NOTE),
 }
+"""A method's prompt version. ``mast`` adds the taxonomy's definitions to it (:func:`prompt_version`)."""
+
+
+def prompt_version(method: str, taxonomy=None) -> str:
+    """What a judgment records as its prompt: for ``mast``, the template and the definitions given (a
+    reworded definition keeps the taxonomy's id but is another prompt)."""
+    if method == "mast" and taxonomy is not None:
+        return version("mast", VERSIONS["mast"] + mast_modes(taxonomy))
+    return VERSIONS[method]
