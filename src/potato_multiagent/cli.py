@@ -522,7 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .judge import add_arguments, describe_methods, judge_command
 
     g = commands.add_parser("judge", help="an LLM judge of failure attribution (Who&When's methods, structured "
-                                          "JSON) over a task or trace files, into a judgments file",
+                                          "JSON) or of MAST failure modes (mast) over a task or trace files, into "
+                                          "a judgments file",
                             epilog=f"methods:\n{describe_methods()}", formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(g)
     _add_derive_options(g)

@@ -181,7 +181,8 @@ def add_arguments(parser) -> None:
                                          "only mast scheme with --method mast; without --config: 'attribution', "
                                          "'mast')")
     parser.add_argument("--modes-file", metavar="FILE", help="mast, with record files: another taxonomy (a "
-                                                             "modes_file, docs/types/mast.md); default: Potato's MAST")
+                                                             "modes_file; see: potato-multiagent docs types/mast); "
+                                                             "default: Potato's MAST")
     parser.add_argument("--source", help="the judge's name in the judgments (default: 'MODEL METHOD')")
     parser.add_argument("--hidden", action="store_true", help="for evaluation only (show: false)")
     parser.add_argument("--ai-config", metavar="FILE", help="a YAML file with Potato's ai_support block (a Potato "
