@@ -8,8 +8,6 @@ gives the figures computed here by hand.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 
 import pytest
@@ -21,20 +19,10 @@ from potato_multiagent.taxonomy import preset
 from tests.scripted_llm import ScriptedLLM
 
 from .harness import current_instance_id, login, wait_saved_json
+from .test_mast import RUNS, cli, kappa, step   # the same two runs as the MAST test, and its helpers
 
 TAXONOMY = preset("mast")
 TID = TAXONOMY.id
-RUNS = [
-    {"id": "trip-1", "task": "Book a flight Berlin-Lisbon on 12 June under EUR 200.", "steps": [
-        {"agent": "Planner", "content": "Searcher: find BER-LIS fares for 12 June under EUR 200. Booker books."},
-        {"agent": "Searcher", "content": "Searching fares BER-LIS on 12 June."},
-        {"agent": "Searcher", "content": "Searching fares BER-LIS on 12 June, again."},
-        {"agent": "Booker", "content": "Booked TP 523 for EUR 240."},
-        {"agent": "Planner", "content": "Done: the flight is booked."}]},
-    {"id": "trip-2", "task": "Find a hotel in Lisbon for two nights.", "steps": [
-        {"agent": "Planner", "content": "Searcher: a hotel for two nights."},
-        {"agent": "Searcher", "content": "Hotel Avenida, 12-14 June."}]},
-]
 # The judge: on trip-1, 1.3 on #3 and 3.2 for the whole run; on trip-2, nothing.
 ANSWERS = {"Berlin": {"present": [{"mode": "3.2", "note": "nobody checks the price"}],
                       "steps": [{"step": 3, "mode": "1.3", "note": "the same search twice", "severity": "major"}]},
@@ -48,18 +36,6 @@ def no_mode_but(*codes: str) -> dict:
 # MAD-style labels, as `convert --from mast` writes them to gold (a yes or no per mode for the run).
 GOLD = [{"id": "trip-1", "gold": {"mast": {"marked": ["1.3", "2.4"], "annotation": no_mode_but("1.3", "2.4")}}},
         {"id": "trip-2", "gold": {"mast": {"marked": [], "annotation": no_mode_but()}}}]
-
-
-def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "potato_multiagent.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
-
-
-def kappa(agree: int, units: int, ones_a: int, ones_b: int) -> float:
-    """Cohen's kappa of two annotators' yes/no over `units`: observed against chance agreement."""
-    po, pa, pb = agree / units, ones_a / units, ones_b / units
-    pe = pa * pb + (1 - pa) * (1 - pb)
-    return (po - pe) / (1 - pe)
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +65,6 @@ def judged_task(potato_task, tmp_path_factory):
     assert yaml.safe_load((source / "config.yaml").read_text())["annotation_schemes"][0]["show_judgments"] \
         == "after_answer"
     return potato_task(source)
-
-
-def step(page, index: int):
-    return page.locator(f'section.ma-trace .ma-trace-step[data-step="{index}"]')
 
 
 def test_the_judges_tag_shows_on_its_step_after_the_answer_is_accepted_and_scored(judged_task, page):

@@ -19,6 +19,7 @@ from potato_multiagent.judgments import read_judgments
 from potato_multiagent.taxonomy import preset
 from tests.scripted_llm import ScriptedLLM, Status
 from tests.step_identity import fingerprint
+from tests.unit.test_judge import lines, long_run
 
 TAXONOMY = preset("mast")
 TID = TAXONOMY.id
@@ -51,10 +52,6 @@ def folder(tmp_path):
 def judge(folder: Path, llm: ScriptedLLM, *extra: str, out: str = "judgments.jsonl", inputs=("runs.jsonl",)) -> int:
     return main(["judge", *[str(folder / name) for name in inputs], "--method", "mast", "-o", str(folder / out),
                  "--endpoint-type", "openai", "--model", "scripted-4o", "--base-url", llm.base_url, *extra])
-
-
-def lines(path: Path) -> list:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def test_a_valid_answer_becomes_a_mast_value_with_step_tags_and_whole_run_marks(folder, capsys):
@@ -131,11 +128,6 @@ def test_a_step_not_shown_or_a_severity_not_configured_is_invalid_and_a_good_ret
         assert "(steps.0.step: step 5 is not a step shown (#1 to #4))" in llm.prompts()[1]
     first = lines(folder / "judgments.jsonl")[0]
     assert first["id"] == "trip-1" and first["run"]["calls"] == 2 and len(first["value"]["steps"]) == 2
-
-
-def long_run() -> dict:
-    return {"id": "long", "task": "Count to twelve.",
-            "steps": [{"agent": "A" if i % 2 else "B", "content": f"number {i} " + "x" * 400} for i in range(1, 13)]}
 
 
 def test_a_run_longer_than_the_context_is_judged_in_overlapping_parts_and_the_parts_united(tmp_path):

@@ -297,7 +297,8 @@ def structured(run: Run, settings: Settings, ledger: Ledger) -> Answer:
     return Answer(_value(chosen["agent"], chosen["step"], chosen["reason"], others), details)
 
 
-def _structured(text: str, run: Run, chunked: bool) -> dict:
+def _json_object(text: str) -> dict:
+    """The one JSON object of an answer (in a code fence or prose, as Potato's parser finds it)."""
     from potato.ai.ai_endpoint import parse_llm_json
 
     try:
@@ -306,11 +307,21 @@ def _structured(text: str, run: Run, chunked: bool) -> dict:
         raise Invalid(str(error)) from None
     if not isinstance(parsed, dict) or set(parsed) == {"response"}:
         raise Invalid("expected one JSON object")
+    return parsed
+
+
+def _validated(model: type, parsed: dict, context: Optional[dict] = None):
+    """``parsed`` checked by a pydantic ``model``; its first error, with where, is what is wrong."""
     try:
-        answer = StructuredAnswer.model_validate(parsed)
+        return model.model_validate(parsed, context=context)
     except ValidationError as error:
         first = error.errors()[0]
-        raise Invalid(f"{'.'.join(str(part) for part in first['loc']) or 'answer'}: {first['msg']}") from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise Invalid(f"{'.'.join(str(part) for part in first['loc']) or 'answer'}: {message}") from None
+
+
+def _structured(text: str, run: Run, chunked: bool) -> dict:
+    answer = _validated(StructuredAnswer, _json_object(text))
     if answer.step is None and not chunked:
         raise Invalid("step: a step number is required")
     step = None if answer.step is None else step_index(answer.step, run)
@@ -462,22 +473,10 @@ def mast(run: Run, settings: Settings, ledger: Ledger) -> Answer:
 
 
 def _mast(text: str, context: dict, whole_run: bool) -> MastAnswer:
-    from potato.ai.ai_endpoint import parse_llm_json
-
-    try:
-        parsed = parse_llm_json(text)
-    except ValueError as error:
-        raise Invalid(str(error)) from None
-    if not isinstance(parsed, dict) or set(parsed) == {"response"}:
-        raise Invalid("expected one JSON object")
+    parsed = _json_object(text)
     if not whole_run:
-        parsed.pop("present", None)
-    try:
-        return MastAnswer.model_validate(parsed, context=context)
-    except ValidationError as error:
-        first = error.errors()[0]
-        message = first["msg"].removeprefix("Value error, ")
-        raise Invalid(f"{'.'.join(str(part) for part in first['loc']) or 'answer'}: {message}") from None
+        parsed.pop("present", None)     # not asked for: the scheme takes no whole-run marks
+    return _validated(MastAnswer, parsed, context)
 
 
 def _mast_value(answers: List[MastAnswer], taxonomy, config, refs: StepRefs) -> dict:
