@@ -268,3 +268,20 @@ def test_modes_file_for_record_files(folder):
         assert judge(folder, llm, "--modes-file", str(folder / "trail.yaml")) == 0
     assert [j["value"] for j in lines(folder / "judgments.jsonl")][0] == {
         "taxonomy": "trail@t1", "steps": [], "run": [{"mode": "E1", "note": "n", "severity": None}]}
+
+
+def test_notes_off_drop_the_notes_and_modes_file_is_for_mast_alone(tmp_path, capsys):
+    task = tmp_path / "task"
+    task.mkdir()
+    config = write_task(task, [{"annotation_type": "multiagent.mast", "name": "mast", "description": "MAST",
+                                "allow_note": False}])
+    with ScriptedLLM(answer) as llm:
+        assert main(["judge", "--config", str(config), "--method", "mast", "-o", str(tmp_path / "j.jsonl"),
+                     "--endpoint-type", "openai", "--model", "m", "--base-url", llm.base_url]) == 0
+        assert main(["judge", str(task / "data" / "runs.jsonl"), "--method", "structured", "--modes-file", "x.yaml",
+                     "-o", str(tmp_path / "s.jsonl"), "--endpoint-type", "openai", "--model", "m",
+                     "--base-url", llm.base_url]) == 1
+    assert "error: --modes-file is for --method mast" in capsys.readouterr().err
+    value = lines(tmp_path / "j.jsonl")[0]["value"]
+    assert [(t["mode"], t["note"]) for t in value["steps"]] == [("1.3", ""), ("1.1", "")]
+    assert value["run"] == [{"mode": "3.2", "note": "", "severity": None}]

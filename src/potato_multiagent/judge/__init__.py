@@ -3,9 +3,10 @@
 Methods (``methods.py``): Who&When's ``all-at-once``, ``step-by-step`` and ``binary-search`` with
 their prompts (``prompts.py``, credited there), ``structured`` (one JSON answer checked by a
 pydantic model, with ranked plausible steps), and ``mast`` (a ``multiagent.mast`` scheme's
-taxonomy: the run's modes and the steps they show on, one JSON answer checked the same way). The model is one of Potato's AI endpoints
-(``model.py``); a batch (``batch.py``) writes a judgments file run by run and resumes; ``into_task``
-puts the result into a task, hidden until the annotator has answered. docs/judge.md.
+taxonomy: the run's modes and the steps they show on, one JSON answer checked the same way). The
+model is one of Potato's AI endpoints (``model.py``); a batch (``batch.py``) writes a judgments
+file run by run and resumes; ``into_task`` puts the result into a task, hidden until the
+annotator has answered. docs/judge.md.
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ def _runs(args):
         if args.scheme:
             schemes = [s for s in schemes if s.get("name") == args.scheme]
         if len(schemes) != 1:
-            raise UsageError(f"{args.config}: expected one {kind} scheme{f' named {args.scheme!r}' if args.scheme else ''}"
-                             f" (found: {found}); name it with --scheme")
+            named = f" named {args.scheme!r}" if args.scheme else ""
+            raise UsageError(f"{args.config}: expected one {kind} scheme{named} (found: {found}); name it with --scheme")
         return task, list(task.records().values()), _checked(schemes[0], args.config)
     if args.into_task:
         raise UsageError("--into-task needs --config TASK")

@@ -277,7 +277,8 @@ def structured(run: Run, settings: Settings, ledger: Ledger) -> Answer:
     count = len(run.derivation.steps)
     whole = prompts.structured(run.text, settings.k)
     parts = [(0, count - 1)] if _fits(settings, whole) else _parts(
-        run, settings, lambda first, last: prompts.structured(run.text, settings.k, first, last, 2, 2, settings.overlap))
+        run, settings, lambda first, last: prompts.structured(run.text, settings.k, first, last, 2, 2,
+                                                              settings.overlap))
     answers = []
     for number, (first, last) in enumerate(parts, start=1):
         prompt = prompts.structured(run.text, settings.k, first, last, number, len(parts), settings.overlap)
