@@ -139,9 +139,11 @@ def test_a_run_longer_than_the_context_is_judged_in_overlapping_parts_and_the_pa
         part = re.search(r"this is part (\d) of (\d) of a run too long to show at once \(steps #(\d+) to #(\d+)",
                          prompt)
         if part.group(1) == "1":
+            shared = int(part.group(4))   # part 1's last step is in part 2 too: both tag it
             return json.dumps({"present": [{"mode": "3.2", "note": "first part"}],
-                               "steps": [{"step": 3, "mode": "1.3", "note": "repeats #1"}]})
-        shared = int(part.group(3))   # the first step of part 2 is in part 1 too: its tag is given twice
+                               "steps": [{"step": 3, "mode": "1.3", "note": "repeats #1"},
+                                         {"step": shared, "mode": "2.6", "note": "part 1"}]})
+        shared = int(part.group(3)) + 1
         return json.dumps({"present": [{"mode": "3.2", "note": "second part"}, {"mode": "2.4", "note": "kept back"}],
                            "steps": [{"step": shared, "mode": "2.6", "note": "part 2"},
                                      {"step": 12, "mode": "1.3", "note": "again"}]})
@@ -159,8 +161,9 @@ def test_a_run_longer_than_the_context_is_judged_in_overlapping_parts_and_the_pa
     assert "list every mode that occurs in this part of the run" in prompts[0]
     judged = lines(tmp_path / "judgments.jsonl")[0]
     assert judged["run"]["calls"] == 2 and judged["run"]["context"] == "chunked: 2 parts, 2 steps overlap"
+    # the shared step's tag once, with part 1's words (its 0-based index is #N - 1)
     assert [(t["step"], t["mode"], t["note"]) for t in judged["value"]["steps"]] == [
-        (2, "1.3", "repeats #1"), (first_of_second - 1, "2.6", "part 2"), (11, "1.3", "again")]
+        (2, "1.3", "repeats #1"), (last_of_first - 1, "2.6", "part 1"), (11, "1.3", "again")]
     # 3.2 said by both parts: once, with the first part's words; 2.4 only in part 2; 1.3 and 2.6 are located
     assert judged["value"]["run"] == [{"mode": "2.4", "note": "kept back", "severity": None},
                                       {"mode": "3.2", "note": "first part", "severity": None}]
