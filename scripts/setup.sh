@@ -118,3 +118,6 @@ ensure_package
 ensure_chromium
 ensure_strace
 ensure_node_modules
+if [ "${POTATO_MA_PHOENIX:-}" = "1" ]; then
+    bash scripts/setup-phoenix.sh  # the real Phoenix of tests/e2e/test_phoenix.py (optional: about 2 minutes)
+fi

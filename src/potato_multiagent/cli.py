@@ -156,9 +156,25 @@ def _report_recognised(conversion) -> None:
 def _init_command(args: argparse.Namespace) -> int:
     from .convert import ConvertError
     from .init_task import InitError, init_task
+    from .tracetools.cli import phoenix_inputs
+    from .tracetools.phoenix import PhoenixError
 
+    inputs, format_name = [Path(name) for name in args.inputs], args.format
+    if format_name == "phoenix":
+        if (Path(args.output) / "config.yaml").exists() and not args.force:
+            print(f"error: {Path(args.output) / 'config.yaml'} already exists: choose a new folder, or pass "
+                  f"--force to replace it", file=sys.stderr)
+            return 1
+        try:
+            inputs, format_name = phoenix_inputs(args), "openinference"
+        except (PhoenixError, ValueError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+    elif not inputs:
+        print("error: init needs INPUT files or folders (or --from phoenix --url URL --project NAME)", file=sys.stderr)
+        return 1
     try:
-        result = init_task(args.format, [Path(name) for name in args.inputs], Path(args.output),
+        result = init_task(format_name, inputs, Path(args.output),
                            strict=args.strict, force=args.force, labels=_label_source(args),
                            judgments=Path(args.judgments) if args.judgments else None,
                            judgments_key=args.judgments_key)
@@ -412,6 +428,7 @@ def _positive(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from .convert import AUTO, FORMATS
+    from .tracetools.cli import add_init_options, add_push_parser
 
     parser = argparse.ArgumentParser(prog="potato-multiagent", description=__doc__)
     parser.add_argument("--version", action="version", version=version_line())
@@ -450,15 +467,17 @@ def build_parser() -> argparse.ArgumentParser:
     i = commands.add_parser("init", help="convert traces and write a task folder (config.yaml with the types "
                                          "that fit the runs) that `potato start` serves",
                             epilog=f"formats:\n{formats}", formatter_class=argparse.RawDescriptionHelpFormatter)
-    i.add_argument("--from", dest="format", default=AUTO, choices=[*FORMATS, AUTO], metavar="FORMAT",
-                   help=f"the format of the inputs (default {AUTO}: recognise each file's format, and say which)")
-    i.add_argument("inputs", nargs="+", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
+    i.add_argument("--from", dest="format", default=AUTO, choices=[*FORMATS, AUTO, "phoenix"], metavar="FORMAT",
+                   help=f"the format of the inputs (default {AUTO}: recognise each file's format, and say which); "
+                        f"phoenix: read a running Phoenix's spans (--url, --project) as openinference")
+    i.add_argument("inputs", nargs="*", metavar="INPUT", help="files, or folders of .json/.jsonl/.parquet files "
                                                               "(and .log/.txt for --from mast)")
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
     i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
     i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
     _label_options(i)
     _judgment_options(i)
+    add_init_options(i)
     i.set_defaults(run=_init_command)
 
     e = commands.add_parser("export", help="one tidy table per scheme, joined with the derived context")
@@ -528,6 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(g)
     _add_derive_options(g)
     g.set_defaults(run=judge_command)
+    add_push_parser(commands)
 
     o = commands.add_parser("docs", help="where the documentation installed with the package is: every page, "
                                          "or the path of one (e.g. `less $(potato-multiagent docs cli)`)")
