@@ -213,3 +213,38 @@ def test_push_to_a_server_that_is_not_there_says_so_once_and_keeps_everything(tm
     assert len(errors) == 1 and errors[0].startswith(f"error: Phoenix at {dead}: cannot reach")
     assert result.stdout.splitlines()[-1] == f"sent 0 annotation(s) to {dead} (0 on spans, 0 on traces); 1 not sent"
     assert state.read_text() == before
+
+
+def test_a_trace_phoenix_lacks_costs_only_its_labels_and_a_second_push_resumes(phoenix, tmp_path):
+    """Two runs answered; Phoenix has only the first trace: its label is sent, the other is named
+    once, the exit code says not everything went, and the saved answers are untouched."""
+    url, trace_id = phoenix["url"], phoenix["run"]["trace_id"]
+    ghost = "ffffffffffffffffffffffffffffffff"
+    folder = tmp_path / "task"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "runs.jsonl").write_text("".join(
+        json.dumps({"id": run, "steps": [{"agent": "A", "span_id": "b7ad6b7169203331", "content": "hi"}]}) + "\n"
+        for run in (trace_id, ghost)))
+    (folder / "config.yaml").write_text(
+        "annotation_task_name: push-missing-trace\ntask_dir: .\ndata_files: [data/runs.jsonl]\n"
+        "item_properties: {id_key: id, text_key: id}\noutput_annotation_dir: annotation_output\n"
+        "annotation_schemes:\n- {annotation_type: radio, name: verdict_missing, description: Did it work, "
+        "labels: [success, failure]}\n")
+    state = folder / "annotation_output" / "ann" / "user_state.json"
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"user_id": "ann", "instance_id_to_label_to_value": {
+        run: [[{"schema": "verdict_missing", "name": answer}, answer]]
+        for run, answer in ((trace_id, "success"), (ghost, "failure"))}}))
+    before = state.read_text()
+    result = _cli("push", "phoenix", folder / "config.yaml", "--url", url)
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: Phoenix at {url} has no trace {ghost} ({ghost} / ann / verdict_missing): "
+                      f"1 label(s) not sent"]
+    assert result.stdout.splitlines()[-1] == f"sent 1 annotation(s) to {url} (0 on spans, 1 on traces); 1 not sent"
+    assert [(a["name"], a["result"]["label"]) for a in _trace_annotations(url, trace_id)
+            if a["name"] == "verdict_missing"] == [("verdict_missing", "success")]
+    assert state.read_text() == before
+    again = _cli("push", "phoenix", folder / "config.yaml", "--url", url)
+    assert again.returncode == 1 and again.stdout == result.stdout
+    assert len([a for a in _trace_annotations(url, trace_id) if a["name"] == "verdict_missing"]) == 1
