@@ -45,10 +45,12 @@ def phoenix_inputs(args: argparse.Namespace) -> List[Path]:
 
 def add_push_parser(commands) -> None:
     p = commands.add_parser("push", help="the annotators' labels to a trace tool (Phoenix span and trace "
-                                         "annotations), on the spans the runs came from")
-    p.add_argument("tool", choices=["phoenix"], help="where the labels go")
+                                         "annotations, Langfuse scores), on the spans the runs came from")
+    p.add_argument("tool", choices=["phoenix", "langfuse"], help="where the labels go")
     p.add_argument("config", help="the task config (init --from phoenix wrote it)")
-    p.add_argument("--url", required=True, help="the Phoenix server, e.g. http://127.0.0.1:6006")
+    p.add_argument("--url", required=True, help="the server: Phoenix's (http://127.0.0.1:6006) or Langfuse's "
+                                                "host (https://cloud.langfuse.com; keys from LANGFUSE_PUBLIC_KEY "
+                                                "and LANGFUSE_SECRET_KEY)")
     p.add_argument("--dry-run", action="store_true", help="print what would be sent, one JSON line each, "
                                                           "and send nothing")
     p.set_defaults(run=push_command)
@@ -57,10 +59,12 @@ def add_push_parser(commands) -> None:
 def push_command(args: argparse.Namespace) -> int:
     from ..task import Task, TaskError
     from .labels import task_labels
-    from .phoenix import phoenix_annotation, push_labels
+    from .langfuse import langfuse_score
+    from .phoenix import phoenix_annotation
 
     try:
-        found = task_labels(Task(args.config))
+        task = Task(args.config)
+        found = task_labels(task)
     except TaskError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -69,13 +73,19 @@ def push_command(args: argparse.Namespace) -> int:
     for line in found.left_out:
         print(f"note: {line}", file=sys.stderr)
     if args.dry_run:
+        body = phoenix_annotation if args.tool == "phoenix" else langfuse_score
         for label in found.labels:
-            print(json.dumps(phoenix_annotation(label), ensure_ascii=False, sort_keys=True))
-        print(f"dry run: {len(found.labels)} annotation(s) would be sent to {args.url}; nothing sent")
+            print(json.dumps(body(label), ensure_ascii=False, sort_keys=True))
+        what = "annotation(s)" if args.tool == "phoenix" else "score(s)"
+        print(f"dry run: {len(found.labels)} {what} would be sent to {args.url}; nothing sent")
         return 0
     if not found.labels:
         print("nothing to push: no saved answer goes on a span or a trace")
         return 0
+    if args.tool == "langfuse":
+        return _push_langfuse(args.url, found.labels, task.task_dir)
+    from .phoenix import push_labels
+
     report = push_labels(args.url, found.labels)
     for line in report.errors:
         print(f"error: {line}", file=sys.stderr)
@@ -85,5 +95,20 @@ def push_command(args: argparse.Namespace) -> int:
     if report.not_sent:
         print("nothing was changed locally; push again once the problem above is fixed "
               "(annotations already sent are updated, not duplicated)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _push_langfuse(url: str, labels, task_dir: Path) -> int:
+    from .langfuse import QUEUE_FILE, push_labels
+
+    report = push_labels(url, labels, task_dir)
+    for line in report.errors():
+        print(f"error: {line}", file=sys.stderr)
+    print(f"sent {report.sent} score(s) to {url}; {report.unchanged} already there unchanged; "
+          f"{len(report.not_sent)} not sent")
+    if report.not_sent:
+        print(f"nothing was changed locally; the scores not sent stay queued in {task_dir / QUEUE_FILE}: "
+              f"push again to resume", file=sys.stderr)
         return 1
     return 0
