@@ -51,22 +51,35 @@ def add_push_parser(commands) -> None:
     p.add_argument("--url", required=True, help="the server: Phoenix's (http://127.0.0.1:6006) or Langfuse's "
                                                 "host (https://cloud.langfuse.com; keys from LANGFUSE_PUBLIC_KEY "
                                                 "and LANGFUSE_SECRET_KEY)")
+    p.add_argument("--gold", metavar="FILE", help="also the settled gold (adjudicate / export --as-gold), as "
+                                                  "annotator 'gold'")
+    p.add_argument("--judgments", metavar="FILE", help="also a judgments file's judgments (an LLM judge's), "
+                                                       "each as its source with annotator_kind LLM")
     p.add_argument("--dry-run", action="store_true", help="print what would be sent, one JSON line each, "
                                                           "and send nothing")
     p.set_defaults(run=push_command)
 
 
 def push_command(args: argparse.Namespace) -> int:
+    from ..analysis import GoldError, read_gold
+    from ..judgments import JudgmentError, read_judgments
     from ..task import Task, TaskError
-    from .labels import task_labels
+    from .labels import gold_answers, judgment_answers, task_labels
     from .langfuse import langfuse_score
     from .phoenix import phoenix_annotation
 
     try:
         task = Task(args.config)
-        found = task_labels(task)
-    except TaskError as error:
+        answers = gold_answers(read_gold(Path(args.gold)), args.gold) if args.gold else []
+        if args.judgments:
+            answers += judgment_answers(read_judgments(Path(args.judgments)))
+        found = task_labels(task, answers)
+    except (TaskError, GoldError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 1
+    except JudgmentError as error:
+        for line in error.problems:
+            print(f"error: {line}", file=sys.stderr)
         return 1
     for line in found.problems:
         print(f"warning: {line}", file=sys.stderr)

@@ -19,6 +19,10 @@ annotator's note) and ``metadata``. Which answers become which labels:
 - Potato's ``radio`` and ``multiselect`` (run-level questions): the trace gets ``<scheme>``
   with the chosen label(s).
 
+Besides each annotator's saved answers, the settled gold (``gold.schemes.<scheme>`` as
+``adjudicate`` and ``export --as-gold`` write it) goes out as annotator ``gold`` (``HUMAN``,
+``adjudicated`` in metadata), and a judgments file's judgments as their ``source`` (``LLM``).
+
 Other schemes judge what no single span or trace carries (a graph, a scorecard, a region) and are
 named in ``left_out``. A label keeps who gave it: its ``identifier`` is the annotator plus what it
 judges (a handoff, a call), so re-sending it updates the tool's copy instead of adding one.
@@ -26,13 +30,15 @@ judges (a handoff, a call), so re-sending it updates the tool's copy instead of 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..analysis import collect
 from ..analysis.adapter import INSTANCE
 from ..analysis.statistics import USER
 from ..task import Task
+from ..trace import derive
 
 HUMAN, LLM = "HUMAN", "LLM"
 
@@ -74,8 +80,14 @@ class TaskLabels:
     """Schemes whose answers go to no trace tool, with the reason."""
 
 
-def task_labels(task: Task) -> TaskLabels:
-    """Every valid saved answer of ``task`` that a trace tool can hold, as labels."""
+Answer = Tuple[str, str, str, str, Any, str]
+"""An answer that is not an annotator's saved value: ``(instance id, scheme, annotator, kind,
+stored value, where it was read)``."""
+
+
+def task_labels(task: Task, answers: Iterable[Answer] = ()) -> TaskLabels:
+    """Every valid saved answer of ``task`` that a trace tool can hold, as labels; then ``answers``
+    (gold, judgments: :func:`gold_answers`, :func:`judgment_answers`), each checked as a saved value is."""
     collection = collect(task)
     records = task.records()
     out = TaskLabels(left_out=[f"{line} (not pushed)" for line in collection.skipped])
@@ -89,14 +101,53 @@ def task_labels(task: Task) -> TaskLabels:
             record = records.get(row[INSTANCE])
             if isinstance(record, dict):
                 build(_Place(out, table, row, record))
+    for instance, scheme, annotator, kind, value, where in answers:
+        _add_answer(out, collection.tables, records, instance, scheme, annotator, kind, value, where)
     return out
+
+
+def gold_answers(gold: Dict[str, dict], where: str) -> List[Answer]:
+    """The settled values of a gold file (``read_gold``), as annotator ``gold``."""
+    return [(instance, scheme, "gold", HUMAN, value, where)
+            for instance, entry in gold.items()
+            for scheme, value in ((entry.get("schemes") or {}) if isinstance(entry, dict) else {}).items()]
+
+
+def judgment_answers(judgments) -> List[Answer]:
+    """A judgments file's judgments (``read_judgments``), each as its source, an ``LLM``."""
+    return [(j.id, j.scheme, j.source, LLM, j.value, j.where) for j in judgments]
+
+
+def _add_answer(out: TaskLabels, tables, records, instance: str, scheme: str, annotator: str, kind: str,
+                value: Any, where: str) -> None:
+    table, record = tables.get(scheme), records.get(instance)
+    if table is None or table.scheme is None or not isinstance(record, dict):
+        why = "no run of the task has that id" if table is not None and table.scheme is not None else \
+            "not one of the task's multiagent schemes"
+        out.problems.append(f"{where}: {instance} / {scheme}: {why}; not pushed")
+        return
+    build = _BUILDERS.get(table.type_name)
+    if build is None:
+        return
+    derivation = derive(record, **table.config.derive_options())
+    stored = value if isinstance(value, str) else json.dumps(value)
+    problems = table.scheme.validate(stored, record, table.config, derivation)
+    if problems:
+        out.problems.append(f"{where}: {instance} / {scheme}: {'; '.join(problems)}; not pushed")
+        return
+    parsed = table.scheme.Value.model_validate(json.loads(stored))
+    extra = {"adjudicated": True} if annotator == "gold" else {"judge": annotator} if kind == LLM else {}
+    for row in table.adapter.rows(parsed, derivation, table.config):
+        build(_Place(out, table, {**row, INSTANCE: instance, USER: annotator}, record, kind, extra))
 
 
 class _Place:
     """Where one exported row's labels go, and the common fields they share."""
 
-    def __init__(self, out: TaskLabels, table, row: dict, record: dict):
+    def __init__(self, out: TaskLabels, table, row: dict, record: dict, kind: str = HUMAN,
+                 extra: Optional[dict] = None):
         self.out, self.table, self.row, self.record = out, table, row, record
+        self.kind, self.extra = kind, extra or {}
 
     def add(self, step: Optional[int], name: str, *, label: Optional[str] = None, score: Optional[float] = None,
             explanation: Optional[str] = None, key: str = "", metadata: Optional[dict] = None) -> None:
@@ -112,10 +163,10 @@ class _Place:
         trace_id = self.record.get("trace_id") or self.record.get("id")
         self.out.labels.append(Label(
             instance_id=str(self.row[INSTANCE]), trace_id=str(trace_id), span_id=span_id, step=step,
-            scheme=self.table.name, name=name, annotator=str(self.row[USER]), kind=HUMAN, label=label,
+            scheme=self.table.name, name=name, annotator=str(self.row[USER]), kind=self.kind, label=label,
             score=score, explanation=explanation or None, key=key,
             metadata={"instance_id": str(self.row[INSTANCE]), "annotator": str(self.row[USER]),
-                      **({"step_number": step + 1} if step is not None else {}),
+                      **({"step_number": step + 1} if step is not None else {}), **self.extra,
                       **{k: v for k, v in (metadata or {}).items() if v is not None}}))
 
 
