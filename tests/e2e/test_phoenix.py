@@ -248,3 +248,29 @@ def test_a_trace_phoenix_lacks_costs_only_its_labels_and_a_second_push_resumes(p
     again = _cli("push", "phoenix", folder / "config.yaml", "--url", url)
     assert again.returncode == 1 and again.stdout == result.stdout
     assert len([a for a in _trace_annotations(url, trace_id) if a["name"] == "verdict_missing"]) == 1
+
+
+def test_init_picks_traces_by_id_limit_and_time_and_names_what_phoenix_lacks(phoenix, tmp_path):
+    url, trace_id = phoenix["url"], phoenix["run"]["trace_id"]
+    by_id = _cli("init", "--from", "phoenix", "--url", url, "--project", PROJECT, "--trace-id", trace_id,
+                 "-o", tmp_path / "by-id")
+    assert by_id.returncode == 0, by_id.stderr
+    assert json.loads((tmp_path / "by-id" / "data" / "runs.jsonl").read_text())["id"] == trace_id
+    newest = _cli("init", "--from", "phoenix", "--url", url, "--project", PROJECT, "--limit", "1",
+                  "--since", "2000-01-01T00:00:00Z", "-o", tmp_path / "newest")
+    assert newest.returncode == 0, newest.stderr
+    assert "read 7 span(s) of 1 trace(s)" in newest.stdout
+    later = _cli("init", "--from", "phoenix", "--url", url, "--project", PROJECT, "--since", "2999-01-01T00:00:00Z",
+                 "-o", tmp_path / "later")
+    assert (later.returncode, later.stderr.strip()) == (
+        1, f"error: Phoenix at {url}: project '{PROJECT}' has no traces since 2999-01-01T00:00:00Z")
+    ghost = "ffffffffffffffffffffffffffffffff"
+    missing = _cli("init", "--from", "phoenix", "--url", url, "--project", PROJECT, "--trace-id", ghost,
+                   "-o", tmp_path / "ghost")
+    assert (missing.returncode, missing.stderr.strip()) == (
+        1, f"error: Phoenix at {url}: project '{PROJECT}' has no trace {ghost}")
+    no_project = _cli("init", "--from", "phoenix", "--url", url, "--project", "nope", "-o", tmp_path / "nope")
+    assert no_project.returncode == 1
+    assert no_project.stderr.startswith(f"error: Phoenix at {url} has no project 'nope'")
+    for folder in ("later", "ghost", "nope"):
+        assert not (tmp_path / folder / "config.yaml").exists()
