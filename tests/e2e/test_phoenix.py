@@ -188,6 +188,19 @@ def test_phoenix_round_trip(phoenix, tmp_path, page):
     assert again.returncode == 0, again.stderr
     assert sorted(map(_kept, _annotations(url, spans.values()))) == sorted(map(_kept, on_spans))
     assert list(map(_kept, _trace_annotations(url, trace_id))) == list(map(_kept, outcome))
+    if os.environ.get("POTATO_MA_SCREENSHOTS") == "1":
+        _screenshot_annotations(page, url, trace_id, spans["search_flights"])
+
+
+def _screenshot_annotations(page, url: str, trace_id: str, span_id: str) -> None:
+    """docs/screenshots/phoenix-annotations.png: the pushed labels in Phoenix's own span view."""
+    project = next(p["id"] for p in _get(f"{url}/v1/projects")["data"] if p["name"] == PROJECT)
+    span = _get(f"{url}/v1/projects/{PROJECT}/spans?span_id={span_id}")["data"][0]["id"]
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{url}/projects/{project}/traces/{trace_id}?selectedSpanNodeId={span}")
+    expect(page.get_by_role("tab", name="Info")).to_be_visible(timeout=60_000)  # the span's pane, drawn
+    expect(page.get_by_text("city code expected").first).to_be_visible(timeout=60_000)
+    page.screenshot(path=str(REPO_ROOT / "docs" / "screenshots" / "phoenix-annotations.png"))
 
 
 def test_push_to_a_server_that_is_not_there_says_so_once_and_keeps_everything(tmp_path):
