@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from tests.answered_task import radio_task, saved_state
+
 from .harness import REPO_ROOT, choose_decisive_step, free_port, login, start_potato, wait_saved
 
 PHOENIX_VENV = Path(os.environ.get("POTATO_MA_PHOENIX_VENV") or REPO_ROOT / ".venv-phoenix")
@@ -204,28 +206,15 @@ def _screenshot_annotations(page, url: str, trace_id: str, span_id: str) -> None
 
 
 def test_push_to_a_server_that_is_not_there_says_so_once_and_keeps_everything(tmp_path):
-    folder = tmp_path / "task"
-    (folder / "data").mkdir(parents=True)
-    record = {"id": "0af7651916cd43dd8448eb211c80319c", "steps": [
-        {"agent": "A", "span_id": "b7ad6b7169203331", "content": "hi"},
-        {"agent": "B", "span_id": "00f067aa0ba902b7", "content": "bye"}]}
-    (folder / "data" / "runs.jsonl").write_text(json.dumps(record) + "\n")
-    (folder / "config.yaml").write_text(
-        "annotation_task_name: push-unreachable\ntask_dir: .\ndata_files: [data/runs.jsonl]\n"
-        "item_properties: {id_key: id, text_key: id}\noutput_annotation_dir: annotation_output\n"
-        "annotation_schemes:\n- {annotation_type: radio, name: outcome, description: Did it work, labels: [success, failure]}\n")
-    state = folder / "annotation_output" / "ann" / "user_state.json"
-    state.parent.mkdir(parents=True)
-    state.write_text(json.dumps({"user_id": "ann", "instance_id_to_label_to_value": {
-        record["id"]: [[{"schema": "outcome", "name": "failure"}, "failure"]]}}))
-    before = state.read_text()
+    config = radio_task(tmp_path / "task", {"0af7651916cd43dd8448eb211c80319c": "failure"})
+    before = saved_state(config)
     dead = f"http://127.0.0.1:{free_port()}"
-    result = _cli("push", "phoenix", folder / "config.yaml", "--url", dead)
+    result = _cli("push", "phoenix", config, "--url", dead)
     assert result.returncode == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith(f"error: Phoenix at {dead}: cannot reach")
     assert result.stdout.splitlines()[-1] == f"sent 0 annotation(s) to {dead} (0 on spans, 0 on traces); 1 not sent"
-    assert state.read_text() == before
+    assert saved_state(config) == before
 
 
 def test_a_trace_phoenix_lacks_costs_only_its_labels_and_a_second_push_resumes(phoenix, tmp_path):
@@ -233,23 +222,9 @@ def test_a_trace_phoenix_lacks_costs_only_its_labels_and_a_second_push_resumes(p
     once, the exit code says not everything went, and the saved answers are untouched."""
     url, trace_id = phoenix["url"], phoenix["run"]["trace_id"]
     ghost = "ffffffffffffffffffffffffffffffff"
-    folder = tmp_path / "task"
-    (folder / "data").mkdir(parents=True)
-    (folder / "data" / "runs.jsonl").write_text("".join(
-        json.dumps({"id": run, "steps": [{"agent": "A", "span_id": "b7ad6b7169203331", "content": "hi"}]}) + "\n"
-        for run in (trace_id, ghost)))
-    (folder / "config.yaml").write_text(
-        "annotation_task_name: push-missing-trace\ntask_dir: .\ndata_files: [data/runs.jsonl]\n"
-        "item_properties: {id_key: id, text_key: id}\noutput_annotation_dir: annotation_output\n"
-        "annotation_schemes:\n- {annotation_type: radio, name: verdict_missing, description: Did it work, "
-        "labels: [success, failure]}\n")
-    state = folder / "annotation_output" / "ann" / "user_state.json"
-    state.parent.mkdir(parents=True)
-    state.write_text(json.dumps({"user_id": "ann", "instance_id_to_label_to_value": {
-        run: [[{"schema": "verdict_missing", "name": answer}, answer]]
-        for run, answer in ((trace_id, "success"), (ghost, "failure"))}}))
-    before = state.read_text()
-    result = _cli("push", "phoenix", folder / "config.yaml", "--url", url)
+    config = radio_task(tmp_path / "task", {trace_id: "success", ghost: "failure"}, scheme="verdict_missing")
+    before = saved_state(config)
+    result = _cli("push", "phoenix", config, "--url", url)
     assert result.returncode == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert errors == [f"error: Phoenix at {url} has no trace {ghost} ({ghost} / ann / verdict_missing): "
@@ -257,8 +232,8 @@ def test_a_trace_phoenix_lacks_costs_only_its_labels_and_a_second_push_resumes(p
     assert result.stdout.splitlines()[-1] == f"sent 1 annotation(s) to {url} (0 on spans, 1 on traces); 1 not sent"
     assert [(a["name"], a["result"]["label"]) for a in _trace_annotations(url, trace_id)
             if a["name"] == "verdict_missing"] == [("verdict_missing", "success")]
-    assert state.read_text() == before
-    again = _cli("push", "phoenix", folder / "config.yaml", "--url", url)
+    assert saved_state(config) == before
+    again = _cli("push", "phoenix", config, "--url", url)
     assert again.returncode == 1 and again.stdout == result.stdout
     assert len([a for a in _trace_annotations(url, trace_id) if a["name"] == "verdict_missing"]) == 1
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from potato_multiagent.tracetools.labels import HUMAN, Label
+from tests.answered_task import radio_task
 from potato_multiagent.tracetools.langfuse import push_labels
 
 RECORDED = json.loads((Path(__file__).parents[1] / "fixtures" / "real" / "langfuse" / "scores-api.json").read_text())
@@ -125,27 +126,10 @@ def test_wrong_keys_are_one_error(langfuse, tmp_path):
     assert report.errors() == [f"Langfuse at {langfuse.url}: HTTP 401: {{}}: 4 score(s) not sent"]
 
 
-def radio_task(folder: Path) -> Path:
-    """A task with one run answered 'failure' by one annotator (Potato's saved shape)."""
-    (folder / "data").mkdir(parents=True)
-    (folder / "data" / "runs.jsonl").write_text(json.dumps(
-        {"id": TRACE, "steps": [{"agent": "A", "span_id": SPAN, "content": "hi"}]}) + "\n")
-    (folder / "config.yaml").write_text(
-        "annotation_task_name: push-langfuse\ntask_dir: .\ndata_files: [data/runs.jsonl]\n"
-        "item_properties: {id_key: id, text_key: id}\noutput_annotation_dir: annotation_output\n"
-        "annotation_schemes:\n- {annotation_type: radio, name: outcome, description: Did it work, "
-        "labels: [success, failure]}\n")
-    state = folder / "annotation_output" / "ann" / "user_state.json"
-    state.parent.mkdir(parents=True)
-    state.write_text(json.dumps({"user_id": "ann", "instance_id_to_label_to_value": {
-        TRACE: [[{"schema": "outcome", "name": "failure"}, "failure"]]}}))
-    return folder / "config.yaml"
-
-
 def test_the_command_pushes_once_then_finds_everything_there(langfuse, tmp_path, capsys):
     from potato_multiagent.cli import main
 
-    config = radio_task(tmp_path / "task")
+    config = radio_task(tmp_path / "task", {TRACE: "failure"})
     assert main(["push", "langfuse", str(config), "--url", langfuse.url, "--dry-run"]) == 0
     dry = capsys.readouterr().out.splitlines()
     assert dry[-1] == f"dry run: 1 score(s) would be sent to {langfuse.url}; nothing sent" and not langfuse.requests
@@ -165,7 +149,7 @@ def test_the_command_without_keys_says_which_to_set(langfuse, tmp_path, capsys, 
     from potato_multiagent.cli import main
 
     monkeypatch.delenv("LANGFUSE_SECRET_KEY")
-    config = radio_task(tmp_path / "task")
+    config = radio_task(tmp_path / "task", {TRACE: "failure"})
     assert main(["push", "langfuse", str(config), "--url", langfuse.url]) == 1
     captured = capsys.readouterr()
     assert [line for line in captured.err.splitlines() if line.startswith("error:")] == [

@@ -32,3 +32,16 @@ def test_an_unreachable_phoenix_is_one_error_and_writes_nothing(tmp_path, capsys
     assert len(err) == 1 and err[0].startswith(f"error: Phoenix at {url}: cannot reach {url}")
     assert err[0].endswith("is `phoenix serve` running there?")
     assert not (tmp_path / "t").exists()
+
+
+def test_an_unreachable_phoenix_is_one_error_for_span_and_trace_labels_alike():
+    from potato_multiagent.tracetools.labels import HUMAN, Label
+    from potato_multiagent.tracetools.phoenix import push_labels
+
+    run = "0af7651916cd43dd8448eb211c80319c"
+    labels = [Label(instance_id=run, trace_id=run, span_id=span, step=step, scheme="s", name="s", annotator="ann",
+                    kind=HUMAN, label="x") for span, step in (("b7ad6b7169203331", 0), (None, None))]
+    url = f"http://127.0.0.1:{free_port()}"
+    report = push_labels(url, labels)
+    assert (len(report.errors), report.sent, len(report.not_sent)) == (1, [], 2)
+    assert report.errors[0].startswith(f"Phoenix at {url}: cannot reach")

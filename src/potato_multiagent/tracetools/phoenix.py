@@ -19,7 +19,7 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence
 
 from .http import HttpError, Unreachable, request_json, with_query
 from .labels import Label
@@ -97,21 +97,6 @@ class Phoenix:
         """Upsert span (``level`` "span") or trace annotations; :class:`HttpError` as Phoenix answers."""
         self._call("POST", f"/v1/{level}_annotations", {"sync": "true"}, {"data": annotations})
 
-    def span_annotations(self, project: str, span_ids: Sequence[str]) -> List[dict]:
-        """The annotations Phoenix holds on those spans (what a push is checked against)."""
-        found: List[dict] = []
-        for start in range(0, len(span_ids), 50):
-            found.extend(self._pages(f"/v1/projects/{_segment(project)}/span_annotations",
-                                     {"span_ids": list(span_ids[start:start + 50]), "limit": PAGE}))
-        return found
-
-    def trace_annotations(self, project: str, trace_ids: Sequence[str]) -> List[dict]:
-        found: List[dict] = []
-        for start in range(0, len(trace_ids), 50):
-            found.extend(self._pages(f"/v1/projects/{_segment(project)}/trace_annotations",
-                                     {"trace_ids": list(trace_ids[start:start + 50]), "limit": PAGE}))
-        return found
-
 
 def _segment(name: str) -> str:
     return urllib.parse.quote(name, safe="")
@@ -174,36 +159,43 @@ def push_labels(url: str, labels: List[Label]) -> PushReport:
     """Send every label; a span or trace Phoenix lacks costs only its own labels."""
     phoenix = Phoenix(url)
     report = PushReport()
-    for level, target in (("span", "span_id"), ("trace", "trace_id")):
-        batch = [label for label in labels if (label.span_id is not None) == (level == "span")]
-        if batch:
-            _push_batch(phoenix, level, target, batch, report)
+    batches = [(level, target, chunk) for level, target in (("span", "span_id"), ("trace", "trace_id"))
+               for chunk in _chunks([label for label in labels if (label.span_id is not None) == (level == "span")])]
+    for position, (level, target, batch) in enumerate(batches):
+        if not _push_batch(phoenix, level, target, batch, report):  # the server is out of reach: one error
+            report.not_sent.extend((label, "not sent: the server could not be used")
+                                   for _, _, later in batches[position + 1:] for label in later)
+            break
     return report
 
 
-def _push_batch(phoenix: Phoenix, level: str, target: str, batch: List[Label], report: PushReport) -> None:
+def _chunks(labels: List[Label], size: int = PAGE) -> List[List[Label]]:
+    return [labels[start:start + size] for start in range(0, len(labels), size)]
+
+
+def _push_batch(phoenix: Phoenix, level: str, target: str, batch: List[Label], report: PushReport) -> bool:
+    """Send one batch; False when the server itself cannot be used (unreachable, refused key)."""
     try:
         phoenix.annotate(level, [phoenix_annotation(label) for label in batch])
         report.sent.extend(batch)
-        return
+        return True
     except PhoenixError as error:
         report.errors.append(str(error))
-        report.not_sent.extend((label, "not sent: the server could not be reached") for label in batch)
-        return
+        report.not_sent.extend((label, "not sent: the server could not be used") for label in batch)
+        return False
     except HttpError as error:
-        missing = _missing_ids(error)
-        if error.status != 404 or not missing:
+        missing = _missing_ids(error) & {getattr(label, target) for label in batch}
+        if error.status != 404 or not missing:  # (a 404 naming none of ours is refused, not retried)
             report.errors.append(f"Phoenix at {phoenix.url} refused the {level} annotations: {error}")
             report.not_sent.extend((label, f"refused: {error}") for label in batch)
-            return
+            return True
     kept = [label for label in batch if getattr(label, target) not in missing]
     for ident in sorted(missing):
         lost = [label for label in batch if getattr(label, target) == ident]
         report.errors.append(f"Phoenix at {phoenix.url} has no {level} {ident} ({lost[0].where()}): "
                              f"{len(lost)} label(s) not sent")
         report.not_sent.extend((label, f"Phoenix has no {level} {ident}") for label in lost)
-    if kept:
-        _push_batch(phoenix, level, target, kept, report)
+    return _push_batch(phoenix, level, target, kept, report) if kept else True
 
 
 def _missing_ids(error: HttpError) -> set:
