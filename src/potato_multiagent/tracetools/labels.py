@@ -7,7 +7,8 @@ annotator's note) and ``metadata``. Which answers become which labels:
 - ``multiagent.failure_attribution``: the decisive step's span gets ``<scheme>`` with the
   responsible agent as label and the reason as explanation (certainty and plausible steps in
   metadata); an answer naming an agent but no step goes on the trace;
-- ``multiagent.handoff_review``: each reviewed handoff, on the receiving step's span:
+- ``multiagent.handoff_review``: each reviewed handoff, on the span of its ``step`` (where
+  control arrived; an explicit handoff event's own):
   ``<scheme>.<flag>`` per flag (label ``yes``/``no``, score 1/0) and ``<scheme>.quality``
   (score), the note as explanation;
 - ``multiagent.tool_call_review``: each judged call, on its step's span: ``<scheme>`` with the
