@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from potato_multiagent.cli import main
+from tests.answered_task import radio_task
 
 
 def free_port() -> int:
@@ -103,3 +104,36 @@ def test_init_reads_phoenixs_recorded_answers_as_openinference_steps_keeping_spa
     kept = (tmp_path / "t" / "source" / "phoenix-spans.jsonl").read_text().splitlines()
     assert [json.loads(line)["attributes"].get("openinference.span.kind") for line in kept] == [
         "AGENT", "AGENT", "LLM", "TOOL", "AGENT", "TOOL", "LLM"]
+
+
+def test_a_refused_key_is_one_error_naming_phoenix_api_key(tmp_path, capsys, monkeypatch):
+    """Phoenix with authentication on answers 401 to a wrong or missing key."""
+    class Refusing(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"detail": "Invalid token"}')
+
+        do_POST = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("PHOENIX_API_KEY", "wrong")
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        assert main(["init", "--from", "phoenix", "--url", url, "--project", "p", "-o", str(tmp_path / "t")]) == 1
+        assert capsys.readouterr().err == (f"error: Phoenix at {url} refused the request (HTTP 401: Invalid token); "
+                                           f"set PHOENIX_API_KEY to an API key of that server\n")
+        config = radio_task(tmp_path / "task", {"0af7651916cd43dd8448eb211c80319c": "failure"})
+        assert main(["push", "phoenix", str(config), "--url", url]) == 1
+        captured = capsys.readouterr()
+        assert [line for line in captured.err.splitlines() if line.startswith("error:")] == [
+            f"error: Phoenix at {url} refused the request (HTTP 401: Invalid token); set PHOENIX_API_KEY to an "
+            f"API key of that server"]
+        assert captured.out.splitlines()[-1] == f"sent 0 annotation(s) to {url} (0 on spans, 0 on traces); 1 not sent"
+    finally:
+        server.shutdown()
