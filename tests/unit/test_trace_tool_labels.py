@@ -37,6 +37,9 @@ annotation_schemes:
   turn_level: true
   turn_binding: {{field: steps}}
   labels: [FM-1.1 Disobey task specification, FM-2.3 Task derailment]
+- annotation_type: multiagent.mast
+  name: mast
+  description: MAST failure modes
 """
 
 
@@ -98,3 +101,18 @@ def test_mast_tags_go_on_each_tagged_steps_span_one_label_per_mode(tmp_path):
         (SPANS[1], "mast_steps", "FM-1.1 Disobey task specification", 1.0,
          "potato-multiagent:ann:mode FM-1.1 Disobey task specification"),
         (SPANS[1], "mast_steps", "FM-2.3 Task derailment", 1.0, "potato-multiagent:ann:mode FM-2.3 Task derailment")])
+
+
+def test_multiagent_mast_step_tags_go_on_their_spans_and_run_modes_on_the_trace(tmp_path):
+    from potato_multiagent.taxonomy import preset
+
+    value = {"taxonomy": preset("mast").id, "steps": [{"step": 1, "mode": "1.3", "note": "books twice",
+                                                       "severity": "major"}],
+             "run": [{"mode": "2.4", "note": "never says the budget"}]}
+    found = task_labels(task(tmp_path / "t", [("mast", "mast", json.dumps(value))]))
+    assert found.problems == []
+    assert [(l.span_id, l.name, l.label, l.score, l.explanation, l.identifier, l.metadata.get("severity"),
+             l.metadata.get("step_numbers")) for l in found.labels] == [
+        (SPANS[1], "mast", "1.3", 1.0, "books twice", "potato-multiagent:ann:mode 1.3", "major", None),
+        (None, "mast", "1.3", 1.0, None, "potato-multiagent:ann:mode 1.3", None, [2]),
+        (None, "mast", "2.4", 1.0, "never says the budget", "potato-multiagent:ann:mode 2.4", None, None)]

@@ -15,6 +15,10 @@ annotator's note) and ``metadata``. Which answers become which labels:
   verdict as label, the notes as explanation;
 - Potato's ``trajectory_eval`` (MAST tagging on each step): each judged step's span gets
   ``<scheme>`` with the error type (else the correctness) as label, the rationale as explanation;
+- ``multiagent.mast``: each step tag is one ``<scheme>`` label on its step's span (the mode's code
+  as label, score 1, the note as explanation; name, category and severity in metadata), and each
+  mode present in the run one ``<scheme>`` label on the trace (with the steps it was tagged on, and
+  the whole-run mark's note);
 - MAST tags on the trace view's steps (Potato's turn-level ``multiselect``): each tagged mode is
   one ``<scheme>`` label (score 1) on the step's span;
 - Potato's ``radio`` and ``multiselect`` (run-level questions): the trace gets ``<scheme>``
@@ -40,6 +44,7 @@ from ..analysis.adapter import INSTANCE
 from ..analysis.statistics import USER
 from ..task import Task
 from ..trace import derive
+from ..types.mast.adapter import LEVEL as MAST_LEVEL, STEP_LEVEL as MAST_STEP_LEVEL
 
 HUMAN, LLM = "HUMAN", "LLM"
 
@@ -218,6 +223,19 @@ def _turn_tags(place: _Place) -> None:
     place.add(row["step"], place.table.name, label=str(row["mode"]), score=1.0, key=f"mode {row['mode']}")
 
 
+def _mast(place: _Place) -> None:
+    row = place.row
+    about = {"mode_name": row.get("mode_name"), "category": row.get("category"), "severity": row.get("severity")}
+    if row[MAST_LEVEL] == MAST_STEP_LEVEL:
+        place.add(row["step"], place.table.name, label=str(row["mode"]), score=1.0, explanation=row.get("note"),
+                  key=f"mode {row['mode']}", metadata=about)
+    elif row.get("present"):
+        place.add(None, place.table.name, label=str(row["mode"]), score=1.0, explanation=row.get("note"),
+                  key=f"mode {row['mode']}",
+                  metadata={**about, "step_numbers": [step + 1 for step in row.get("steps") or []] or None,
+                            "whole_run": row.get("whole_run")})
+
+
 def _radio(place: _Place) -> None:
     place.add(None, place.table.name, label=place.row.get("label"), explanation=place.row.get("free_response"))
 
@@ -236,6 +254,7 @@ _BUILDERS = {
     "multiagent.failure_attribution": _failure_attribution,
     "multiagent.handoff_review": _handoff_review,
     "multiagent.tool_call_review": _tool_call_review,
+    "multiagent.mast": _mast,
     "trajectory_eval": _trajectory_eval,
     "multiselect (turn_level)": _turn_tags,
     "radio": _radio,
