@@ -640,3 +640,50 @@ def test_the_graph_and_emergent_links_land_on_their_steps(more_widgets_task, pag
     first = steps[acted[0]]
     emergent.get_by_role("button", name=f"Turn {first.index + 1} ({first.agent})", exact=True).click()
     assert click_links(page, who, 'form[data-schema-name="emergent"] .ma-eb-episode-text') == 1
+
+
+# Keys that reach the document: Potato's page-wide Prev/Next listens there (SPEC §6).
+COUNT_ARROWS_AT_DOCUMENT = """() => {
+    window.__arrowsAtDocument = [];
+    document.addEventListener('keydown', (event) => {
+        if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
+            const target = event.target;
+            window.__arrowsAtDocument.push(event.key + ' on ' + target.tagName + '.' + target.className);
+        }
+    });
+}"""
+
+# Every control of ours a keyboard user can reach: the trace view's and the widgets'.
+FOCUSABLE_OF_OURS = """(position) => {
+    const all = Array.from(document.querySelectorAll('section.ma-trace, form.multiagent-form'))
+        .flatMap((root) => Array.from(root.querySelectorAll(
+            'button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])')))
+        .filter((element) => !element.disabled && element.getClientRects().length);
+    if (position === null) { return all.length; }
+    const element = all[position];
+    if (!element) { return false; }
+    element.focus();
+    return document.activeElement === element;
+}"""
+
+
+def test_left_and_right_on_every_control_of_ours_leave_the_item_where_it_is(trace_task, page):
+    """Potato binds Left/Right to Prev/Next on the whole page; on any button, chip, input or step of
+    the trace view and the widgets, in each layout, the keys stay ours and the item stays."""
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    page.evaluate(COUNT_ARROWS_AT_DOCUMENT)
+    pressed = 0
+    for layout in ("lanes", "tree", "board"):
+        page.locator(f'section.ma-trace .ma-trace-layout[data-layout="{layout}"]').click()
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100, timeout=5_000)
+        for position in range(page.evaluate(FOCUSABLE_OF_OURS, None)):
+            if page.evaluate(FOCUSABLE_OF_OURS, position):
+                page.keyboard.press("ArrowLeft")
+                page.keyboard.press("ArrowRight")
+                pressed += 1
+        assert current_instance_id(page) == records[0]["id"], layout
+    assert pressed > 100   # the walk reached the controls, in three layouts
+    assert page.evaluate("window.__arrowsAtDocument") == []

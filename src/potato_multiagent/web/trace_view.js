@@ -365,6 +365,7 @@
         view.wired = true;
         section.addEventListener('click', function (event) { view.onClick(event); });
         section.addEventListener('keydown', function (event) { view.onKey(event); });
+        core.keepArrows(section);   // every button and chip of the view, not only the step cards
         view.viewport.addEventListener('scroll', function () { view.onScroll(); }, {passive: true});
       }
       view.load();

@@ -306,7 +306,6 @@
     });
     search.addEventListener('input', function () { filterLegend(view); });
     search.addEventListener('keydown', function (event) {
-      if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') { event.stopPropagation(); }   // Potato's Prev/Next
       if (event.key === 'Escape' && search.value) { search.value = ''; filterLegend(view); event.stopPropagation(); }
     });
     return {toggle: toggle, panel: panel, search: search, count: count, list: list};

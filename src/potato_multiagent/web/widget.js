@@ -137,16 +137,23 @@
     return state;
   }
 
+  /**
+   * Potato binds Left/Right to Prev/Next on the document, selects and buttons included: a key
+   * pressed inside `element` (a form of ours, the trace view) stops there. No preventDefault: the
+   * focused control keeps its native behaviour.
+   */
+  function keepArrows(element) {
+    element.addEventListener('keydown', function (event) {
+      if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') { event.stopPropagation(); }
+    });
+  }
+
   /** Listeners the runtime owns on every form, added once. */
   function wireForm(state) {
     if (state.wired) { return; }
     state.wired = true;
     var form = state.form;
-    // Potato binds Left/Right to Prev/Next on the document, selects included. Stop them here
-    // (no preventDefault: the focused control keeps its native behaviour).
-    form.addEventListener('keydown', function (event) {
-      if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') { event.stopPropagation(); }
-    });
+    keepArrows(form);
     // Potato's keyup shortcuts toggle other schemes' checkboxes by letter; inside our selects a
     // letter is type-ahead, not a shortcut.
     form.addEventListener('keyup', function (event) {
@@ -501,6 +508,7 @@
    *   aboveBound(field, value, bound),
    *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
    *   flushEdits()                    run every waiting debounce now (done before the page goes)
+   *   keepArrows(element)             Left/Right inside element never reach Potato's Prev/Next
    *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
    */
   return {
@@ -527,6 +535,7 @@
     checkValue: base.checkValue,
     readChecked: base.readChecked,
     flushEdits: base.flushEdits,
+    keepArrows: keepArrows,
     mergeValues: base.mergeValues,
     entryKey: base.entryKey,
     marks: base.marks,
