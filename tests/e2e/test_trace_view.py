@@ -687,3 +687,23 @@ def test_left_and_right_on_every_control_of_ours_leave_the_item_where_it_is(trac
         assert current_instance_id(page) == records[0]["id"], layout
     assert pressed > 100   # the walk reached the controls, in three layouts
     assert page.evaluate("window.__arrowsAtDocument") == []
+
+
+def test_skip_the_trace_goes_to_the_questions_and_back_to_the_trace_returns(trace_task, page):
+    """A keyboard user need not Tab through a 2,000-step view to reach the questions: the link
+    before the view says how long it is and jumps to the first question; the one after it returns."""
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    skip = page.locator('section.ma-trace [data-ma="skip-trace"]')
+    expect(skip).to_have_text(f"Skip the trace ({len(derive(records[0]).steps)} steps)")
+    assert skip.is_visible()
+    skip.focus()
+    page.keyboard.press("Enter")
+    first_question = page.locator("form.annotation-form").first
+    assert page.evaluate("(form) => form.contains(document.activeElement)", first_question.element_handle())
+    assert current_instance_id(page) == records[0]["id"]
+
+    page.locator('section.ma-trace [data-ma="back-to-trace"]').focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.querySelector('section.ma-trace .ma-trace-head').contains(document.activeElement)")

@@ -105,6 +105,8 @@
     this.auto = model.autoLayout(derivation);
     this.meta.textContent = derivation.steps.length + ' steps, ' + derivation.agents.length + ' agents, ' +
       derivation.handoffs.length + ' handoffs, ' + derivation.tool_calls.length + ' tool calls';
+    var skip = this.section.querySelector('[data-ma="skip-trace"]');
+    if (skip) { skip.textContent = 'Skip the trace (' + derivation.steps.length + ' steps)'; }
   };
 
   View.prototype.say = function (text) {
@@ -250,6 +252,19 @@
     if (before !== null && button.isConnected) { this.viewport.scrollTop += button.getBoundingClientRect().top - before; }
   };
 
+  /** "Skip the trace": focus the first control of the page's first question (ours or Potato's). */
+  View.prototype.skipToQuestions = function () {
+    var control = firstControl(document.querySelectorAll('form.annotation-form'));
+    if (control) { control.focus(); } else { this.say('No question on this page.'); }
+  };
+
+  /** "Back to the trace": the current step, else the view's first control (its layout buttons). */
+  View.prototype.backToTrace = function () {
+    var current = this.section.querySelector('.ma-trace-step.ma-trace-current');
+    var target = current || firstControl([this.section.querySelector('.ma-trace-head')]);
+    if (target) { target.focus(); }
+  };
+
   /** Keyboard: Up/Down next step, Left/Right the step of the neighbouring lane, Home/End, Escape back. */
   View.prototype.onKey = function (event) {
     var card = event.target.closest && event.target.closest('.ma-trace-step');
@@ -291,6 +306,12 @@
   };
 
   View.prototype.onClick = function (event) {
+    var skip = event.target.closest('[data-ma="skip-trace"], [data-ma="back-to-trace"]');
+    if (skip) {
+      event.preventDefault();
+      if (skip.getAttribute('data-ma') === 'skip-trace') { this.skipToQuestions(); } else { this.backToTrace(); }
+      return;
+    }
     var more = event.target.closest('.ma-trace-more');
     if (more) {
       this.moveWindow(more.getAttribute('data-more') === 'before' ? this.start - WINDOW : this.start + WINDOW);
@@ -343,6 +364,18 @@
   }
 
   var SECTIONS = 'section.ma-trace[data-ma-trace]';
+  var CONTROLS = 'button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
+  /** The first visible, enabled control inside `containers`, in their order. */
+  function firstControl(containers) {
+    for (var i = 0; i < containers.length; i++) {
+      var found = containers[i] ? containers[i].querySelectorAll(CONTROLS) : [];
+      for (var j = 0; j < found.length; j++) {
+        if (!found[j].disabled && found[j].getClientRects().length) { return found[j]; }
+      }
+    }
+    return null;
+  }
 
   /**
    * On DOMContentLoaded. The page's layout for a trace view (ma-has-trace) is set now, once (the views
