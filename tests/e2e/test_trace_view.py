@@ -707,3 +707,36 @@ def test_skip_the_trace_goes_to_the_questions_and_back_to_the_trace_returns(trac
     page.locator('section.ma-trace [data-ma="back-to-trace"]').focus()
     page.keyboard.press("Enter")
     assert page.evaluate("document.querySelector('section.ma-trace .ma-trace-head').contains(document.activeElement)")
+
+
+FOCUSED_STEP = """() => {
+    const active = document.activeElement;
+    if (!active || active === document.body) { return 'body'; }
+    const row = active.closest('section.ma-trace li.ma-trace-row');
+    return row ? Number(row.dataset.step) : (active.closest('section.ma-trace') ? 'view' : 'outside');
+}"""
+
+
+def test_tab_walks_the_steps_past_the_drawn_window_without_losing_focus(trace_task, page):
+    """On a 2,000-step run the view draws 40 steps; Tab through its rows moves the window on, the
+    focused row is drawn anew, and focus stays on it (it never falls to the page's body)."""
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    go_next(page)
+    assert go_next(page) == records[2]["id"]   # the long run
+    page.wait_for_function("document.querySelector('section.ma-trace .ma-trace-meta').textContent"
+                           ".startsWith('2000 steps')", polling=100, timeout=15_000)
+    page.locator("section.ma-trace li.ma-trace-row .ma-trace-step").first.focus()
+    reached = []
+    for _ in range(400):
+        page.keyboard.press("Tab")
+        where = page.evaluate(FOCUSED_STEP)
+        assert where != "body", f"focus fell to the page's body after step {reached[-1:]}"
+        if isinstance(where, int):
+            reached.append(where)
+        if reached and reached[-1] > WINDOW + 10:
+            break
+    assert reached[-1] > WINDOW + 10, f"Tab stayed within the first steps: {reached[-5:]}"
+    assert reached == sorted(reached)   # step after step, none skipped back
+    assert current_instance_id(page) == records[2]["id"]

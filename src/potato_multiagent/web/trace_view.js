@@ -173,6 +173,7 @@
     var anchor = this.firstVisibleRow();
     var anchorIndex = anchor ? Number(anchor.getAttribute('data-step')) : null;
     var offset = anchor ? anchor.getBoundingClientRect().top - this.viewport.getBoundingClientRect().top : 0;
+    var focused = this.focusInWindow();
     this.start = start;
     this.paint();
     if (anchorIndex !== null) {
@@ -181,6 +182,25 @@
         this.viewport.scrollTop += again.getBoundingClientRect().top - this.viewport.getBoundingClientRect().top - offset;
       }
     }
+    if (focused) { this.refocus(focused); }
+  };
+
+  /** Where focus is among the drawn rows: {index: its step, position: among the row's controls}. */
+  View.prototype.focusInWindow = function () {
+    var active = document.activeElement;
+    var row = this.list && active && this.list.contains(active) ? active.closest('li.ma-trace-row') : null;
+    if (!row) { return null; }
+    var position = Array.prototype.indexOf.call(row.querySelectorAll(FOCUSABLE), active);
+    return {index: Number(row.getAttribute('data-step')), position: position};
+  };
+
+  /** Focus back on the same control of the same step after the rows were rebuilt (the window moved
+   * under the keyboard: the focused row is drawn anew, and focus would fall to the page's body). */
+  View.prototype.refocus = function (focused) {
+    var row = this.rowFor(focused.index);
+    if (!row) { return; }
+    var target = row.querySelectorAll(FOCUSABLE)[focused.position] || row.querySelector('.ma-trace-step');
+    if (target) { target.focus({preventScroll: true}); }
   };
 
   View.prototype.firstVisibleRow = function () {
@@ -365,6 +385,7 @@
 
   var SECTIONS = 'section.ma-trace[data-ma-trace]';
   var CONTROLS = 'button, a[href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
+  var FOCUSABLE = 'button, a[href], input, select, textarea, [tabindex]';
 
   /** The first visible, enabled control inside `containers`, in their order. */
   function firstControl(containers) {
