@@ -220,36 +220,38 @@ def open_first_record(trace_task, page):
 
 
 def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trace_task, page):
-    """Every step shows its chosen modes and one toggle; Enter unfolds all modes, Space picks one,
-    Potato saves it, and folded again it is the one pressed chip. The current step is unfolded."""
+    """Every step shows its chosen modes and one toggle named with its step; Enter unfolds all modes,
+    which are one Tab stop (arrows move among them), Space picks one, Potato saves it, and folded
+    again it is the one pressed chip. The current step is unfolded."""
     task, who, user = open_first_record(trace_task, page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="4"]')
-    toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)
+    toggle = card.get_by_role("button", name="MAST failure modes: 0 chosen, on #5", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
     assert visible_chips(card) == []
     toggle.focus()
     page.keyboard.press("Enter")
     expect(toggle).to_have_attribute("aria-expanded", "true")
     assert visible_chips(card) == MAST_MODES
-    for _ in range(3):   # Tab from the toggle through the chips to the third mode
-        page.keyboard.press("Tab")
+    page.keyboard.press("Tab")   # the chips are one Tab stop: the first, then arrows to the third
+    assert page.evaluate("document.activeElement.dataset.value") == MAST_MODES[0]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
     assert page.evaluate("document.activeElement.dataset.value") == MAST_MODES[2]
     page.keyboard.press("Space")
     chip = card.locator(f'.ta-chip[data-value="{MAST_MODES[2]}"]')
     expect(chip).to_have_attribute("aria-pressed", "true")
     wait_saved(task, user, who["id"], "mast", lambda value: value is not None and
                json.loads(value)["turns"].get("t4", {}).get("values") == [MAST_MODES[2]])
-    for _ in range(3):
-        page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
     page.keyboard.press("Enter")
-    toggle = card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)
+    toggle = card.get_by_role("button", name="MAST failure modes: 1 chosen, on #5", exact=True)
     expect(toggle).to_have_attribute("aria-expanded", "false")
     assert visible_chips(card) == [MAST_MODES[2]]
     expect(chip).to_have_attribute("aria-pressed", "true")
     # the page opened again draws the saved mode as the folded step's pressed chip
     open_annotate(page, task.base_url)
     wait_view(page)
-    expect(card.get_by_role("button", name="MAST failure modes: 1 chosen", exact=True)).to_have_attribute(
+    expect(card.get_by_role("button", name="MAST failure modes: 1 chosen, on #5", exact=True)).to_have_attribute(
         "aria-expanded", "false")
     assert visible_chips(card) == [MAST_MODES[2]]
     expect(chip).to_have_attribute("aria-pressed", "true")
@@ -265,7 +267,7 @@ def test_mast_chips_fold_unfold_by_keyboard_and_the_current_step_shows_them(trac
     # the pressed chip, unpressed while folded, hides: focus goes to its toggle, Potato saves no mode
     chip.focus()
     page.keyboard.press("Space")
-    expect(card.get_by_role("button", name="MAST failure modes: 0 chosen", exact=True)).to_be_focused()
+    expect(card.get_by_role("button", name="MAST failure modes: 0 chosen, on #5", exact=True)).to_be_focused()
     assert visible_chips(card) == []
     wait_saved(task, user, who["id"], "mast", lambda value: value is not None and "t4" not in json.loads(value)["turns"])
 

@@ -285,10 +285,21 @@
     if (target) { target.focus(); }
   };
 
-  /** Keyboard: Up/Down next step, Left/Right the step of the neighbouring lane, Home/End, Escape back. */
+  /** Keyboard: on a step, Up/Down next step, Left/Right the step of the neighbouring lane, Home/End;
+   * on a chip, arrows move among its slot's chips; Escape anywhere in the step a link brought you to
+   * goes back to the link. */
   View.prototype.onKey = function (event) {
     var card = event.target.closest && event.target.closest('.ma-trace-step');
-    if (!card || event.target !== card) { return; }
+    if (!card) { return; }
+    if (event.target !== card) {
+      if (event.target.matches('.ta-chip, .ma-mode-chip') && rows.moveAmongChips(event.target, event.key)) {
+        event.preventDefault();
+        event.stopPropagation();   // Potato binds Left/Right to Prev/Next instance
+      } else if (event.key === 'Escape' && !(this.modeTip && !this.modeTip.hidden)) {
+        this.goBack(event);   // a shown definition closes first (trace_view_modes.js), then Escape goes back
+      }
+      return;
+    }
     var index = Number(card.getAttribute('data-step'));
     var next = null;
     if (event.key === 'ArrowDown') { next = index + 1; }
@@ -296,14 +307,8 @@
     else if (event.key === 'Home') { next = 0; }
     else if (event.key === 'End') { next = this.steps.length - 1; }
     else if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') { next = this.neighbourLane(index, event.key === 'ArrowRight' ? 1 : -1); }
-    else if (event.key === 'Escape' && this.returnTo && document.contains(this.returnTo)) {
-      event.preventDefault();
-      var back = this.returnTo;
-      this.returnTo = null;
-      back.focus();
-      this.say('Back where you were.');
-      return;
-    } else { return; }
+    else if (event.key === 'Escape') { this.goBack(event); return; }
+    else { return; }
     event.preventDefault();
     event.stopPropagation();   // Potato binds Left/Right to Prev/Next instance
     if (next === null || next < 0 || next >= this.steps.length) {
@@ -313,6 +318,16 @@
     var keepReturn = this.returnTo;
     this.show(next, null);
     this.returnTo = keepReturn;
+  };
+
+  /** Escape: focus back on the link or control that showed the current step, if it is still there. */
+  View.prototype.goBack = function (event) {
+    if (!this.returnTo || !document.contains(this.returnTo)) { return; }
+    event.preventDefault();
+    var back = this.returnTo;
+    this.returnTo = null;
+    back.focus();
+    this.say('Back where you were.');
   };
 
   /** The next step (after `index`, else before it) whose lane is the neighbouring one, in lanes. */

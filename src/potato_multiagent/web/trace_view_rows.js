@@ -118,6 +118,47 @@
     slot.setAttribute('data-folded', open ? 'false' : 'true');
     toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
     toggle.textContent = toggle.getAttribute('data-name') + ': ' + chosen + ' chosen';
+    // the name says its step (five toggles on five steps must not sound the same); it keeps the
+    // visible words first, so voice control by what is shown still finds it
+    toggle.setAttribute('aria-label', toggle.textContent + ', on #' + (Number(slot.getAttribute('data-turn-index')) + 1));
+    rovingChips(slot);
+  }
+
+  var CHIPS = '.ta-chip, .ma-mode-chip';
+
+  /** The slot's chips that are drawn (a folded slot shows only the chosen ones). */
+  function shownChips(slot) {
+    return Array.prototype.filter.call(slot.querySelectorAll(CHIPS), function (chip) { return chip.getClientRects().length > 0; });
+  }
+
+  /** Roving tabindex: a slot's chips are one Tab stop (the one last focused if still drawn, else the
+   * first chosen, else the first); arrows move between them (moveAmongChips). */
+  function rovingChips(slot) {
+    var all = slot.querySelectorAll(CHIPS);
+    if (!all.length) { return; }
+    var shown = shownChips(slot);
+    var keep = shown.filter(function (chip) { return chip.getAttribute('tabindex') === '0'; })[0] ||
+      shown.filter(function (chip) { return chip.getAttribute('aria-pressed') === 'true'; })[0] || shown[0] || all[0];
+    Array.prototype.forEach.call(all, function (chip) { chip.setAttribute('tabindex', chip === keep ? '0' : '-1'); });
+  }
+
+  /** Arrow keys on a chip: Left/Up the previous drawn chip of its slot, Right/Down the next,
+   * Home/End the ends. Returns true when the key was a chip key (the caller stops it). */
+  function moveAmongChips(chip, key) {
+    var slot = chip.closest('.ma-trace-tags');
+    var moves = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: 'first', End: 'last'};
+    if (!slot || !own(moves, key)) { return false; }
+    var shown = shownChips(slot);
+    var at = shown.indexOf(chip);
+    var move = moves[key];
+    var to = move === 'first' ? 0 : move === 'last' ? shown.length - 1 : Math.max(0, Math.min(shown.length - 1, at + move));
+    var next = shown[to];
+    if (next && next !== chip) {
+      chip.setAttribute('tabindex', '-1');
+      next.setAttribute('tabindex', '0');
+      next.focus();
+    }
+    return true;
   }
 
   /** Repaint every drawn slot's fold (after the current step moved, or a chip was clicked). */
@@ -137,8 +178,9 @@
     chip.setAttribute('aria-pressed', chip.classList.contains('ta-selected') ? 'true' : 'false');
     var slot = chip.closest('.ma-trace-tags');
     if (!slot) { return; }
+    var focused = document.activeElement === chip;   // before the repaint: a hidden chip loses focus on layout
     paintFold(view, slot);
-    if (document.activeElement === chip && !chip.getClientRects().length) {
+    if (focused && !chip.getClientRects().length) {
       slot.querySelector('.ma-trace-tags-toggle').focus();
     }
   }
@@ -168,6 +210,12 @@
     return block;
   }
 
+  /** "#N" in a row, a link to step `index`; named "Show #N" (a bare "#2" says nothing to a screen reader). */
+  function stepLinkButton(index) {
+    return h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': index,
+      'aria-label': 'Show #' + (index + 1), text: '#' + (index + 1)});
+  }
+
   function toolCallBlock(view, call) {
     var parts = [h('p', {class: 'ma-trace-tool-name'}, ['Tool call: ', h('code', {text: call.tool})])];
     if (call.arguments) { parts.push(h('pre', {class: 'ma-trace-args', text: call.arguments})); }
@@ -176,8 +224,7 @@
     }
     if (call.result !== null) {
       var resultHead = h('p', {class: 'ma-trace-result-head'}, ['Result in ',
-        h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': call.resultStep,
-          text: '#' + (call.resultStep + 1)})]);
+        stepLinkButton(call.resultStep)]);
       parts.push(resultHead);
       parts.push(foldedText(view, call.result, 'the result'));
     }
@@ -202,13 +249,13 @@
     return entry.handoffs.map(function (handoff) {
       return h('p', {class: 'ma-trace-handoff ma-trace-handoff-' + handoff.kind, 'data-handoff-index': handoff.index},
         [h('span', {class: 'ma-trace-handoff-arrow', 'aria-hidden': 'true', text: '\u21C4 '}), handoff.text,
-          ' (from ', h('button', {type: 'button', class: 'ma-step-link', 'data-ma-step-link': handoff.fromStep,
-            text: '#' + (handoff.fromStep + 1)}), ')']);
+          ' (from ', stepLinkButton(handoff.fromStep), ')']);
     });
   }
 
   function stepCard(view, entry) {
-    var head = h('div', {class: 'ma-trace-step-head'}, [
+    // a heading per step: a screen reader's heading keys go step to step ("#4 Writer")
+    var head = h('div', {class: 'ma-trace-step-head', role: 'heading', 'aria-level': '4'}, [
       h('span', {class: 'ma-trace-num', text: entry.number}), ' ',
       h('span', {class: 'ma-trace-agent', text: entry.agentLabel}),
       entry.kind === 'tool_result' ? h('span', {class: 'ma-trace-kind', text: ' tool result'}) : null,
@@ -253,5 +300,6 @@
   }
 
   root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row,
-    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, modes: modes};
+    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, moveAmongChips: moveAmongChips,
+    modes: modes};
 }(typeof globalThis !== 'undefined' ? globalThis : this));

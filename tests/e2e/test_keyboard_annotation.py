@@ -1,0 +1,235 @@
+"""A whole annotation by keyboard alone, on runs of 5, 59 and 130 steps (issue 40).
+
+The team-evaluation example's questions (all eight types and Potato's radios) on three runs: the
+example's 5-step pipeline, the first 59 steps of Who&When Hand-Crafted 19 and the 130 steps of
+Who&When Hand-Crafted 11 (converted from the shared corpus by our converter). From the "Skip the
+trace" link (the first Tab stop of the item) an annotator marks the run failed, names the
+responsible agent and the decisive step (beyond the 40 steps the trace view draws on the long
+runs), jumps to that step in the trace and tags a MAST mode there, comes back, writes a reason,
+marks a critical path of two agents, marks every handoff reviewed and moves to the next item with
+Potato's Right arrow on the outcome. Keys are pressed one at a time; after each the instance is the
+same until the last one; every value is read back from Potato's user_state.json as entered. The
+key presses (and the characters typed) are printed, one line per run (`-s`); the figure of record is
+in docs/accessibility.md.
+
+Also here: Tab alone walks from the first step of the 59-step run through every step and on to the
+questions, with focus never falling to the page's body.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+from playwright.sync_api import expect
+
+from potato_multiagent import derive
+from potato_multiagent.convert import convert_inputs
+
+from .harness import (
+    EXAMPLES_DIR,
+    current_instance_id,
+    login,
+    navigation_started,
+    returning_user_state,
+    wait_instance_ready,
+    wait_saved,
+    wait_saved_json,
+)
+
+pytestmark = pytest.mark.e2e
+
+CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+HAND_CRAFTED = CORPUS / "who_and_when" / "Hand-Crafted"
+REASON = "Wrong source."
+MODE = "1.3"          # MAST 1.3 Step repetition: the third chip of its step
+
+
+def who_and_when(number: int, steps: int | None = None) -> dict:
+    if not HAND_CRAFTED.is_dir():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"real-data corpus not found at {CORPUS}", pytrace=False)
+        pytest.skip(f"real-data corpus not found at {CORPUS}; set POTATO_MA_CORPUS")
+    record = convert_inputs("who-and-when", [HAND_CRAFTED / f"{number}.json"]).records[0]
+    if steps is not None:
+        record["steps"] = record["steps"][:steps]
+    record["id"] = f"who-and-when-{number}-{len(record['steps'])}"
+    record["task"] = record["question"]
+    return record
+
+
+def pipeline() -> dict:
+    lines = (EXAMPLES_DIR / "team-evaluation" / "data" / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    return next(json.loads(line) for line in lines if line.strip() and json.loads(line)["id"] == "pipeline-01")
+
+
+@pytest.fixture(scope="module")
+def runs() -> list[dict]:
+    return [pipeline(), who_and_when(19, steps=59), who_and_when(11)]
+
+
+USERS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def task(potato_task, runs):
+    config = yaml.safe_load((EXAMPLES_DIR / "team-evaluation" / "config.yaml").read_text(encoding="utf-8"))
+    config["annotation_task_name"] = f"e2e keyboard annotation {uuid.uuid4().hex[:8]}"
+    ids = [run["id"] for run in runs]
+    seeded = {}
+    for key in ids + ["tab-59"]:
+        first = ids[1] if key == "tab-59" else key
+        USERS[key] = f"kb-{uuid.uuid4().hex[:10]}"
+        seeded[USERS[key]] = returning_user_state(USERS[key], [first] + [i for i in ids if i != first], {})
+    data = "".join(json.dumps(run) + "\n" for run in runs)
+    return potato_task("team-evaluation", files={"config.yaml": yaml.safe_dump(config, sort_keys=False),
+                                                 "data/runs.jsonl": data}, users=seeded)
+
+
+FOCUSED = """() => {
+    const e = document.activeElement;
+    if (!e || e === document.body) { return {where: 'body'}; }
+    const form = e.closest('form.annotation-form'), row = e.closest('section.ma-trace li.ma-trace-row');
+    return {where: form ? form.getAttribute('data-schema-name') : (row ? 'step' : (e.closest('section.ma-trace') ? 'view' : 'page')),
+            step: row ? Number(row.dataset.step) : null,
+            name: e.getAttribute('aria-label') || e.getAttribute('name') || e.textContent.trim().slice(0, 60),
+            role: e.getAttribute('role') || e.tagName.toLowerCase(), type: e.getAttribute('type'), value: e.value ?? null,
+            chip: e.classList.contains('ma-mode-chip') ? e.dataset.mode : null};
+}"""
+
+
+class Keyboard:
+    """Keys pressed one at a time and counted; after each the item is still the one being annotated."""
+
+    def __init__(self, page):
+        self.page = page
+        self.instance = current_instance_id(page)
+        self.presses = 0
+        self.typed = 0
+
+    def press(self, key: str) -> dict:
+        self.page.keyboard.press(key)
+        self.presses += 1
+        where = self.page.evaluate(FOCUSED)
+        assert where["where"] != "body", f"focus fell to the page's body after {key} (press {self.presses})"
+        assert not navigation_started(self.page), f"Potato started moving to another item after {key} on {where}"
+        assert current_instance_id(self.page) == self.instance, f"the item changed after {key} on {where}"
+        return where
+
+    def until(self, key: str, wanted, limit: int = 60) -> dict:
+        """Press `key` until the focused element is `wanted` (a function of FOCUSED's answer)."""
+        for _ in range(limit):
+            where = self.press(key)
+            if wanted(where):
+                return where
+        raise AssertionError(f"{key} did not reach the wanted control in {limit} presses; focus is on {where}")
+
+    def type(self, text: str) -> None:
+        self.page.keyboard.type(text)
+        self.typed += len(text)
+
+
+def form(page, schema: str):
+    return page.locator(f'form.annotation-form[data-schema-name="{schema}"]')
+
+
+def annotate_by_keyboard(page, run: dict, decisive: int) -> dict:
+    """The whole annotation of `run`, keys only, from the "Skip the trace" link; returns what was
+    chosen as the widgets named it, and the counts."""
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    skip = page.locator('section.ma-trace [data-ma="skip-trace"]')
+    expect(skip).to_have_text(f"Skip the trace ({len(derive(run).steps)} steps)")
+    skip.focus()
+    keys = Keyboard(page)
+    chosen: dict = {}
+
+    # The outcome: Potato's radio group, "failure" reveals the attribution (display logic)
+    assert keys.press("Enter")["where"] == "outcome"
+    assert keys.press("ArrowDown")["value"] == "failure"
+    expect(form(page, "attribution")).to_be_visible()
+
+    # The attribution: the agent, then the decisive step typed by its number into the step box
+    keys.until("Tab", lambda w: w["where"] == "attribution" and w["role"] == "select")
+    keys.press("ArrowDown")
+    chosen["agent"] = form(page, "attribution").get_by_label("Responsible agent").evaluate(
+        "(select) => select.value")
+    assert chosen["agent"]
+    keys.press("Tab")
+    expect(form(page, "attribution").get_by_role("combobox", name="Decisive step")).to_be_focused()
+    for character in f"#{decisive}":   # the step box searches "#N" by number
+        keys.press(character)
+    keys.press("Enter")
+    expect(form(page, "attribution").locator('[data-ma="chosen"]')).to_contain_text(f"#{decisive}")
+
+    # The MAST mode on that step, in the trace: "Show #N in the trace", Tab to its chips, arrows, Enter
+    link = form(page, "attribution").get_by_role("button", name=f"Show #{decisive} in the trace")
+    keys.until("Tab", lambda w: w["where"] == "attribution" and w["name"] == f"Show #{decisive} in the trace")
+    where = keys.press("Enter")
+    assert (where["where"], where["step"]) == ("step", decisive - 1), where
+    keys.until("Tab", lambda w: w["chip"] is not None, limit=20)
+    where = keys.until("ArrowRight", lambda w: w["chip"] == MODE, limit=5)
+    assert where["step"] == decisive - 1
+    keys.press("Enter")
+    expect(page.locator("section.ma-trace .ma-trace-status")).to_contain_text(f"tagged on #{decisive}")
+    keys.until("Escape", lambda w: w["where"] == "attribution", limit=2)   # the definition closes, then back
+    expect(link).to_be_focused()
+
+    # The reason
+    keys.until("Tab", lambda w: w["where"] == "attribution" and w["role"] == "textarea")
+    keys.type(REASON)
+
+    # The critical path: the first agent of the graph, along its first edge to the next agent
+    first = keys.until("Tab", lambda w: w["where"] == "interaction_graph")
+    keys.press("Enter")
+    keys.press("ArrowRight")                                  # onto the agent's first edge
+    second = keys.until("ArrowRight", lambda w: w["name"].startswith("Agent "), limit=10)
+    keys.press("Space")
+    chosen["critical"] = [re.match(r"Agent (\S+)", w["name"]).group(1) for w in (first, second)]
+
+    # Every handoff reviewed at once
+    keys.until("Tab", lambda w: w["name"] == "Mark all unreviewed handoffs as fine", limit=150)
+    keys.press("Enter")
+
+    # Next: back to the outcome (Potato's own radio) and Potato's Right arrow
+    keys.until("Shift+Tab", lambda w: w["where"] == "outcome", limit=150)
+    page.evaluate("window.__potatoReady = false")
+    page.keyboard.press("ArrowRight")
+    keys.presses += 1
+    page.wait_for_function("(before) => window.__potatoReady === true"
+                           " && document.getElementById('instance_id').value !== before", arg=keys.instance)
+    wait_instance_ready(page)
+    chosen["presses"], chosen["typed"] = keys.presses, keys.typed
+    return chosen
+
+
+@pytest.mark.parametrize("position, decisive", [(0, 2), (1, 45), (2, 100)], ids=["5-steps", "59-steps", "130-steps"])
+def test_a_whole_annotation_by_keyboard_alone(task, runs, page, position, decisive):
+    run = runs[position]
+    user = USERS[run["id"]]
+    page.set_viewport_size({"width": 1280, "height": 900})
+    login(page, task.base_url, user)
+    assert current_instance_id(page) == run["id"]
+
+    chosen = annotate_by_keyboard(page, run, decisive)
+    steps = derive(run).steps
+    print(f"\nkeyboard only, {len(steps)} steps: {chosen['presses']} key presses "
+          f"(and {chosen['typed']} characters typed)")
+
+    wait_saved(task, user, run["id"], "outcome", lambda value: value == "failure")
+    wait_saved_json(task, user, run["id"], "attribution",
+                    {"responsible_agent": chosen["agent"], "decisive_step": decisive - 1, "reason": REASON})
+    saved = task.saved(user)[run["id"]]
+    graph = json.loads(saved["interaction_graph"])
+    assert graph["critical_nodes"] == chosen["critical"]
+    handoffs = json.loads(saved["handoffs"])
+    assert len(handoffs) == len(derive(run).handoffs) > 0
+    assert all(entry["quality"] == 5 and entry["flags"] == [] for entry in handoffs)
+    mast = json.loads(saved["mast"])
+    assert [(tag["step"], tag["mode"]) for tag in mast["steps"]] == [(decisive - 1, MODE)]
