@@ -233,3 +233,49 @@ def test_a_whole_annotation_by_keyboard_alone(task, runs, page, position, decisi
     assert all(entry["quality"] == 5 and entry["flags"] == [] for entry in handoffs)
     mast = json.loads(saved["mast"])
     assert [(tag["step"], tag["mode"]) for tag in mast["steps"]] == [(decisive - 1, MODE)]
+
+
+def test_tab_walks_every_step_of_a_59_step_run_and_on_to_the_questions(task, runs, page):
+    """The view draws 40 of the 59 steps; Tab from the first step moves its window on, keeps focus
+    on the step it was on (never the page's body), passes every step in order and reaches the first
+    question (issue 40 found 400 Tabs circling the trace)."""
+    run = runs[1]
+    login(page, task.base_url, USERS["tab-59"])
+    assert current_instance_id(page) == run["id"]
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    page.locator("section.ma-trace li.ma-trace-row .ma-trace-step").first.focus()
+    keys = Keyboard(page)
+    steps = []
+    where = keys.until("Tab", lambda w: (steps.append(w["step"]) if w["step"] is not None else None)
+                       or w["where"] not in ("step", "view"), limit=1000)
+    assert where["where"] == "outcome", where   # the first question after the view
+    assert steps == sorted(steps) and set(steps) == set(range(len(derive(run).steps))), steps
+    print(f"\nTab from #1 of {len(derive(run).steps)} steps to the first question: {keys.presses} presses")
+
+
+def test_left_and_right_on_every_control_of_all_eight_types_leave_the_item(task, runs, page):
+    """On the team-evaluation page (all eight types and the trace view, the attribution shown, the
+    current step's chips unfolded), Left and Right on every focusable control of ours, in each
+    layout, never reach the document, where Potato's Prev/Next listens."""
+    from .test_trace_view import COUNT_ARROWS_AT_DOCUMENT, FOCUSABLE_OF_OURS
+
+    run = runs[0]
+    login(page, task.base_url, f"kb-arrows-{uuid.uuid4().hex[:8]}")
+    assert current_instance_id(page) == run["id"]
+    page.locator('form[data-schema-name="outcome"] input[value="failure"]').check()
+    expect(form(page, "attribution")).to_be_visible()
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    page.evaluate(COUNT_ARROWS_AT_DOCUMENT)
+    pressed = 0
+    for layout in ("lanes", "tree", "board"):
+        page.locator(f'section.ma-trace .ma-trace-layout[data-layout="{layout}"]').click()
+        page.evaluate("PotatoMultiagentTrace.showStep(1)")   # its chips unfold
+        expect(page.locator('section.ma-trace .ma-trace-step[data-step="1"] .ma-mode-chip').first).to_be_visible()
+        for position in range(page.evaluate(FOCUSABLE_OF_OURS, None)):
+            if page.evaluate(FOCUSABLE_OF_OURS, position):
+                page.keyboard.press("ArrowLeft")
+                page.keyboard.press("ArrowRight")
+                pressed += 1
+        assert current_instance_id(page) == run["id"], layout
+    assert pressed > 300, pressed   # three layouts of the view and every form's controls
+    assert page.evaluate("window.__arrowsAtDocument") == []
