@@ -179,8 +179,9 @@ def test_two_annotators_a_judge_export_and_agreement(task, page, new_context):
     toggle.focus()
     page.keyboard.press("Enter")
     expect(toggle).to_have_attribute("aria-expanded", "true")
-    for _ in range(3):   # 1.1, 1.2, 1.3
-        page.keyboard.press("Tab")
+    page.keyboard.press("Tab")   # the step's chips are one Tab stop: 1.1, then arrows to 1.2, 1.3
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     focused = step(page, 2).get_by_role("button", name="1.3 Step repetition", exact=True)
     expect(focused).to_be_focused()
     expect(focused).to_have_accessible_description(TAXONOMY.mode("1.3").definition)

@@ -286,16 +286,13 @@
   };
 
   /** Keyboard: on a step, Up/Down next step, Left/Right the step of the neighbouring lane, Home/End;
-   * on a chip, arrows move among its slot's chips; Escape anywhere in the step a link brought you to
-   * goes back to the link. */
+   * Escape anywhere in the step a link brought you to goes back to the link. (A step's chips are
+   * one Tab stop with arrows inside: core.oneTabStop, which keeps those keys.) */
   View.prototype.onKey = function (event) {
     var card = event.target.closest && event.target.closest('.ma-trace-step');
     if (!card) { return; }
     if (event.target !== card) {
-      if (event.target.matches('.ta-chip, .ma-mode-chip') && rows.moveAmongChips(event.target, event.key)) {
-        event.preventDefault();
-        event.stopPropagation();   // Potato binds Left/Right to Prev/Next instance
-      } else if (event.key === 'Escape' && !(this.modeTip && !this.modeTip.hidden)) {
+      if (event.key === 'Escape' && !(this.modeTip && !this.modeTip.hidden)) {
         this.goBack(event);   // a shown definition closes first (trace_view_modes.js), then Escape goes back
       }
       return;

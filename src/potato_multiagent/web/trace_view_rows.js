@@ -124,41 +124,9 @@
     rovingChips(slot);
   }
 
-  var CHIPS = '.ta-chip, .ma-mode-chip';
-
-  /** The slot's chips that are drawn (a folded slot shows only the chosen ones). */
-  function shownChips(slot) {
-    return Array.prototype.filter.call(slot.querySelectorAll(CHIPS), function (chip) { return chip.getClientRects().length > 0; });
-  }
-
-  /** Roving tabindex: a slot's chips are one Tab stop (the one last focused if still drawn, else the
-   * first chosen, else the first); arrows move between them (moveAmongChips). */
+  /** A slot's chips are one Tab stop (the first chosen one, else the first drawn); arrows move among them. */
   function rovingChips(slot) {
-    var all = slot.querySelectorAll(CHIPS);
-    if (!all.length) { return; }
-    var shown = shownChips(slot);
-    var keep = shown.filter(function (chip) { return chip.getAttribute('tabindex') === '0'; })[0] ||
-      shown.filter(function (chip) { return chip.getAttribute('aria-pressed') === 'true'; })[0] || shown[0] || all[0];
-    Array.prototype.forEach.call(all, function (chip) { chip.setAttribute('tabindex', chip === keep ? '0' : '-1'); });
-  }
-
-  /** Arrow keys on a chip: Left/Up the previous drawn chip of its slot, Right/Down the next,
-   * Home/End the ends. Returns true when the key was a chip key (the caller stops it). */
-  function moveAmongChips(chip, key) {
-    var slot = chip.closest('.ma-trace-tags');
-    var moves = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: 'first', End: 'last'};
-    if (!slot || !own(moves, key)) { return false; }
-    var shown = shownChips(slot);
-    var at = shown.indexOf(chip);
-    var move = moves[key];
-    var to = move === 'first' ? 0 : move === 'last' ? shown.length - 1 : Math.max(0, Math.min(shown.length - 1, at + move));
-    var next = shown[to];
-    if (next && next !== chip) {
-      chip.setAttribute('tabindex', '-1');
-      next.setAttribute('tabindex', '0');
-      next.focus();
-    }
-    return true;
+    core.oneTabStop(slot, '.ta-chip, .ma-mode-chip', slot.querySelector('.ta-chip.ta-selected, .ma-mode-chip[aria-pressed="true"]'));
   }
 
   /** Repaint every drawn slot's fold (after the current step moved, or a chip was clicked). */
@@ -300,6 +268,5 @@
   }
 
   root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row,
-    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, moveAmongChips: moveAmongChips,
-    modes: modes};
+    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, modes: modes};
 }(typeof globalThis !== 'undefined' ? globalThis : this));

@@ -148,6 +148,46 @@
     });
   }
 
+  var ROVING_MOVES = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: 'first', End: 'last'};
+
+  /**
+   * Roving tabindex: the drawn controls matching `selector` inside `group` are one Tab stop (the
+   * one that had it, if still drawn, else `preferred`, else the first), and the arrow keys, Home and
+   * End move focus among them (the keys stop in the group: Potato's Prev/Next never sees them).
+   * Call again after the group's controls change; the key listener is added once per group.
+   */
+  function oneTabStop(group, selector, preferred) {
+    var all = group.querySelectorAll(selector);
+    if (!all.length) { return; }
+    var shown = drawnIn(group, selector);
+    var keep = shown.filter(function (item) { return item.getAttribute('tabindex') === '0'; })[0] ||
+      (preferred && shown.indexOf(preferred) >= 0 ? preferred : null) || shown[0] || all[0];
+    Array.prototype.forEach.call(all, function (item) { item.setAttribute('tabindex', item === keep ? '0' : '-1'); });
+    if (group.__maOneTabStop) { return; }
+    group.__maOneTabStop = true;
+    group.addEventListener('keydown', function (event) {
+      var item = event.target.closest ? event.target.closest(selector) : null;
+      if (!item || !group.contains(item) || !Object.prototype.hasOwnProperty.call(ROVING_MOVES, event.key) ||
+          event.altKey || event.ctrlKey || event.metaKey) { return; }
+      var drawn = drawnIn(group, selector);
+      var move = ROVING_MOVES[event.key];
+      var at = drawn.indexOf(item);
+      var next = drawn[move === 'first' ? 0 : move === 'last' ? drawn.length - 1
+        : Math.max(0, Math.min(drawn.length - 1, at + move))];
+      event.preventDefault();
+      event.stopPropagation();
+      if (next && next !== item) {
+        item.setAttribute('tabindex', '-1');
+        next.setAttribute('tabindex', '0');
+        next.focus();
+      }
+    });
+  }
+
+  function drawnIn(group, selector) {
+    return Array.prototype.filter.call(group.querySelectorAll(selector), function (item) { return item.getClientRects().length > 0; });
+  }
+
   /** Listeners the runtime owns on every form, added once. */
   function wireForm(state) {
     if (state.wired) { return; }
@@ -509,6 +549,7 @@
    *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
    *   flushEdits()                    run every waiting debounce now (done before the page goes)
    *   keepArrows(element)             Left/Right inside element never reach Potato's Prev/Next
+   *   oneTabStop(group, selector[, preferred])  the group's controls are one Tab stop, arrows move among them
    *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
    */
   return {
@@ -536,6 +577,7 @@
     readChecked: base.readChecked,
     flushEdits: base.flushEdits,
     keepArrows: keepArrows,
+    oneTabStop: oneTabStop,
     mergeValues: base.mergeValues,
     entryKey: base.entryKey,
     marks: base.marks,

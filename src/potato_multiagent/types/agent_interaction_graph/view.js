@@ -369,6 +369,8 @@
     parts.forEach(function (child) {
       view.detailsText.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
     });
+    // the agent's steps are one Tab stop, arrows along them: Tab passes a 40-step agent in one key
+    runtime.oneTabStop(view.detailsText, '[data-ma="step-link"]');
   }
 
   // -- judgments ----------------------------------------------------------------------------
