@@ -41,7 +41,9 @@ def test_instance_ready_re_renders_from_the_hidden_input(mounted):
     expect_restored(page, 'Agent "Smith"', 2, REASON)
     expect(attribution_form(page)).not_to_have_attribute("data-ma-error", re.compile(".*"))
     expect_complete(page)
-    expect(summary(page)).to_have_attribute("aria-live", "polite")
+    # a restored value is shown, not announced: the summary is no live region, the status line is silent
+    expect(summary(page)).not_to_have_attribute("aria-live", re.compile(".*"))
+    expect(summary(page).locator("xpath=ancestor::form[1]").locator("[data-ma-sync-notice]")).to_have_text("")
     words = summary(page).inner_text()
     assert 'Agent "Smith"' in words and "#3" in words and step["agent"] in words, words
     assert "Reason given" in words, words

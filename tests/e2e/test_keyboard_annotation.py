@@ -279,3 +279,72 @@ def test_left_and_right_on_every_control_of_all_eight_types_leave_the_item(task,
         assert current_instance_id(page) == run["id"], layout
     assert pressed > 300, pressed   # three layouts of the view and every form's controls
     assert page.evaluate("window.__arrowsAtDocument") == []
+
+
+LIVE_WRITES = """
+window.__liveWrites = [];
+new MutationObserver((records) => {
+    for (const record of records) {
+        const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+        const live = node && node.closest('[aria-live]:not([aria-live="off"]), [role="status"], [role="alert"], [role="log"]');
+        if (live && live.textContent.trim()) { window.__liveWrites.push(live.className + ': ' + live.textContent.trim()); }
+    }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+LIVE_REGIONS = """() => [...document.querySelectorAll('section.ma-trace, form.multiagent-form')].map((root) => ({
+    name: root.getAttribute('data-schema-name') || 'trace view',
+    regions: [...root.querySelectorAll('[aria-live]:not([aria-live="off"]), [role="status"], [role="alert"], [role="log"]')]
+        .map((region) => region.className)}))"""
+
+
+def accessibility_tree(page) -> list[dict]:
+    """Chromium's accessibility tree (CDP): each node's role, name and heading level."""
+    session = page.context.new_cdp_session(page)
+    nodes = session.send("Accessibility.getFullAXTree")["nodes"]
+    session.detach()
+    found = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        properties = {entry["name"]: entry["value"].get("value") for entry in node.get("properties", [])}
+        found.append({"role": node.get("role", {}).get("value"), "name": node.get("name", {}).get("value", ""),
+                      "level": properties.get("level")})
+    return found
+
+
+def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
+    """What a screen reader is given on the 5-step run, read from Chromium's accessibility tree: a
+    heading per step, every tags toggle, chip group and step link named with its step; one polite
+    live region per form and one in the trace view, none of them speaking while the page loads,
+    and the form's region saying what a key changed."""
+    run = runs[0]
+    page.add_init_script(LIVE_WRITES)
+    login(page, task.base_url, f"kb-names-{uuid.uuid4().hex[:8]}")
+    assert current_instance_id(page) == run["id"]
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    page.wait_for_timeout(500)   # anything a late render would say
+    assert [write for write in page.evaluate("window.__liveWrites") if "ma-" in write] == []
+    regions = page.evaluate(LIVE_REGIONS)
+    assert len(regions) == 9 and all(len(root["regions"]) == 1 for root in regions), regions
+
+    tree = accessibility_tree(page)
+    named = {(node["role"], node["name"]) for node in tree}
+    headings = [node["name"] for node in tree if node["role"] == "heading" and node["level"] == 4
+                and re.match(r"#\d+ ", node["name"])]
+    assert [name.split()[0] for name in headings] == ["#1", "#2", "#3", "#4", "#5"], headings
+    assert headings[0].startswith("#1 Researcher"), headings
+    for number in range(1, 6):
+        assert ("button", f"MAST failure modes: 0 chosen, on #{number}") in named
+        assert ("group", f"MAST failure modes, #{number}") in named
+        assert ("group", f"Actions on #{number}") in named
+    # #1 calls a tool whose result is #2; Writer's draft (#4) is handed on from #3, the Editor's (#5) from #4
+    for link in ("Show #2", "Show #3", "Show #4"):
+        assert ("button", link) in named, link
+    assert not [node for node in tree if node["role"] == "button" and re.fullmatch(r"#\d+", node["name"])]
+
+    graph = form(page, "interaction_graph")
+    researcher = graph.get_by_role("button", name=re.compile(r"^Agent Researcher\b"))
+    researcher.focus()
+    page.keyboard.press("Enter")
+    expect(graph.locator("[data-ma-sync-notice]")).to_have_text("Critical path: Researcher. No flagged edges.")

@@ -259,7 +259,9 @@
         return paging.createPager(list, Object.assign({announce: function (text) { announce(mount, text); },
           focus: {save: savedFocus, restore: restoreFocus}}, options));
       },
-      combobox: function (options) { return windowing.createCombobox(options); },
+      combobox: function (options) {
+        return windowing.createCombobox(Object.assign({announce: function (text) { announce(mount, text); }}, options));
+      },
       staleList: function () { return staleListOf(mount).box; },
       stepLink: function (index, text) { return stepLink(mount, index, text); },
       onStepAction: function (action, fn) { onStepAction(mount, action, fn); },
@@ -301,14 +303,9 @@
     }).join(' '));
   }
 
-  /** The one status line of a form (polite live region), shared with the two-tab refresh notice. */
+  /** Say `text` on the form's one status line (polite live region; widget.js tellStatus). */
   function announce(mount, text) {
-    var line = mount.form.querySelector('[data-ma-sync-notice]');
-    if (!line) {
-      line = core.h('div', {class: 'ma-sync-notice', role: 'status', 'aria-live': 'polite', 'data-ma-sync-notice': ''});
-      mount.form.appendChild(line);
-    }
-    line.textContent = String(text);
+    core.tellStatus(mount.form, text);
   }
 
   /**

@@ -288,7 +288,7 @@
     var toggle = h('button', {type: 'button', class: 'ma-trace-legend-toggle', 'aria-expanded': 'false', 'aria-controls': id,
       text: 'Failure modes'});
     var search = h('input', {type: 'search', id: id + '-search', class: 'ma-trace-legend-search', autocomplete: 'off'});
-    var count = h('p', {class: 'ma-trace-legend-count', role: 'status', 'aria-live': 'polite'});
+    var count = h('p', {class: 'ma-trace-legend-count'});   // said on the view's status line as the search changes
     var list = h('div', {class: 'ma-trace-legend-list'});
     var panel = h('aside', {class: 'ma-trace-legend', id: id, 'aria-label': 'Failure modes', hidden: true}, [
       h('label', {for: id + '-search', text: 'Search failure modes'}), search, count, list]);
@@ -304,9 +304,14 @@
       writeOpen(open);
       if (open) { search.focus(); }
     });
-    search.addEventListener('input', function () { filterLegend(view); });
+    search.addEventListener('input', function () { filterLegend(view); view.say(view.legend.count.textContent); });
     search.addEventListener('keydown', function (event) {
-      if (event.key === 'Escape' && search.value) { search.value = ''; filterLegend(view); event.stopPropagation(); }
+      if (event.key === 'Escape' && search.value) {
+        search.value = '';
+        filterLegend(view);
+        view.say(view.legend.count.textContent);
+        event.stopPropagation();
+      }
     });
     return {toggle: toggle, panel: panel, search: search, count: count, list: list};
   }

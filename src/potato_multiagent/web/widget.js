@@ -127,7 +127,7 @@
       cleanup: null, wired: false,
       // lazy.js: rendered once / asked for / its stand-in / its describe pass, waiting for a task of its own
       built: false, wanted: false, placeholder: null, describeLater: null,
-      syncNotice: null,       // the polite status line "refreshed with another tab's changes"
+      syncNotice: null,       // the form's one polite live region: what an action did, another tab's changes
       // What the server is known to hold for this item (base of the merge), every string this
       // page's saves posted for it (read back, they are not another tab's), the read in flight,
       // one more wanted.
@@ -282,13 +282,33 @@
           state.form.removeAttribute('data-incomplete-reason');
         }
       },
-      /** Say the current marks in words (the form's polite live region). */
+      /** Show the current marks in words (the summary); said on the status line when the
+       * annotator changed them from inside the form (a form drawn or restored says nothing). */
       announce: function (text) {
         if (state.summary && state.summary.textContent !== String(text)) {
           state.summary.textContent = String(text);
+          if (state.form.contains(document.activeElement)) { tellStatus(state, String(text), true); }
         }
       }
     };
+  }
+
+  /**
+   * The form's one polite live region (its status line, sync.js's syncNoticeOf: made before the
+   * form first speaks). What one action made the form say is said once: a widget's own words
+   * (ui.announce) win over the summary that changed with them in the same turn.
+   */
+  function tellStatus(state, text, isSummary) {
+    if (!state.pendingStatus) {
+      state.pendingStatus = {};
+      setTimeout(function () {
+        var pending = state.pendingStatus;
+        state.pendingStatus = null;
+        var words = pending.own !== undefined ? pending.own : pending.summary;
+        sync.syncNoticeOf(state).textContent = words;
+      }, 0);
+    }
+    state.pendingStatus[isSummary ? 'summary' : 'own'] = text;
   }
 
   function writeHidden(hidden, raw) {
@@ -550,6 +570,7 @@
    *   flushEdits()                    run every waiting debounce now (done before the page goes)
    *   keepArrows(element)             Left/Right inside element never reach Potato's Prev/Next
    *   oneTabStop(group, selector[, preferred])  the group's controls are one Tab stop, arrows move among them
+   *   tellStatus(form, text)          say `text` on the form's one live region (its status line)
    *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
    */
   return {
@@ -578,6 +599,7 @@
     flushEdits: base.flushEdits,
     keepArrows: keepArrows,
     oneTabStop: oneTabStop,
+    tellStatus: function (form, text) { tellStatus(stateOf(form), String(text), false); },
     mergeValues: base.mergeValues,
     entryKey: base.entryKey,
     marks: base.marks,

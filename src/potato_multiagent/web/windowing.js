@@ -218,7 +218,8 @@
    * A searchable single choice among `count()` items whose DOM holds only the options in view.
    *
    * options: {input, listbox, scroller (the box around the listbox that scrolls), status, idBase, count(), label(i), number(i), haystack(i) (lower
-   *   case), choose(i or null), noun ("step"), stop (keys to keep from page-wide shortcuts)}
+   *   case), choose(i or null), noun ("step"), stop (keys to keep from page-wide shortcuts), announce(text)
+   *   (says the status aloud; the runtime's ui.combobox passes the form's status line)}
    * The input carries role=combobox (the template's label names it); focus stays in it and the
    * active option is aria-activedescendant. Keys: Down/Up open the list and move, PageDown/PageUp
    * by a screenful, Home/End to the ends while open, Enter chooses (an emptied box chooses
@@ -246,7 +247,12 @@
     function itemAt(position) { return state.matches ? state.matches[position] : position; }
     function optionId(item) { return options.idBase + '-opt-' + item; }
 
-    function say(text) { if (options.status && options.status.textContent !== text) { options.status.textContent = text; } }
+    // the visible line under the box; said aloud through options.announce (the form's one live region)
+    function say(text) {
+      if (!options.status || options.status.textContent === text) { return; }
+      options.status.textContent = text;
+      if (options.announce) { options.announce(text); }
+    }
 
     function describe() {
       var all = options.count();
