@@ -348,3 +348,37 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     researcher.focus()
     page.keyboard.press("Enter")
     expect(graph.locator("[data-ma-sync-notice]")).to_have_text("Critical path: Researcher. No flagged edges.")
+
+
+AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE_OURS = """async () => {
+    const result = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']}});
+    return result.violations.flatMap((v) => v.nodes.map((n) => ({id: v.id, impact: v.impact, target: n.target.join(' '),
+        ours: !!document.querySelector(n.target.join(' '))?.closest('section.ma-trace, form.multiagent-form'),
+        summary: n.failureSummary})));
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 320])
+def test_axe_finds_no_serious_violation_of_ours_in_any_layout(task, runs, page, width):
+    """axe-core (WCAG 2.2 AA and best practices) on the whole page of the 5-step run, attribution
+    shown, in each layout of the trace view, with the tags folded and with a step's chips unfolded,
+    at 1400 and 320 px: no serious or critical finding inside the trace view or our forms."""
+    assert AXE_SCRIPT.exists(), "node_modules/axe-core is missing: run `bash scripts/setup.sh`"
+    page.set_viewport_size({"width": width, "height": 900})
+    login(page, task.base_url, f"kb-axe-{uuid.uuid4().hex[:8]}")
+    page.locator('form[data-schema-name="outcome"] input[value="failure"]').check()
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    page.add_script_tag(path=str(AXE_SCRIPT))
+    serious = []
+    for layout in ("lanes", "tree", "board"):
+        page.locator(f'section.ma-trace .ma-trace-layout[data-layout="{layout}"]').click()
+        for unfolded in (False, True):
+            if unfolded:
+                page.evaluate("PotatoMultiagentTrace.showStep(1)")
+                expect(page.locator('section.ma-trace .ma-trace-step[data-step="1"] .ma-mode-chip').first).to_be_visible()
+            page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+            found = page.evaluate(AXE_OURS)
+            serious += [f"{layout}{' unfolded' if unfolded else ''}: {f['id']} at {f['target']}: {f['summary'][:160]}"
+                        for f in found if f["ours"] and f["impact"] in ("serious", "critical")]
+    assert serious == [], "\n".join(serious)
