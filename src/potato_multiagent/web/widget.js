@@ -304,8 +304,8 @@
       setTimeout(function () {
         var pending = state.pendingStatus;
         state.pendingStatus = null;
-        var words = pending.own !== undefined ? pending.own : pending.summary;
-        sync.syncNoticeOf(state).textContent = words;
+        var words = pending.own || pending.summary;   // an emptied line (a combobox closing) says nothing
+        if (words) { sync.syncNoticeOf(state).textContent = words; }
       }, 0);
     }
     state.pendingStatus[isSummary ? 'summary' : 'own'] = text;
