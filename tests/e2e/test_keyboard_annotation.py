@@ -317,8 +317,9 @@ def accessibility_tree(page) -> list[dict]:
 def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     """What a screen reader is given on the 5-step run, read from Chromium's accessibility tree: a
     heading per step, every tags toggle, chip group and step link named with its step; one polite
-    live region per form and one in the trace view, none of them speaking while the page loads,
-    and the form's region saying what a key changed."""
+    live region per form and one in the trace view, none of them speaking while the page loads;
+    the attribution's region saying it was revealed by the answer "failure", and the graph's what a
+    key changed."""
     run = runs[0]
     page.add_init_script(LIVE_WRITES)
     login(page, task.base_url, f"kb-names-{uuid.uuid4().hex[:8]}")
@@ -343,6 +344,12 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     for link in ("Show #2", "Show #3", "Show #4"):
         assert ("button", link) in named, link
     assert not [node for node in tree if node["role"] == "button" and re.fullmatch(r"#\d+", node["name"])]
+
+    # Potato's display logic reveals the attribution on "failure": its status line says so
+    form(page, "outcome").locator('input[value="success"]').focus()
+    page.keyboard.press("ArrowDown")
+    expect(form(page, "attribution").locator("[data-ma-sync-notice]")).to_have_text(
+        "Question shown: Which agent caused the failure, and at which step?")
 
     graph = form(page, "interaction_graph")
     researcher = graph.get_by_role("button", name=re.compile(r"^Agent Researcher\b"))

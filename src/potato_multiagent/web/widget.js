@@ -204,6 +204,25 @@
     });
     // The form has no action; Enter in a control must not post the page anywhere.
     form.addEventListener('submit', function (event) { event.preventDefault(); });
+    sayWhenRevealed(state);
+  }
+
+  /** Potato's display logic reveals a question by a class on its container, silently: when the
+   * annotator's answer elsewhere reveals this form (focus is on a control, not the page loading),
+   * its status line says so. */
+  function sayWhenRevealed(state) {
+    var container = state.form.closest('[data-display-logic-target="true"]');
+    if (!container || typeof MutationObserver !== 'function') { return; }
+    var shown = container.classList.contains('display-logic-visible');
+    new MutationObserver(function () {
+      var now = container.classList.contains('display-logic-visible');
+      var byAnnotator = document.activeElement && document.activeElement !== document.body;
+      if (now && !shown && byAnnotator) {
+        var legend = state.form.querySelector('legend');
+        tellStatus(state, 'Question shown: ' + (legend ? legend.textContent.trim() : state.schemaName), false);
+      }
+      shown = now;
+    }).observe(container, {attributes: true, attributeFilter: ['class']});
   }
 
   // -- notices: one list per form, runtime errors first, then what the widget reports ---------
