@@ -310,7 +310,7 @@ def accessibility_tree(page) -> list[dict]:
             continue
         properties = {entry["name"]: entry["value"].get("value") for entry in node.get("properties", [])}
         found.append({"role": node.get("role", {}).get("value"), "name": node.get("name", {}).get("value", ""),
-                      "level": properties.get("level")})
+                      "level": properties.get("level"), "required": properties.get("required")})
     return found
 
 
@@ -345,11 +345,16 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
         assert ("button", link) in named, link
     assert not [node for node in tree if node["role"] == "button" and re.fullmatch(r"#\d+", node["name"])]
 
-    # Potato's display logic reveals the attribution on "failure": its status line says so
+    # Potato's display logic reveals the attribution on "failure": its status line says so, and the
+    # required question's two choices are required in the tree
     form(page, "outcome").locator('input[value="success"]').focus()
     page.keyboard.press("ArrowDown")
     expect(form(page, "attribution").locator("[data-ma-sync-notice]")).to_have_text(
         "Question shown: Which agent caused the failure, and at which step?")
+    required = {(node["role"], node["name"]) for node in accessibility_tree(page) if node["required"]}
+    assert ("combobox", "Decisive step") in required, required
+    # Chromium does not expose aria-required on a <select>; the attribute is there for those that do
+    expect(form(page, "attribution").get_by_label("Responsible agent")).to_have_attribute("aria-required", "true")
 
     graph = form(page, "interaction_graph")
     researcher = graph.get_by_role("button", name=re.compile(r"^Agent Researcher\b"))
