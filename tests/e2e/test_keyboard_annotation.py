@@ -36,6 +36,7 @@ from .harness import (
     current_instance_id,
     login,
     navigation_started,
+    open_annotate,
     returning_user_state,
     wait_instance_ready,
     wait_saved,
@@ -322,7 +323,8 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     key changed."""
     run = runs[0]
     page.add_init_script(LIVE_WRITES)
-    login(page, task.base_url, f"kb-names-{uuid.uuid4().hex[:8]}")
+    user = f"kb-names-{uuid.uuid4().hex[:8]}"
+    login(page, task.base_url, user)
     assert current_instance_id(page) == run["id"]
     expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
     page.wait_for_timeout(500)   # anything a late render would say
@@ -361,6 +363,14 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     researcher.focus()
     page.keyboard.press("Enter")
     expect(graph.locator("[data-ma-sync-notice]")).to_have_text("Critical path: Researcher. No flagged edges.")
+
+    # the page opened again, the attribution shown from the start: nothing is said
+    wait_saved(task, user, run["id"], "outcome", lambda value: value == "failure")
+    open_annotate(page, task.base_url)
+    expect(form(page, "attribution")).to_be_visible()
+    expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
+    page.wait_for_timeout(500)   # anything a late render would say
+    assert [write for write in page.evaluate("window.__liveWrites") if "ma-" in write] == []
 
 
 AXE_SCRIPT = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
