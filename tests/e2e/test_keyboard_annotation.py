@@ -346,6 +346,9 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     for link in ("Show #2", "Show #3", "Show #4"):
         assert ("button", link) in named, link
     assert not [node for node in tree if node["role"] == "button" and re.fullmatch(r"#\d+", node["name"])]
+    # an emergent-behaviour turn is described by its text (the run's first step, by hand)
+    expect(form(page, "emergent").get_by_role("button", name="Turn 1 (Researcher)", exact=True)).to_have_accessible_description(
+        "Looking up the Aurora 2 spec sheet.")
 
     # Potato's display logic reveals the attribution on "failure": its status line says so, and the
     # required question's two choices are required in the tree

@@ -233,8 +233,10 @@
   }
 
   function turnButton(ui, step, row, column) {
+    // described by its text: "Turn 2 (Researcher)" alone leaves a screen reader guessing which turn it is
     var button = h('button', {type: 'button', class: 'ma-eb-turn', 'data-ma-step': step.index,
       'data-ma-focus': 'turn:' + step.index, 'aria-label': turnLabel(step),
+      'aria-description': runtime.snippet(step.text || '', 120),
       tabindex: step.index === ui.rovingStep ? '0' : '-1',
       style: 'grid-row: ' + row + '; grid-column: ' + column}, [
       h('span', {class: 'ma-eb-turn-mark', 'aria-hidden': 'true'}),
