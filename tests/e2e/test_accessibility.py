@@ -573,7 +573,7 @@ def test_keyboard_agent_interaction_graph(task, open_as):
 def test_keyboard_tool_contention(task, open_as):
     page = open_as("tool_contention")
     widget = form(page, "contention")
-    first_call = widget.get_by_role("listitem", name="W1 lock on orders from 01:00:00 to 01:10:00")
+    first_call = widget.get_by_role("button", name="W1 lock on orders from 01:00:00 to 01:10:00, region 1")
     region = widget.get_by_role("button", name="Region 1", exact=True)
     labels = widget.get_by_role("radiogroup").first
     journey = Journey(page, "contention")
@@ -725,7 +725,7 @@ def test_every_state_is_drawn_without_relying_on_colour(open_as):
     assert open_fill.startswith("url(") and done_fill.startswith("url(") and open_fill != done_fill, \
         f"unlabelled and labelled regions need two different fill patterns: {open_fill}, {done_fill}"
     expect(contention.get_by_text("\u2713 labelled")).to_have_count(1)
-    first_call = contention.get_by_role("listitem", name="W1 lock on orders from 01:00:00 to 01:10:00")
+    first_call = contention.get_by_role("button", name="W1 lock on orders from 01:00:00 to 01:10:00, region 1")
     first_call.click()
     expect(contention.get_by_role("button", name="Region 1", exact=True)).to_have_attribute("aria-pressed", "true")
     assert style_of(first_call)["dash"] != "none", "the chosen region's calls are not outlined with dashes"

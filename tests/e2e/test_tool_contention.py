@@ -2,8 +2,8 @@
 
 The widget's DOM contract, as these tests read it:
 - `form.annotation-form[data-schema-name="contention"]`, `data-ma-ready="true"` once rendered;
-- one SVG timeline with a lane per agent (`role=list`, "Calls of AGENT"); each call a block
-  (`role=listitem`) named "AGENT TOOL on RESOURCE from T1 to T2"; one call block is in the tab order
+- one SVG timeline with a lane per agent (`role=group`, "Calls of AGENT"); each call a block
+  (`role=button`) named "AGENT TOOL on RESOURCE from T1 to T2, region K"; one call block is in the tab order
   and arrow keys move between calls; region bands are one `path.ma-tc-band-*` per lane;
 - each region a group "Region K: RESOURCE, T1 to T2, AGENTS" holding a "Region K" toggle button
   (`aria-pressed`), a radio group "Label", a "Note" text field and, when linked, a button that
@@ -151,7 +151,8 @@ def region(page, name: str):
 
 
 def block(page, name: str):
-    return form(page).get_by_role("listitem", name=name, exact=True)
+    """A call block by its words; its name goes on with the region Enter chooses (", region 1")."""
+    return form(page).get_by_role("button", name=re.compile("^" + re.escape(name) + "(, |$)"))
 
 
 def hidden_value(page):
@@ -169,7 +170,7 @@ def region_names(page) -> list[str]:
 
 def band_count(page, agent: str) -> int:
     """How many region bands (open or labelled) the lane of `agent` draws."""
-    lane = form(page).get_by_role("list", name=f"Calls of {agent}", exact=True)
+    lane = form(page).get_by_role("group", name=f"Calls of {agent}", exact=True)
     return sum(path.count("M") for path in lane.locator("path.ma-tc-band").evaluate_all(
         "nodes => nodes.map(n => n.getAttribute('d'))"))
 
@@ -289,15 +290,15 @@ def test_keyboard_only_labelling(task, page, user):
     page.keyboard.press("Tab")
     assert focused_name(page) == "Migrator read_config on config_store from 4 to 6"   # the first call
     page.keyboard.press("End")
-    assert focused_name(page) == "Migrator alter_table on orders_db from 10 to 19"
+    assert focused_name(page) == "Migrator alter_table on orders_db from 10 to 19, region 1"
     page.keyboard.press("ArrowDown")
     assert focused_name(page) == "Backfiller ping on config_store from 8 to 8 (zero length)"
     page.keyboard.press("ArrowRight")
-    assert focused_name(page) == "Backfiller bulk_insert on orders_db from 12 to 17"
+    assert focused_name(page) == "Backfiller bulk_insert on orders_db from 12 to 17, region 1"
     page.keyboard.press("Enter")
     expect(region(page, MIGRATION_REGION).get_by_role("button", name="Region 1", exact=True)).to_have_attribute(
         "aria-pressed", "true")
-    assert focused_name(page) == "Backfiller bulk_insert on orders_db from 12 to 17"   # focus stays on the call
+    assert focused_name(page) == "Backfiller bulk_insert on orders_db from 12 to 17, region 1"   # focus stays on the call
 
     page.keyboard.press("Tab")   # to the region's toggle, then its zoom button, then the label radios
     page.keyboard.press("Tab")
@@ -356,7 +357,7 @@ def test_bands_span_only_their_agents_lanes_and_keys_move_between_regions(task, 
     expect(buttons.nth(0)).to_have_attribute("aria-pressed", "true")
     page.keyboard.press("PageDown")
     expect(buttons.nth(1)).to_have_attribute("aria-pressed", "true")
-    assert focused_name(page) == "Worker B hold on lock_y from 1 to 10"   # the next region's first call
+    assert focused_name(page) == "Worker B hold on lock_y from 1 to 10, region 2"   # the next region's first call
     assert current_instance_id(page) == CYCLE
 
 

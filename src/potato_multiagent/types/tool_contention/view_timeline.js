@@ -156,7 +156,7 @@
    */
   function drawLane(ui, root, lane, odd, around) {
     var top = lane.top;
-    var group = svg('g', {class: 'ma-tc-lane', role: 'list', 'aria-label': 'Calls of ' + lane.agent});
+    var group = svg('g', {class: 'ma-tc-lane', role: 'group', 'aria-label': 'Calls of ' + lane.agent});
     group.appendChild(svg('rect', {x: 0, y: top, width: LAYOUT.labelWidth + ui.width, height: lane.height,
       class: 'ma-tc-lane-bg' + (odd ? ' ma-tc-lane-odd' : ''), 'aria-hidden': 'true'}));
     var name = svg('text', {x: 6, y: top + lane.height / 2 + 4, class: 'ma-tc-lane-name', 'aria-hidden': 'true'},
@@ -227,8 +227,11 @@
     rect.setAttribute('width', instant ? 3 : width);
     rect.setAttribute('height', LAYOUT.rowHeight - 2 * inset);
     rect.setAttribute('class', instant ? 'ma-tc-call ma-tc-instant' : 'ma-tc-call');
-    rect.setAttribute('role', 'listitem');
-    rect.setAttribute('aria-label', marks.callName(call, ui.data.scale) + (instant ? ' (zero length)' : ''));
+    // a button that says the region Enter chooses (a list item offered no action to a screen reader)
+    var region = ui.data.regionOfCall.get(call.index);
+    rect.setAttribute('role', 'button');
+    rect.setAttribute('aria-label', marks.callName(call, ui.data.scale) + (instant ? ' (zero length)' : '') +
+      (region === undefined ? '' : ', region ' + (region + 1)));
     ui.rects.set(call.index, rect);
     ui.callOfRect.set(rect, call);
     return rect;
