@@ -234,7 +234,7 @@ def test_every_cell_is_a_radio_group_named_after_its_row_and_dimension(task, pag
     # The scale's words reach the annotator: in the legend and in the radios' names.
     expect(scorecard_form(page).locator('[data-ma="scale"]')).to_contain_text("1 = poor")
     expect(cell(page, SMITH, "contribution").get_by_role("radio", name="5: excellent", exact=True)).to_have_count(1)
-    expect(cell(page, SMITH, "contribution").get_by_role("radio", name="not applicable", exact=True)).to_have_count(1)
+    expect(cell(page, SMITH, "contribution").get_by_role("radio", name="N/A (not applicable)", exact=True)).to_have_count(1)
 
 
 # --------------------------------------------------------------------------- the done-when check

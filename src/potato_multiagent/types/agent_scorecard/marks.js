@@ -396,9 +396,10 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   }
 
 
-  /** A radio's accessible name: "3", "5: excellent" with a scale label, or "not applicable". */
+  /** A radio's accessible name: "3", "5: excellent" with a scale label, or "N/A (not applicable)"
+   * (it starts with the words shown, so speech input by what is on screen finds it). */
   function optionName(choice, config) {
-    if (choice === NA) { return 'not applicable'; }
+    if (choice === NA) { return 'N/A (not applicable)'; }
     var label = scaleLabel(choice, config);
     return label ? choice + ': ' + label : String(choice);
   }
