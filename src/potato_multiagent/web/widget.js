@@ -319,12 +319,15 @@
    */
   function tellStatus(state, text, isSummary) {
     if (!state.pendingStatus) {
-      state.pendingStatus = {};
+      var line = sync.syncNoticeOf(state);
+      state.pendingStatus = {before: line.textContent};
       setTimeout(function () {
         var pending = state.pendingStatus;
         state.pendingStatus = null;
+        // a line written meanwhile (sync.js: "Refreshed at ...") is not covered by the summary
+        if (pending.own === undefined && line.textContent !== pending.before) { return; }
         var words = pending.own || pending.summary;   // an emptied line (a combobox closing) says nothing
-        if (words) { sync.syncNoticeOf(state).textContent = words; }
+        if (words) { line.textContent = words; }
       }, 0);
     }
     state.pendingStatus[isSummary ? 'summary' : 'own'] = text;
