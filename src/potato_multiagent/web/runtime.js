@@ -260,7 +260,10 @@
           focus: {save: savedFocus, restore: restoreFocus}}, options));
       },
       combobox: function (options) {
-        return windowing.createCombobox(Object.assign({announce: function (text) { announce(mount, text); }}, options));
+        // its match count is said while the annotator types in it, never when a render fills it
+        return windowing.createCombobox(Object.assign({announce: function (text) {
+          if (mount.form.contains(document.activeElement)) { announce(mount, text); }
+        }}, options));
       },
       staleList: function () { return staleListOf(mount).box; },
       stepLink: function (index, text) { return stepLink(mount, index, text); },
