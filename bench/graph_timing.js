@@ -10,7 +10,7 @@
  * process (process.cpuUsage, which other processes on a busy machine do not inflate), of its main
  * thread alone, and wall-clock time.
  * Cold figures mean one fresh `node` process per measurement: run it many times and take medians
- * (docs/performance.md section 15).
+ * (docs/performance.md, *Measuring*).
  */
 'use strict';
 

@@ -8,8 +8,7 @@ For each size N, `synth.scale_record(N)` (12 agents, all 132 directed edges) is 
 the record and times its first layoutGraph call (cold, as on a page) and 40 more (warm). Printed:
 per size and version, medians of process CPU, main-thread CPU (Linux schedstat, which advances
 by scheduler ticks: a median of many runs, not one figure) and wall-clock time (ms), and the load
-average before and after (the machine is shared). No assertions: figures for docs/performance.md
-(section 15).
+average before and after (the machine is shared). No assertions: figures for commit bodies.
 
 `--chromium` also times the first layoutGraph call in a fresh Debian Chromium per run: a static
 page loads the layout scripts and the derived graph, calls layoutGraph in a script of its own,

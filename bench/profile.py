@@ -10,7 +10,7 @@
 started on the server's origin so the same renderer then loads the page) until the page is
 painted, and prints self time by script and by function; `scale` does the same for the scale part's
 page with all our widgets on `synth.scale_record` (add `--trace-view` for the trace view too). `derive` runs Python's cProfile over
-`potato_multiagent.derive` of one synthetic record. Findings go to docs/performance.md.
+`potato_multiagent.derive` of one synthetic record. Findings go to the commit that acts on them.
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ HOW_TO_READ = """## How to read
 - **Click-to-value**: one interaction dispatched in the page (a click, or a choice in a select);
   *value* is when the hidden input holds the new value, *next frame* when the page has drawn it.
 - Derivation times are CPU time, which other processes do not inflate; wall-clock is beside them.
-- The findings behind any missed target are in `docs/performance.md`.
+- How the page is kept cheap, and where the remaining cost is: `docs/performance.md`.
 """
 
 

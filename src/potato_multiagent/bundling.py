@@ -1,7 +1,7 @@
 """The build step of the browser half: every page script joined into one script, every style sheet
 into one sheet, each named by a hash of its content (``multiagent.<hash>.js``, ``.css``).
 
-One request, one parse and one evaluation instead of one per file (docs/performance.md section 11).
+One request, one parse and one evaluation instead of one per file (docs/performance.md).
 Each file keeps its own semantics: every page script is a self-contained UMD/IIFE (its
 ``'use strict'`` inside its function), and the files are joined with ``;`` on a line of its own,
 each after a header comment naming it (``/* ==== web/words.js ==== */``), so a reader of the

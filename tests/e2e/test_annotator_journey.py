@@ -4,7 +4,7 @@ The journey is `bench/journey.py`'s, on this tree's page (our trace view with MA
 step, failure attribution, handoff review, the interaction graph): the gold agent and decisive step
 (typed as "#N" in the step search), the widget's link to that step, one MAST mode tagged on it in
 the trace, every handoff marked fine in bulk, Next. The same script measures the page of commit
-70e5d8f (`python -m bench.journey --checkout PATH`); both tables are in docs/performance.md. A
+70e5d8f (`python -m bench.journey --checkout PATH`; counting: docs/performance.md). A
 second test walks the first run the other way (`--path trace`): the decisive step taken with the
 step's own action in the trace, the mode tagged on that step.
 

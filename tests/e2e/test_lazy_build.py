@@ -210,7 +210,7 @@ document.addEventListener('DOMContentLoaded', () => {
 
 def test_a_deferred_form_is_described_after_the_item_is_shown_or_when_potato_checks(task, page):
     """The describe pass of a deferred form waits for a task after the in-view builds, and Potato's
-    required check run before then gets its reason all the same (docs/performance.md section 13)."""
+    required check run before then gets its reason all the same (docs/performance.md)."""
     page.add_init_script(CHECK_AFTER_SHOWN)
     open_item(page, task, fresh_user())
     expect_deferred(page, ATTRIBUTION)

@@ -294,7 +294,7 @@ def tag_steps(page, task, user, instance, tags) -> dict:
 
 
 def test_the_step_set_as_decisive_becomes_current_with_its_mast_chips_unfolded(trace_task, page):
-    """The path the page is designed for (docs/performance.md §8): on the step judged decisive, its
+    """The path the page is designed for (docs/trace-view.md, MAST chips): on the step judged decisive, its
     own "Set as decisive step", then the mode on that step: two clicks, both saved by Potato."""
     task, who, user = open_first_record(trace_task, page)
     card = page.locator('section.ma-trace .ma-trace-step[data-step="7"]')

@@ -141,7 +141,7 @@ const SCALE_EDGES = [
 ];
 
 // sha256 of JSON.stringify(layoutGraph(...)) for each input, as computed by graph_layout.js before
-// it moved onto typed arrays (docs/performance.md section 15): the speed-up must not move a pixel.
+// it moved onto typed arrays (docs/performance.md): the speed-up must not move a pixel.
 // A deliberate change of the picture updates these.
 const LAYOUT_BEFORE_SPEEDUP = [
   ['star from an orchestrator', '3c17511c7b9caa48d2c54845816baa32f30b53106bfeff85b72c2ef4e26b8559'],
@@ -153,7 +153,7 @@ const LAYOUT_BEFORE_SPEEDUP = [
   ['12 agents, every edge (scale_record)', '799bbfb33899ac70405976e0e2080b0d001b4d1acfb42b46e13bc5e3cf1232a8'],
 ];
 
-test('the layout is byte for byte what it was before the speed-up (docs/performance.md section 15)', () => {
+test('the layout is byte for byte what it was before the speed-up', () => {
   const inputs = Object.assign({}, SHAPES, {
     '12 agents, every edge (scale_record)': {
       agents: SCALE_AGENTS,

@@ -78,7 +78,7 @@ def _collector_paused():
     can form a cycle, so a collection during it finds no garbage and only re-scans the young
     objects, and every other run the whole heap with the record in it: at 10,000 steps and 10,000
     timed calls about 60 young collections and half a full one per run, 15-20 ms of 90
-    (docs/performance.md section 2). Reference counting frees as usual; the collector is left as
+    (docs/performance.md, *How the page is kept cheap*). Reference counting frees as usual; the collector is left as
     it was found, also when the derivation raises.
     """
     was_enabled = gc.isenabled()

@@ -36,7 +36,7 @@
    *
    * The columns are flat typed arrays, as the barycentre sweeps and row passes visit every item a
    * few dozen times: an object and two arrays per slot, closures per visit and an array per column
-   * per pass made most of a cold layout's time and garbage (docs/performance.md section 15).
+   * per pass made most of a cold layout's time and garbage (docs/performance.md).
    * Items are numbered column by column in the order they are placed (agents, then slots in edge
    * order); agent k is item `node.id`, `link.slots` lists an edge's slots from its lower end and
    * `link.labelSlot` is the one with its label. `order` holds each column's items top to bottom

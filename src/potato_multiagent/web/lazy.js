@@ -29,7 +29,7 @@
  * In that pass the describes wait for a task of their own after the next frame (the in-view builds
  * are painted first); Potato's required check (validateRequiredFields) and a build run the waiting
  * ones first.
- * (docs/performance.md section 13: on a long run they held up the forms in view.)
+ * (On a long run they held up the forms in view: docs/performance.md.)
  * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
  * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
  */

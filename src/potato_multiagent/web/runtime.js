@@ -54,7 +54,7 @@
   /**
    * spec.prepare({derivation, config, el}) of every form not built yet, in a task of its own after the
    * page's first pass: Potato is then still waiting for the server before it shows the item, so the
-   * build that shows it finds that work done (the graph's layout and drawing; docs/performance.md §18). Pure work
+   * build that shows it finds that work done (the graph's layout and drawing; docs/performance.md). Pure work
    * the widget caches itself: a form built before this task computes it in its render, as before.
    */
   function prepareUnbuilt() {

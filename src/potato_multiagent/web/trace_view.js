@@ -415,7 +415,7 @@
    * come with the page): the forms' build near the screen (lazy.js) measures in it. The rows are drawn
    * now only where no Potato will show the item later: on Potato's annotation page the item is hidden
    * until potato:instance-ready, whose init draws them, so a drawing now would be done twice before
-   * anyone sees it (docs/performance.md §19).
+   * anyone sees it (docs/performance.md).
    */
   function firstInit() {
     document.documentElement.classList.toggle('ma-has-trace', document.querySelector(SECTIONS) !== null);

@@ -84,7 +84,7 @@
    * What the view shows, from a derivation (derive.js output) and the record, built a step at a
    * time: {length, at(i)}, where at(i) is step i's entry (every string its row prints; the DOM
    * builder adds no facts), built on first use and kept. The view draws a window of steps, so a
-   * long trace costs its handoff and call indexes, not an entry per step (docs/performance.md §10).
+   * long trace costs its handoff and call indexes, not an entry per step (docs/performance.md).
    */
   function stepModel(derivation, record, options) {
     var raws = rawSteps(record, (options && options.steps_key) || 'steps');

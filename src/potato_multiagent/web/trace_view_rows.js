@@ -99,7 +99,7 @@
     return slot;
   }
 
-  // Folding: the 14 MAST chips on every step were half the trace's height (docs/performance.md §8).
+  // Folding: the 14 MAST chips on every step were half the trace's height (docs/performance.md).
   // A folded slot shows only its chosen chips (pressed) and one toggle; the current step's slot is
   // unfolded, so "Show #N in the trace" and a click on the mode stay two actions. The chips stay
   // Potato's turn-level inputs (hidden by CSS, never replaced); what the annotator unfolded or folded
