@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 import pandas as pd
 
-from .analysis.adapter import INSTANCE, Judgements
+from .types._base.adapter import INSTANCE, Judgements
 from .analysis.collect import COMMON_COLUMNS, TIMESTAMP, Collection, SchemeTable
-from .analysis.statistics import USER, Figure
+from .types._base.statistics import USER, Figure
 from .decisions import NOT_JUDGED, decisions
 from .judgments import Judgment, our_schemes
 from .task import Task

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from potato_multiagent import load_task
-from potato_multiagent.analysis.statistics import krippendorff_alpha
+from potato_multiagent.types._base.statistics import krippendorff_alpha
 from potato_multiagent.cli import main
 
 from .test_export import attribution, handoff, make_task, region_mark, save, scheme

@@ -2,7 +2,7 @@
 
 :func:`collect` reads every saved value once (valid rows, invalid values, values hidden by
 ``display_logic``); :mod:`.export` writes the tables and :mod:`.agreement` computes the figures
-through each annotation type's adapter (``types/<type>/adapter.py``, on :mod:`.adapter`).
+through each annotation type's adapter (``types/<type>/adapter.py``, on the contract in ``types/_base/adapter.py``).
 """
 
 from .agreement import agreement_frame

@@ -13,7 +13,7 @@ from typing import List, Mapping, Optional, Tuple
 
 import pandas as pd
 
-from .adapter import Judgements
+from ..types._base.adapter import Judgements
 from .collect import Collection, SchemeTable
 
 COLUMNS = ("scheme", "type", "measure", "annotator", "value", "items", "annotators", "note", "bulk",

@@ -22,9 +22,9 @@ from ..types._base import stale_references
 from ..task import Task, scheme_type
 from ..trace import Derivation, derive
 from ..trace.jsjson import strict_loads
-from .adapter import INSTANCE, Adapter, Judgements, number_column, step_number
+from ..types._base.adapter import INSTANCE, Adapter, Judgements, number_column, step_number
 from .potato_types import PotatoValueError, potato_adapter_for
-from .statistics import USER
+from ..types._base.statistics import USER
 
 TIMESTAMP = "timestamp"
 COMMON_COLUMNS = (INSTANCE, USER, TIMESTAMP)

@@ -20,8 +20,8 @@ import json
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from ..trace import Derivation
-from .adapter import INSTANCE, Adapter, Judgements, per_judge, step_agent, step_text
-from .statistics import Figure, cohen_kappa, krippendorff_alpha, mean_pairwise_jaccard
+from ..types._base.adapter import INSTANCE, Adapter, Judgements, per_judge, step_agent, step_text
+from ..types._base.statistics import Figure, cohen_kappa, krippendorff_alpha, mean_pairwise_jaccard
 
 FREE_RESPONSE = "free_response"
 Entries = Sequence[Tuple[str, Any]]

@@ -21,9 +21,9 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Type
 import pandas as pd
 
 from ..trace import Derivation
-from .adapter import INSTANCE, Judgements, step_agent
+from ..types._base.adapter import INSTANCE, Judgements, step_agent
 from .potato_types import Entries, PotatoAdapter, PotatoValueError, _one_json_value
-from .statistics import USER, Figure, cohen_kappa, krippendorff_alpha
+from ..types._base.statistics import USER, Figure, cohen_kappa, krippendorff_alpha
 
 TURN_TYPES = ("multiselect", "radio")
 TRACE_VIEW_TYPE = "multiagent.trace"

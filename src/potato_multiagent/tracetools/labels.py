@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..analysis import collect
-from ..analysis.adapter import INSTANCE
-from ..analysis.statistics import USER
+from ..types._base.adapter import INSTANCE
+from ..types._base.statistics import USER
 from ..task import Task
 from ..trace import derive
 from ..types.mast.adapter import LEVEL as MAST_LEVEL, STEP_LEVEL as MAST_STEP_LEVEL

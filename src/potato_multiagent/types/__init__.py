@@ -46,7 +46,7 @@ class TypeFolder:
     @cached_property
     def adapter(self):
         """The type's export/agreement adapter class (``adapter.py``)."""
-        from ..analysis.adapter import Adapter
+        from ._base.adapter import Adapter
 
         return _defined_in(self._module("adapter"), Adapter)
 

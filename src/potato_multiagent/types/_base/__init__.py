@@ -1,6 +1,6 @@
 """What every type folder shares: the base Config and Scheme, JSON integers, the one wording of
 the common problems, and what a migration returns. (The export/agreement contract a type's
-``adapter.py`` fulfils is :class:`potato_multiagent.analysis.adapter.Adapter`.)"""
+``adapter.py`` fulfils is :class:`potato_multiagent.types._base.adapter.Adapter`.)"""
 
 from .migration import Outcome
 from .refs import StepReference, agent_words, is_stale, json_ref, put_ref, refs_of, stale_references, step_problems

@@ -18,8 +18,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from .scheme import (AgentInteractionGraphConfig, AgentInteractionGraphValue,
                                                 edge_key)
 from ...trace import Derivation
-from ...analysis.statistics import Figure, krippendorff_alpha, mean_pairwise_jaccard, pairwise_rate
-from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
+from .._base.statistics import Figure, krippendorff_alpha, mean_pairwise_jaccard, pairwise_rate
+from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge
 
 AGENT_ELEMENT, EDGE_ELEMENT, NORMAL = "agent", "edge", "normal"
 

@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .scheme import AgentScorecardConfig, AgentScorecardValue
 from ...trace import Derivation
-from ...analysis.statistics import Figure, krippendorff_alpha
-from ...analysis.adapter import Adapter, Judgements
+from .._base.statistics import Figure, krippendorff_alpha
+from .._base.adapter import Adapter, Judgements
 
 AGENT_SCOPE, TEAM_SCOPE, MILESTONE_SCOPE = "agent", "team", "milestone"
 

@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .scheme import EmergentBehaviorConfig, EmergentBehaviorValue
 from ...trace import Derivation
-from ...analysis.statistics import Figure, mean_pairwise_jaccard
-from ...analysis.adapter import INSTANCE, Adapter, Judgements, per_judge
+from .._base.statistics import Figure, mean_pairwise_jaccard
+from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge
 
 
 class EmergentBehaviorAdapter(Adapter):

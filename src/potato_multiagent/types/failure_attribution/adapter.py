@@ -21,8 +21,8 @@ import pandas as pd
 
 from .scheme import FailureAttributionValue
 from ...trace import Derivation
-from ...analysis.statistics import Figure, USER, cohen_kappa, krippendorff_alpha, pairwise_rate
-from ...analysis.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text
+from .._base.statistics import Figure, USER, cohen_kappa, krippendorff_alpha, pairwise_rate
+from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text
 
 AGENT, STEP = "responsible_agent", "decisive_step"
 CERTAINTY, PLAUSIBLE = "certainty", "plausible_steps"

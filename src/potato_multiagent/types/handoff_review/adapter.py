@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .scheme import HandoffReviewConfig, HandoffReviewEntry, HandoffReviewValue
 from ...trace import Derivation
-from ...analysis.statistics import Figure, krippendorff_alpha
-from ...analysis.adapter import Adapter, Judgements, step_text
+from .._base.statistics import Figure, krippendorff_alpha
+from .._base.adapter import Adapter, Judgements, step_text
 
 
 def flag_column(flag: str) -> str:

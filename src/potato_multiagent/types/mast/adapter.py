@@ -27,8 +27,8 @@ import pandas as pd
 
 from ...taxonomy import Taxonomy
 from ...trace import Derivation
-from ...analysis.adapter import INSTANCE, Adapter, Judgements, step_agent
-from ...analysis.statistics import USER, Figure, cohen_kappa, krippendorff_alpha
+from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent
+from .._base.statistics import USER, Figure, cohen_kappa, krippendorff_alpha
 from .scheme import MastConfig, MastValue
 
 LEVEL, STEP_LEVEL, TRACE_LEVEL = "level", "step", "trace"

@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .scheme import CallIndex, ToolCallJudgement, ToolCallReviewConfig, ToolCallReviewValue
 from ...trace import Derivation
-from ...analysis.statistics import Figure, cohen_kappa, krippendorff_alpha
-from ...analysis.adapter import Adapter, Judgements, step_text
+from .._base.statistics import Figure, cohen_kappa, krippendorff_alpha
+from .._base.adapter import Adapter, Judgements, step_text
 
 
 def verdict_column(verdict: str) -> str:

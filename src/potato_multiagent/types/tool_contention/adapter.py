@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .scheme import ToolContentionConfig, ToolContentionValue, describe_region, region_key
 from ...trace import Derivation
-from ...analysis.statistics import Figure, krippendorff_alpha
-from ...analysis.adapter import Adapter, Judgements
+from .._base.statistics import Figure, krippendorff_alpha
+from .._base.adapter import Adapter, Judgements
 
 
 class ToolContentionAdapter(Adapter):

@@ -12,7 +12,7 @@ from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Tuple
 
 import pandas as pd
 
-from ..trace import Derivation
+from ...trace import Derivation
 from .statistics import USER
 
 INSTANCE = "instance_id"
