@@ -95,7 +95,7 @@ def valid(value: dict, record_id: str) -> bool:
 
 # Returning users seeded before the server starts: each starts on the instance its test needs.
 RUN = uuid.uuid4().hex[:8]
-STARTS_ON = {f"cycle-a-{RUN}": CYCLE, f"cycle-b-{RUN}": CYCLE, f"iso-{RUN}": DEPLOY, f"zoom-{RUN}": DEPLOY,
+STARTS_ON = {f"cycle-a-{RUN}": CYCLE, f"cycle-b-{RUN}": CYCLE, f"cycle-tab-{RUN}": CYCLE, f"iso-{RUN}": DEPLOY, f"zoom-{RUN}": DEPLOY,
              f"hostile-{RUN}": "hostile-004", f"ghost-{RUN}": MIGRATION}
 GHOST = {"index": 0, "resource": "orders_db", "start": 10, "end": 23, "agents": ["Migrator", "Reporter"],
          "calls": [{"index": 0, "agent": "Migrator", "resource": "orders_db", "start": 10, "end": 19},
@@ -328,6 +328,24 @@ def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user
             page.keyboard.press(key)
             assert not navigation_started(page), key
             assert current_instance_id(page) == MIGRATION
+
+
+@pytest.mark.e2e
+def test_tab_from_a_call_of_the_chosen_region_reaches_that_regions_labels(task, page):
+    """Choosing Region 2 on the timeline, then Tab: its own button and labels, not Region 1's,
+    which come first in the page."""
+    name = returning(page, task, "cycle-tab")
+    second = region(page, "Region 2: lock_y, 1 to 10, Worker B, Worker A")
+    block(page, "Worker B hold on lock_y from 1 to 10, region 2").click()   # focuses the call, chooses its region
+    assert focused_name(page) == "Worker B hold on lock_y from 1 to 10, region 2"
+    expect(second.get_by_role("button", name="Region 2", exact=True)).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Tab")
+    expect(second.get_by_role("button", name="Region 2", exact=True)).to_be_focused()
+    page.keyboard.press("Tab")   # its zoom button, then its labels
+    page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    expect(second.get_by_role("radio", name="deadlock")).to_be_checked()
+    wait_saved_json(task, name, CYCLE, SCHEMA, value_for(BY_ID[CYCLE], {1: "deadlock"}))
 
 
 @pytest.mark.e2e

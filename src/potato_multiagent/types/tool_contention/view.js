@@ -50,6 +50,7 @@
     ui.act = {
       choose: function (index, options) { choose(ui, index, options); },
       stepRegion: function (direction) { stepRegion(ui, direction); },
+      focusRegion: function (index) { focusRegionButton(ui, index); },
       announce: function (text) { ui.rt.summary(text); },
       describeView: function () { describeView(ui); }
     };

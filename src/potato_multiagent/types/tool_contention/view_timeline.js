@@ -429,6 +429,12 @@
       } else if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
         chooseRegionOfCall(ui, call);
+      } else if (event.key === 'Tab' && !event.shiftKey && ui.chosen !== null &&
+                 ui.data.regionOfCall.get(call.index) === ui.chosen) {
+        // From a call of the chosen region, Tab goes on to that region's controls (its "Region K"
+        // button, then its labels), not to Region 1's, which come first in the page.
+        event.preventDefault();
+        ui.act.focusRegion(ui.chosen);
       }
     });
     timeline.addEventListener('focusin', function (event) {
