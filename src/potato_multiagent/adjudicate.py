@@ -7,7 +7,8 @@ decisions per item and scheme (:mod:`.decisions`), and writes:
 - ``DIR/config.yaml``: the task's config with a new ``annotation_task_name`` and the data below;
 - ``DIR/data/adjudication.jsonl``: the records where annotators disagree, each carrying every
   annotator's value as a judgment (source ``annotator 1``, ``annotator 2``, ... or their names);
-- ``DIR/gold.jsonl``: what needs no adjudicator (unanimous values), as gold lines;
+- ``DIR/gold.jsonl``: what every annotator agreed on, as gold lines (on an item sent to the
+  adjudicator too: an agreed scheme stays gold unless the adjudicator changes it);
 - ``DIR/disagreements.md`` and ``.jsonl``: per item and scheme, what differed, in words.
 
 ``potato-multiagent export DIR/config.yaml --as-gold OUT --merge-gold DIR/gold.jsonl`` then turns
@@ -126,9 +127,12 @@ class Adjudication:
             out.append(f"wrote {len(self.to_adjudicate)} item(s) to adjudicate to {self.folder / DATA_FILE} "
                        f"(schemes: {', '.join(self.schemes) or 'none'})")
         agreed = sum(1 for line in self.gold if line["gold"].get("agreed"))
-        out.append(f"wrote {len(self.gold)} unanimous gold line(s) to {self.folder / GOLD_FILE}"
-                   + (f" ({agreed} with only the failure-mode tags every annotator gave, to be completed by the "
-                      f"adjudicator)" if agreed else ""))
+        disputed = sum(1 for line in self.gold if line["id"] in self.to_adjudicate)
+        notes = ([f"{disputed} on {'an item' if disputed == 1 else 'items'} to adjudicate"] if disputed else []) + (
+            [f"{agreed} with only the failure-mode tags every annotator gave, to be completed by the adjudicator"]
+            if agreed else [])
+        out.append(f"wrote {len(self.gold)} gold line(s) of what every annotator agreed on"
+                   + (f" ({'; '.join(notes)})" if notes else "") + f" to {self.folder / GOLD_FILE}")
         if self.to_adjudicate:
             out.append(f"wrote {self.folder / 'config.yaml'}; report: {self.folder / REPORT_FILE}")
             out.append(f"next: cd {self.folder} && potato start config.yaml")
@@ -151,15 +155,16 @@ def adjudicate(config_path: Path, folder: Path, min_annotators: int = 2, only_di
                     or any(s.scheme == name and not s.unanimous for s in settled)]
     to_judge = [s for s in settled if s.instance in disagreeing and s.scheme in kept_schemes
                 and (not s.unanimous or not only_disagreements)]
-    direct = [s for s in settled if s not in to_judge]
     judgments = [Judgment(s.instance, s.scheme, labels[user], value, True)
                  for s in to_judge for user, value in sorted(s.values.items(), key=lambda kv: labels[kv[0]])]
     task_records = [records[instance] for instance in disagreeing]
-    # failure modes: a scheme all annotators agree on is gold even on an item sent to the adjudicator
-    # (who may add to it), and on one they differ on, the tags they all gave are
-    modes = [s for s in to_judge if str(schemes[s.scheme].get("annotation_type")) == MAST_TYPE]
-    unanimous = _unanimous_values(direct + [s for s in modes if s.unanimous])
-    agreed = _agreed_tags([s for s in modes if not s.unanimous], schemes)
+    # A scheme every annotator agrees on is gold, also on an item sent to the adjudicator for another
+    # scheme: the adjudicator sees it (as judgments) and may change it, and export --as-gold then
+    # takes the change; left alone, the agreement stands. Failure modes they differ on keep the tags
+    # they all gave.
+    unanimous = _unanimous_values([s for s in settled if s.unanimous])
+    agreed = _agreed_tags([s for s in to_judge if not s.unanimous
+                           and str(schemes[s.scheme].get("annotation_type")) == MAST_TYPE], schemes)
     result = Adjudication(folder, labels, settled, disagreeing,
                           gold_lines(unanimous, schemes, agreed=agreed, order=list(records)),
                           too_few, left_out, kept_schemes)
@@ -183,12 +188,11 @@ def _compare(values: Values, records: Mapping[str, Any], schemes: Mapping[str, d
     return settled, too_few
 
 
-def _unanimous_values(direct: List[Settled]) -> Dict[str, Dict[str, Any]]:
+def _unanimous_values(unanimous: List[Settled]) -> Dict[str, Dict[str, Any]]:
     """``{instance: {scheme: value}}``: the first annotator's value (by name) of each unanimous pair."""
     gold: Dict[str, Dict[str, Any]] = {}
-    for s in direct:
-        if s.unanimous:
-            gold.setdefault(s.instance, {})[s.scheme] = s.values[sorted(s.values)[0]]
+    for s in unanimous:
+        gold.setdefault(s.instance, {})[s.scheme] = s.values[sorted(s.values)[0]]
     return gold
 
 

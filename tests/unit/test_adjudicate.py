@@ -105,6 +105,39 @@ def test_names_on_request_and_only_the_differing_schemes(tmp_path, capsys):
     assert "responsible_agent" not in gold[0]["gold"]
 
 
+def test_a_disputed_items_agreed_schemes_stay_gold_unless_the_adjudicator_changes_them(tmp_path, capsys):
+    """Annotators differ on run-1's attribution and agree on its contention label: the adjudicator
+    gets both schemes (the agreed one as context), gold keeps the agreed label, and the final gold
+    holds the adjudicated attribution beside it."""
+    (tmp_path / "task").mkdir()
+    config = make_task(tmp_path / "task", [scheme(FA, "attribution"), scheme(TC, "contention")])
+    agreed = {"contentions": {"0": "race_condition"}, "regions": [region_mark("race_condition")]}
+    for user, agent in (("alice", "Booker"), ("bob", "Planner")):
+        save(config, user, "run-1", {"attribution": attribution(agent, 1), "contention": agreed})
+    out = tmp_path / "adj"
+    assert main(["adjudicate", str(config), "-o", str(out)]) == 0
+    assert "wrote 1 gold line(s) of what every annotator agreed on (1 on an item to adjudicate)" in capsys.readouterr().out
+    record = read_jsonl(out / "data" / "adjudication.jsonl")[0]
+    assert list(record["judgments"]) == ["attribution", "contention"]   # the agreed one shown too
+    assert read_jsonl(out / "gold.jsonl") == [{"id": "run-1", "gold": {
+        "schemes": {"contention": agreed}, "settled": {"contention": "unanimous"}}}]
+
+    save(out / "config.yaml", "judy", "run-1", {"attribution": attribution("Booker", 1, "settled")})
+    final = tmp_path / "final.jsonl"
+    assert main(["export", str(out / "config.yaml"), "--as-gold", str(final), "--merge-gold", str(out / "gold.jsonl")]) == 0
+    [line] = read_jsonl(final)
+    assert line["gold"]["schemes"] == {"contention": agreed, "attribution": attribution("Booker", 1, "settled")}
+    assert line["gold"]["settled"] == {"contention": "unanimous", "attribution": "adjudicated"}
+
+    other = tmp_path / "changed.jsonl"
+    changed = {"contentions": {"0": "benign"}, "regions": [region_mark("benign")]}
+    save(out / "config.yaml", "judy", "run-1", {"attribution": attribution("Booker", 1, "settled"), "contention": changed})
+    assert main(["export", str(out / "config.yaml"), "--as-gold", str(other), "--merge-gold", str(out / "gold.jsonl")]) == 0
+    [line] = read_jsonl(other)
+    assert line["gold"]["schemes"]["contention"] == changed
+    assert line["gold"]["settled"] == {"contention": "adjudicated", "attribution": "adjudicated"}
+
+
 def test_the_adjudicators_values_become_gold_that_agreement_reads(tmp_path, capsys):
     (tmp_path / "task").mkdir()
     config = two_annotators(tmp_path / "task")
