@@ -140,6 +140,27 @@ def test_accept_stores_from_judgment_and_an_edit_clears_it(judged_task, page):
                     {"responsible_agent": "Booker", "decisive_step": 3, "reason": "my own words, edited"})
 
 
+def test_accept_with_no_reason_typed_takes_the_judgments_reason(judged_task, page):
+    """What an adjudicator accepting an annotator's answer needs: that annotator's reason comes along."""
+    user = fresh_user()
+    login(page, judged_task.base_url, user)
+    always = form_of(page, "always")
+    always.get_by_role("button", name=f"Accept {JUDGE}\u2019s answer").click()
+    wait_saved_json(judged_task, user, RECORD["id"], MODES["always"],
+                    {"responsible_agent": "Booker", "decisive_step": 2, "reason": "It booked 15 March.",
+                     "from_judgment": JUDGE})
+    expect(always.get_by_label("Reason")).to_have_value("It booked 15 March.")
+    # another judgment accepted over the copied reason replaces it: the words were the first judge's
+    always.get_by_role("button", name=f"Accept {BASELINE}\u2019s answer").click()
+    wait_saved_json(judged_task, user, RECORD["id"], MODES["always"],
+                    {"responsible_agent": "Verifier", "decisive_step": 3, "reason": "", "from_judgment": BASELINE})
+    # a reason the annotator typed is theirs: accepting keeps it
+    always.get_by_label("Reason").fill("mine")
+    always.get_by_role("button", name=f"Accept {JUDGE}\u2019s answer").click()
+    wait_saved_json(judged_task, user, RECORD["id"], MODES["always"],
+                    {"responsible_agent": "Booker", "decisive_step": 2, "reason": "mine", "from_judgment": JUDGE})
+
+
 def test_trace_view_marks_only_always_schemes(judged_task, page):
     login(page, judged_task.base_url, fresh_user())
     page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length === 4",

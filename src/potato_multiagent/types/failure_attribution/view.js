@@ -260,7 +260,7 @@
 
   /**
    * The record's judgments for this scheme, beside the agent and step controls, each with an
-   * "Accept" button (agent and step, not the reason); shown per config.show_judgments.
+   * "Accept" button (agent and step; the reason when none is typed); shown per config.show_judgments.
    */
   function showJudgments(view, judgments, mode, value) {
     var box = view.judgmentsBox;
@@ -284,9 +284,18 @@
     });
   }
 
-  /** Copy a judgment's agent and step into the value, recording its source (the reason stays). */
+  /**
+   * Copy a judgment's agent and step into the value, recording its source. A reason the annotator
+   * typed stays; an empty reason box, or one still holding the reason of the judgment accepted
+   * before, takes this judgment's (an adjudicator accepting annotator 2's answer keeps annotator 2's
+   * reason in gold).
+   */
   function acceptJudgment(view, judgment) {
     view.typing.flush();
+    var before = view.judgments.filter(function (other) { return other.source === view.fromJudgment; })[0];
+    if (!/\S/.test(view.reason.value) || (before && view.reason.value === before.reason)) {
+      view.reason.value = judgment.reason;
+    }
     selectAgent(view, judgment.agent);
     view.chosenStep = judgment.step;
     view.fromJudgment = judgment.source;
