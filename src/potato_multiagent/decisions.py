@@ -80,7 +80,8 @@ def _regions(rows: List[dict], config) -> Decisions:
 def _behaviors(rows: List[dict], config) -> Decisions:
     turns: Dict[str, set] = {behavior: set() for behavior in config.behaviors}
     for row in rows:
-        turns.setdefault(row["behavior"], set()).update(row["turns"])
+        if not row["none_observed"]:
+            turns.setdefault(row["behavior"], set()).update(row["turns"])
     return {f"behaviour '{behavior}'": (f"turns {', '.join(number(t) for t in sorted(marked))}" if marked else "none")
             for behavior, marked in turns.items()}
 

@@ -196,6 +196,20 @@ def test_lists_are_semicolon_joined_in_csv_and_native_in_jsonl(tmp_path, capsys)
     assert (row["turns"], row["turns_number"], row["agents"]) == ([0, 3], [1, 4], ["Planner"])
 
 
+def test_no_emergent_behaviour_observed_is_a_row_of_its_own(tmp_path, capsys):
+    """An annotator who ticked "No emergent behaviour observed" looked and found nothing: one row says
+    so, where before the table had no row for them, as if they had not annotated the run."""
+    config = make_task(tmp_path, [scheme("multiagent.emergent_behavior", "behaviour")])
+    save(config, "alice", "run-1", {"behaviour": {}})
+    save(config, "bob", "run-1", {"behaviour": {"groupthink": {"turns": [1], "note": ""}}})
+    assert export(config, tmp_path / "out", "jsonl", capsys)[0] == 0
+    rows = {row["user"]: row for row in read_jsonl(tmp_path / "out" / "behaviour.jsonl")}
+    assert set(rows) == {"alice", "bob"}
+    assert {key: rows["alice"][key] for key in ("behavior", "occurrence", "turns", "agents", "note", "none_observed")} == {
+        "behavior": None, "occurrence": None, "turns": [], "agents": [], "note": "", "none_observed": True}
+    assert (rows["bob"]["behavior"], rows["bob"]["none_observed"]) == ("groupthink", False)
+
+
 def test_every_scheme_gets_a_file_with_a_safe_unique_name_and_empty_tables_keep_their_header(tmp_path, capsys):
     config = make_task(tmp_path, [scheme(FA, "who/failed?"), scheme(FA, "who_failed_"), scheme(FA, "..")])
     assert export(config, tmp_path / "out", "csv", capsys)[0] == 0

@@ -1,7 +1,9 @@
 """``multiagent.emergent_behavior``: one row per marked occurrence; Jaccard of turn sets.
 
 A row is one occurrence of a behaviour (two separate groupthink episodes are two rows): its turns
-(0-based step indices), the agents who took those turns, and the note. Agreement per behaviour is
+(0-based step indices), the agents who took those turns, and the note. "No emergent behaviour
+observed" (the value ``{}``) is one row of its own, ``none_observed`` true and no behaviour, so a
+table tells "looked and found nothing" from "not annotated". Agreement per behaviour is
 the Jaccard index of two annotators' turn sets (the union of their occurrences' turns) on the same
 instance, averaged over annotator pairs. An annotator who saved a value without the behaviour
 marked none of its turns (the empty set); a pair where neither marked it says nothing and is
@@ -24,7 +26,7 @@ class EmergentBehaviorAdapter(Adapter):
 
     @classmethod
     def columns(cls, config: EmergentBehaviorConfig) -> tuple:
-        return ("behavior", "occurrence", "turns", "agents", "note")
+        return ("behavior", "occurrence", "turns", "agents", "note", "none_observed")
 
     @classmethod
     def rows(cls, value: EmergentBehaviorValue, derivation: Derivation,
@@ -36,7 +38,10 @@ class EmergentBehaviorAdapter(Adapter):
                 agents = [derivation.steps[turn].agent for turn in turns]
                 rows.append({"behavior": behavior, "occurrence": number, "turns": turns,
                              "agents": list(dict.fromkeys(agent for agent in agents if agent is not None)),
-                             "note": occurrence.note})
+                             "note": occurrence.note, "none_observed": False})
+        if not value.root:
+            rows.append({"behavior": None, "occurrence": None, "turns": [], "agents": [], "note": "",
+                         "none_observed": True})
         return rows
 
     @classmethod
