@@ -71,6 +71,8 @@ class Choice:
     scheme: Optional[dict]
     """The annotation scheme written to the config; None for a type left out."""
     reason: str
+    offered: Optional[dict] = None
+    """For a type left out that init could write: its scheme, added when ``--judgments`` judges it."""
 
 
 def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
@@ -106,13 +108,12 @@ def choose(found: Survey) -> List[Choice]:
         "labels": ["success", "failure"], "label_requirement": {"required": True}},
         "every run is first judged a success or a failure; attribution is asked only for failures"
         + (f" (gold for {found.with_gold} run(s) is in {GOLD_FILE}, never shown)" if found.with_gold else ""))]
-    choices.append(Choice("attribution", {
+    choices.append(_when(found.multi_agent, "attribution", {
         "annotation_type": "multiagent.failure_attribution", "name": "attribution",
         "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
         "display_logic": {"show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}},
         f"{found.multi_agent} {runs} have two or more agents: who failed, and when, shown only when the outcome "
-        f"is 'failure'") if found.multi_agent else Choice(
-        "attribution", None, "no run has two agents: there is no one to attribute a failure to among others"))
+        f"is 'failure'", "no run has two agents: there is no one to attribute a failure to among others"))
     choices.append(_when(found.multi_agent, "interaction_graph", {
         "annotation_type": "multiagent.agent_interaction_graph", "name": "interaction_graph",
         "description": "Mark the critical path through the team and flag problematic edges."},
@@ -146,7 +147,7 @@ def choose(found: Survey) -> List[Choice]:
 
 
 def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> Choice:
-    return Choice(name, scheme, reason) if count else Choice(name, None, reason_not)
+    return Choice(name, scheme, reason) if count else Choice(name, None, reason_not, offered=scheme)
 
 
 def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secret_key: Optional[str] = None) -> dict:
@@ -247,6 +248,7 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     found = survey(conversion.records, conversion.gold)
     choices = choose(found)
     if judgments is not None:
+        choices = _judged_choices(choices, judgments)
         conversion = _with_judgments(conversion, choices, judgments, judgments_key)
     write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
     read_as = "+".join(name for name, _, _ in conversion.recognised) or format_name  # auto: what it read
@@ -254,6 +256,29 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     config = build_config(task_name, found, choices, secret_key)
     _write_whole(config_path, _config_text(config, choices, format_name, read_as, split_survey(conversion)))
     return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
+
+
+def _judged_choices(choices: Sequence[Choice], path: Path) -> List[Choice]:
+    """The choices with every scheme the judgments judge: a type init left out for what the runs lack
+    is added (the judge's answers are there to be seen); a name init writes under no type is refused,
+    with the way to add it."""
+    from .judgments import JudgmentError, read_judgments
+
+    try:
+        judged = {judgment.scheme for judgment in read_judgments(path)}
+    except JudgmentError as error:
+        raise InitError("\n".join(error.problems) + "\nnothing written") from None
+    known = {choice.name for choice in choices if choice.scheme is not None or choice.offered is not None}
+    unknown = sorted(judged - known)
+    if unknown:
+        hand = [choice.name for choice in choices if choice.scheme is None and choice.offered is None]
+        raise InitError(
+            f"{path}: judgments for {', '.join(repr(name) for name in unknown)}, which init writes no scheme for "
+            f"(it writes: {', '.join(sorted(known))}; {', '.join(hand)} only by hand). Run init without "
+            f"--judgments, add the scheme to config.yaml, then put the judgments in with `potato-multiagent "
+            f"convert ... --judgments FILE --config config.yaml`; nothing written")
+    return [Choice(choice.name, choice.offered, f"{choice.reason}; added because {path.name} judges it")
+            if choice.scheme is None and choice.name in judged else choice for choice in choices]
 
 
 def _with_judgments(conversion: Conversion, choices: Sequence[Choice], path: Path, key: str) -> Conversion:

@@ -159,9 +159,30 @@ def test_init_puts_judgments_for_the_schemes_it_chose(tmp_path, corpus_dir, caps
     assert main(["init", "--from", "who-and-when", str(source), "-o", str(tmp_path / "t2"), "--judgments",
                  str(bad)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {bad}:1: scheme: 'handoffz' is not a multiagent scheme of the config (known: attribution, "
-        f"interaction_graph, handoffs, mast)", "error: nothing written"]
+        f"error: {bad}: judgments for 'handoffz', which init writes no scheme for (it writes: attribution, contention, "
+        f"handoffs, interaction_graph, mast, outcome, tool_calls; scorecard, emergent only by hand). Run init "
+        f"without --judgments, add the scheme to config.yaml, then put the judgments in with `potato-multiagent "
+        f"convert ... --judgments FILE --config config.yaml`; nothing written"]
     assert not (tmp_path / "t2" / "config.yaml").exists() and not (tmp_path / "t2" / "data").exists()
+
+
+def test_init_adds_a_scheme_it_left_out_when_the_judgments_judge_it(tmp_path, capsys):
+    """A one-agent run gets no attribution from init; a judge that attributed it anyway is shown."""
+    run = tmp_path / "runs" / "Hand-Crafted" / "1.json"
+    run.parent.mkdir(parents=True)
+    run.write_text(json.dumps({"question": "q?", "history": [{"name": "Solo", "content": "hi"},
+                                                              {"name": "Solo", "content": "bye"}],
+                               "mistake_agent": "Solo", "mistake_step": "1"}), encoding="utf-8")
+    path = write_lines(tmp_path / "j.jsonl", [judgment("Hand-Crafted-1", "gpt", attribution("Solo", 1))])
+    task = tmp_path / "task"
+    assert main(["init", "--from", "who-and-when", str(run), "-o", str(task), "--judgments", str(path)]) == 0
+    assert "chose attribution (multiagent.failure_attribution): no run has two agents: there is no one to " \
+           "attribute a failure to among others; added because j.jsonl judges it" in capsys.readouterr().out
+    config = yaml.safe_load((task / "config.yaml").read_text())
+    assert [s["name"] for s in config["annotation_schemes"]] == ["outcome", "attribution"]
+    record = json.loads((task / "data" / "runs.jsonl").read_text())
+    assert record["judgments"]["attribution"][0]["value"] == attribution("Solo", 1)
+    assert main(["check", str(task / "config.yaml")]) == 0
 
 
 @pytest.mark.parametrize("type_name", sorted(SCHEMES))
