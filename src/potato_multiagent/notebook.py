@@ -76,6 +76,11 @@ class LoadedTask:
             raise KeyError(f"no exported table named {table!r} (tables: {known})")
         return frames[table]
 
+    def minutes_per_run(self) -> pd.DataFrame:
+        """Minutes each annotator worked on each run, by Potato's own timing (``minutes_per_run`` of
+        ``export``; ``answered`` is false for a run only opened)."""
+        return self.collection().times
+
     def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1,
                   exclude_bulk: bool = False) -> pd.DataFrame:
         """Agreement figures per scheme; ``gold`` is a gold file (``convert --gold``) or ``{id: gold}``;

@@ -25,6 +25,17 @@ class TaskError(Exception):
 
 
 @dataclass(frozen=True)
+class ItemTime:
+    """How long one annotator worked on one item, by Potato's own measure."""
+
+    user: str
+    instance_id: str
+    active_ms: int
+    """Potato's ``BehavioralData.active_time_ms()``: the gaps between the page's interaction events
+    on the item, each capped at five minutes (a tab left open is not work), summed over visits."""
+
+
+@dataclass(frozen=True)
 class SavedValue:
     """One value an annotator saved for one of our schemes."""
 
@@ -168,6 +179,27 @@ class Task:
             for scheme, scheme_entries in entries.items():
                 yield SavedValue(user, instance_id, scheme, scheme_entries, scheme in hidden,
                                  saved_at.get((instance_id, scheme)))
+
+    def item_times(self) -> Iterator[ItemTime]:
+        """The time each user spent on each record of the task (items Potato recorded events for)."""
+        from potato.interaction_tracking import BehavioralData
+
+        records = self.records()
+        for state_path in user_state_files(self.output_dir):
+            try:
+                state = json.loads(read_text(state_path))
+            except ValueError as error:
+                raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
+            user = str(state.get("user_id") or state_path.parent.name)
+            behaviour = state.get("instance_id_to_behavioral_data") or {}
+            for instance_id, data in behaviour.items() if isinstance(behaviour, dict) else ():
+                if instance_id not in records or not isinstance(data, dict):
+                    continue  # a phase page (consent, training) or an item no longer in the data
+                try:
+                    active = BehavioralData.from_dict(data).active_time_ms()
+                except (TypeError, ValueError, KeyError, AttributeError):
+                    continue  # a malformed record counts as nothing, as in Potato's own dashboard
+                yield ItemTime(user, instance_id, int(active))
 
     def _saved_pairs(self) -> Iterator[tuple]:
         """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -114,3 +115,35 @@ def test_converted_runs_are_annotated_in_the_browser_and_exported_with_their_ste
     assert frame.astype(object).where(frame.notna(), None).to_dict("records") == rows
     check = cli("check", task.task_dir / "config.yaml")
     assert check.returncode == 0, check.stdout
+
+
+def test_minutes_per_run_come_out_of_export_for_a_run_annotated_in_the_browser(task, page):
+    """Potato's page posts its interaction events (every 5 s, and on leaving); Potato keeps them in
+    user_state.json; export turns them into minutes per run for the run this annotator worked on."""
+    user = f"time-{uuid.uuid4().hex[:10]}"
+    run = records(task.task_dir)[0]
+    login(page, task.base_url, user)
+    expect(form(page)).to_have_attribute("data-ma-ready", "true")
+    attribute(page, "booker", 2)
+    page.wait_for_timeout(1500)   # some time on the item, as an annotator reading it
+    form(page).get_by_label("Reason").fill("booked the wrong date")
+    form(page).get_by_label("Reason").blur()
+    wait_saved_json(task, user, run["id"], SCHEMA, {"responsible_agent": "booker", "decisive_step": 2,
+                                                    "reason": "booked the wrong date"})
+    go_next(page)   # leaving the item flushes its events
+    attribute(page, "Checker", 6)   # a save on the next item writes the state with the first one's events
+
+    def timed() -> list:
+        frame = load_task(task.task_dir / "config.yaml").minutes_per_run()
+        mine = frame[(frame["user"] == user) & (frame["instance_id"] == run["id"])]
+        return mine.to_dict("records")
+
+    deadline = time.monotonic() + 30
+    while not (timed() and timed()[0]["minutes"] > 0) and time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+    [row] = timed()
+    assert row["minutes"] > 0 and row["answered"] is True
+    out = task.task_dir.parent / f"export-{user}"
+    assert cli("export", task.task_dir / "config.yaml", "--format", "jsonl", "--out", out).returncode == 0
+    exported = [json.loads(line) for line in (out / "minutes_per_run.jsonl").read_text().splitlines()]
+    assert {"instance_id": run["id"], "user": user, "minutes": row["minutes"], "answered": True} in exported

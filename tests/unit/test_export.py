@@ -76,6 +76,22 @@ def save(config_path, user, instance, values, when="2026-11-30T15:42:07.332649",
     state_path.write_text(json.dumps(state))
 
 
+def timed(config_path, user, instance, *gaps):
+    """Potato's interaction events for one user and item, ``gaps`` seconds apart (its page posts
+    them; ``user_state.json`` keeps them under ``instance_id_to_behavioral_data``)."""
+    state_path = config_path.parent / "annotation_output" / user / "user_state.json"
+    state = json.loads(state_path.read_text())
+    at, events = 1796400000.0, []
+    for gap in (0,) + gaps:
+        at += gap
+        events.append({"event_type": "activity", "timestamp": at, "target": "", "instance_id": instance,
+                       "client_timestamp": None, "metadata": {}})
+    state.setdefault("instance_id_to_behavioral_data", {})[instance] = {
+        "instance_id": instance, "session_start": events[0]["timestamp"], "session_end": None, "total_time_ms": 0,
+        "interactions": events}
+    state_path.write_text(json.dumps(state))
+
+
 def attribution(agent, step, reason=""):
     return {"responsible_agent": agent, "decisive_step": step, "reason": reason}
 
@@ -196,6 +212,31 @@ def test_lists_are_semicolon_joined_in_csv_and_native_in_jsonl(tmp_path, capsys)
     assert (row["turns"], row["turns_number"], row["agents"]) == ([0, 3], [1, 4], ["Planner"])
 
 
+def test_minutes_per_run_come_from_potatos_timing_with_idle_gaps_capped(tmp_path, capsys):
+    """alice: events 60 s and 30 s apart on run-1 (1.5 min); bob: 120 s, then a 40-minute pause
+    that Potato counts as 5 minutes (7 min); carol opened run-2 for 30 s and answered nothing."""
+    config = make_task(tmp_path, [scheme(FA, "attribution")])
+    save(config, "alice", "run-1", {"attribution": attribution("Booker", 1)})
+    save(config, "bob", "run-1", {"attribution": attribution("Planner", 0)})
+    save(config, "carol", "run-1", {"attribution": attribution("Planner", 0)})
+    timed(config, "alice", "run-1", 60, 30)
+    timed(config, "bob", "run-1", 120, 2400)
+    timed(config, "carol", "run-2", 30)
+    assert export(config, tmp_path / "out", "jsonl", capsys)[0] == 0
+    assert read_jsonl(tmp_path / "out" / "minutes_per_run.jsonl") == [
+        {"instance_id": "run-1", "user": "alice", "minutes": 1.5, "answered": True},
+        {"instance_id": "run-1", "user": "bob", "minutes": 7.0, "answered": True},
+        {"instance_id": "run-2", "user": "carol", "minutes": 0.5, "answered": False}]
+    assert load_task(config).minutes_per_run()["minutes"].tolist() == [1.5, 7.0, 0.5]
+    assert main(["agreement", str(config), "--json"]) == 0
+    figures = [f for f in json.loads(capsys.readouterr().out) if f["type"] == "time"]
+    assert [(f["annotator"], f["value"], f["items"]) for f in figures] == [
+        (None, 4.25, 2), ("alice", 1.5, 1), ("bob", 7.0, 1)]   # carol's unanswered run is not a run annotated
+    assert main(["agreement", str(config)]) == 0
+    text = capsys.readouterr().out
+    assert "time per run (Potato's active time" in text and "  alice" in text and "1.5 min   runs 1" in text
+
+
 def test_no_emergent_behaviour_observed_is_a_row_of_its_own(tmp_path, capsys):
     """An annotator who ticked "No emergent behaviour observed" looked and found nothing: one row says
     so, where before the table had no row for them, as if they had not annotated the run."""
@@ -214,7 +255,8 @@ def test_every_scheme_gets_a_file_with_a_safe_unique_name_and_empty_tables_keep_
     config = make_task(tmp_path, [scheme(FA, "who/failed?"), scheme(FA, "who_failed_"), scheme(FA, "..")])
     assert export(config, tmp_path / "out", "csv", capsys)[0] == 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert [table["file"] for table in report["tables"]] == ["who_failed_.csv", "who_failed_-2.csv", "scheme.csv"]
+    assert [table["file"] for table in report["tables"]] == ["who_failed_.csv", "who_failed_-2.csv", "scheme.csv",
+                                                             "minutes_per_run.csv"]
     header = (tmp_path / "out" / "scheme.csv").read_text().strip()
     assert header == "instance_id,user,timestamp,responsible_agent,decisive_step,decisive_step_number,reason," \
                      "step_agent,step_text,certainty,plausible_steps,plausible_steps_number"
@@ -226,7 +268,7 @@ def test_schemes_that_cannot_be_exported_are_reported(tmp_path, capsys):
     code, out = export(config, tmp_path / "out", "csv", capsys)
     assert code == 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
-    assert report["tables"] == []
+    assert [table["table"] for table in report["tables"]] == ["minutes_per_run"]
     assert report["skipped"][0].startswith("attribution: config problems (steps_key:")
     assert report["skipped"][1] == "x: annotation_type 'multiagent.nonsense' is not provided by this plugin"
 
@@ -336,7 +378,8 @@ def test_interaction_graph_is_two_tables_agents_and_edges(tmp_path, capsys):
                                                   f"graph.edges: 2 row(s) -> {tmp_path / 'out' / 'graph.edges.csv'}"]
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [(t["table"], t["file"], t["rows"]) for t in report["tables"]] == [
-        ("graph.agents", "graph.agents.csv", 2), ("graph.edges", "graph.edges.csv", 2)]
+        ("graph.agents", "graph.agents.csv", 2), ("graph.edges", "graph.edges.csv", 2),
+        ("minutes_per_run", "minutes_per_run.csv", 0)]
 
 
 # --------------------------------------------------------------------------- the notebook walkthrough

@@ -17,7 +17,7 @@ import pytest
 
 from potato_multiagent import load_task
 from potato_multiagent.cli import main
-from .test_export import attribution, handoff, make_task, region_mark, save, scheme
+from .test_export import attribution, handoff, make_task, region_mark, save, scheme, timed
 
 ROOT = Path(__file__).resolve().parents[2]
 MAST = {"annotation_type": "trajectory_eval", "name": "mast_steps", "description": "MAST", "steps_key": "steps",
@@ -80,6 +80,7 @@ def every_type_task(tmp_path):
             [{"schema": "turn_errors", "name": "_data"}, json.dumps(
                 {"v": 1, "schema_type": "multiselect",
                  "turns": {"t1": {"values": ["wrong_tool"], "speaker": "Booker", "step_type": "action"}}})]])
+        timed(config, user, "run-1", 45)
     return config
 
 
@@ -171,6 +172,7 @@ EXPECTED = {  # table -> {column: what a pandas user expects}
     "modes": {"labels": list},
     "mast_steps": {"step": INTS, "step_number": INTS, "score": INTS, "score_complete": BOOLS},
     "turn_errors": {"values": list},
+    "minutes_per_run": {"minutes": FLOATS, "answered": BOOLS},
 }
 
 

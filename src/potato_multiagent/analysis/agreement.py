@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..types._base.adapter import Judgements
 from .collect import Collection, SchemeTable
+from .timing import time_figures
 
 COLUMNS = ("scheme", "type", "measure", "annotator", "value", "items", "annotators", "note", "bulk",
            "bulk_left_out")
@@ -33,6 +34,11 @@ def agreement_frame(collection: Collection, gold: Optional[Mapping[str, dict]] =
                          "annotator": figure.annotator, "value": figure.value, "items": figure.items,
                          "annotators": figure.annotators, "note": figure.note, "bulk": bulk,
                          "bulk_left_out": None if bulk is None else bool(exclude_bulk and bulk)})
+    if collection.times is not None:
+        for figure in time_figures(collection.times):
+            rows.append({"scheme": None, "type": "time", "measure": figure.measure, "annotator": figure.annotator,
+                         "value": figure.value, "items": figure.items, "annotators": figure.annotators,
+                         "note": figure.note, "bulk": None, "bulk_left_out": None})
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["bulk"] = frame["bulk"].astype("Int64")
     return frame
@@ -53,7 +59,13 @@ def _judgements(table: SchemeTable, exclude_bulk: bool) -> Tuple[Judgements, Opt
 def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
     """The figures as text: a heading per scheme, one line per figure, then what was left out."""
     lines: List[str] = []
-    for scheme, figures in frame.groupby("scheme", sort=False):
+    for scheme, figures in frame.groupby("scheme", sort=False, dropna=False):
+        if pd.isna(scheme):
+            lines.append("time per run (Potato's active time: the gaps between page events, each at most 5 minutes)")
+            for figure in figures.itertuples():
+                who = "everyone" if pd.isna(figure.annotator) else figure.annotator
+                lines.append(f"  {who:<44} {figure.value:6.1f} min   runs {figure.items}")
+            continue
         lines.append(f"{scheme} ({figures['type'].iloc[0]})")
         bulk, total = figures["bulk"].iloc[0], len(collection.tables[scheme].rows)
         if not pd.isna(bulk) and total:

@@ -25,6 +25,7 @@ from ..trace.jsjson import strict_loads
 from ..types._base.adapter import INSTANCE, Adapter, Judgements, number_column, step_number
 from .potato_types import PotatoValueError, potato_adapter_for
 from ..types._base.statistics import USER
+from .timing import time_frame
 
 TIMESTAMP = "timestamp"
 COMMON_COLUMNS = (INSTANCE, USER, TIMESTAMP)
@@ -102,6 +103,8 @@ class Collection:
     """``{scheme, instance_id, user, timestamp}`` for values saved while their scheme was hidden."""
     skipped: List[str]
     """Why a scheme of ours is in no table (bad config, or a type without an adapter yet)."""
+    times: Optional[pd.DataFrame] = None
+    """Minutes per run per annotator, from Potato's timing (:mod:`.timing`)."""
 
     @property
     def stale(self) -> List[dict]:
@@ -117,8 +120,9 @@ def collect(task: Task) -> Collection:
     positions = {instance: position for position, instance in enumerate(records)}
     for table in tables.values():
         table.rows.sort(key=lambda row: (positions.get(row[INSTANCE], len(positions)), row[USER]))
+    answered = {judge for table in tables.values() for judge in table.judges}
     return Collection(tables=tables, invalid=invalid + potato_invalid, hidden=hidden + potato_hidden,
-                      skipped=skipped)
+                      skipped=skipped, times=time_frame(task.item_times(), answered, list(records)))
 
 
 def _collect_ours(task: Task, tables: Dict[str, SchemeTable], records: Dict[str, Any]) -> Tuple[List[dict], List[dict]]:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..files import PathError, why_not, write_whole
 from .collect import Collection
+from .timing import TABLE as TIME_TABLE
 
 FORMATS = ("csv", "jsonl", "parquet")
 REPORT_FILE = "report.json"
@@ -36,13 +37,18 @@ def export_collection(collection: Collection, out_dir: Path, fmt: str) -> dict:
     _make_folder(out_dir)
     frames = [(name, table, table_name, frame) for name, table in collection.tables.items()
               for table_name, frame in table.frames().items()]
-    names = file_names([table_name for _, _, table_name, _ in frames])
+    names = file_names([table_name for _, _, table_name, _ in frames] + [TIME_TABLE])
     written = []
     for name, table, table_name, frame in frames:
         path = out_dir / f"{names[table_name]}.{fmt}"
         write_whole(path, lambda target, frame=frame: WRITERS[fmt](frame, target))
         written.append({"scheme": name, "table": table_name, "type": table.type_name, "file": path.name,
                         "rows": len(frame), **_bulk_count(table.adapter.bulk_column, frame)})
+    if collection.times is not None:
+        path = out_dir / f"{names[TIME_TABLE]}.{fmt}"
+        write_whole(path, lambda target: WRITERS[fmt](collection.times, target))
+        written.append({"scheme": None, "table": TIME_TABLE, "type": "time", "file": path.name,
+                        "rows": len(collection.times)})
     report = {"format": fmt, "tables": written, "invalid": collection.invalid,
               "stale": {"count": len(collection.stale)},
               "hidden": {"count": len(collection.hidden), "values": collection.hidden},
