@@ -86,7 +86,7 @@ def test_the_judge_is_hidden_until_answered_then_accepted_with_certainty_and_pla
     expect(items.locator(".ma-fa-plausible-words")).to_have_text([
         "#1 \u00B7 Planner \u00B7 Find trains on 14 March, then book the cheapest.",
         "#2 \u00B7 Searcher \u00B7 Found: 08:10 (49 EUR), 12:40 (39 EUR)."])
-    expected = {"responsible_agent": "Booker", "decisive_step": 2, "reason": "", "certainty": "uncertain",
+    expected = {"responsible_agent": "Booker", "decisive_step": 2, "reason": ANSWER["reason"], "certainty": "uncertain",
                 "plausible_steps": [{"step": 0}, {"step": 1}], "from_judgment": "judge"}
     wait_saved_json(judged_task, user, RECORD["id"], "attribution", expected)
     expect(form.locator("p.ma-summary")).to_contain_text(

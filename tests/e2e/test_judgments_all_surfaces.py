@@ -170,7 +170,7 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     groupthink.get_by_role("button", name=accept("\u2019s answer for groupthink")).click()
     cell.click()
     expected = {
-        "attribution": {"responsible_agent": "Booker", "decisive_step": 2, "reason": "", "from_judgment": JUDGE},
+        "attribution": {"responsible_agent": "Booker", "decisive_step": 2, "reason": ATTRIBUTION["reason"], "from_judgment": JUDGE},
         "graph": {**GRAPH, "from_judgment": JUDGE},
         "handoffs": [{**HANDOFF, "from_judgment": JUDGE}],
         "calls": [{**CALL, "notes": "", "from_judgment": JUDGE}],
