@@ -177,7 +177,7 @@ def _init_command(args: argparse.Namespace) -> int:
         result = init_task(format_name, inputs, Path(args.output),
                            strict=args.strict, force=args.force, labels=_label_source(args),
                            judgments=Path(args.judgments) if args.judgments else None,
-                           judgments_key=args.judgments_key)
+                           judgments_key=args.judgments_key, show_answer=args.show_answer)
     except (ConvertError, InitError, OSError) as error:
         if getattr(error, "conversion", None) is not None:
             _report_conversion_problems(error.conversion)
@@ -475,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("-o", "--output", required=True, metavar="DIR", help="the task folder to write")
     i.add_argument("--strict", action="store_true", help="all or nothing: stop when any record cannot be read")
     i.add_argument("--force", action="store_true", help="replace DIR/config.yaml when it exists")
+    i.add_argument("--show-answer", action="store_true",
+                   help="show each run's reference answer from its gold (Who&When's ground_truth) above the trace, "
+                        "marked as the dataset's; off by default")
     _label_options(i)
     _judgment_options(i)
     add_init_options(i)

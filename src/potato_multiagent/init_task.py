@@ -10,6 +10,7 @@ types left out are named with the reason too. The choice is a pure function of t
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import uuid
@@ -108,6 +109,13 @@ def choose(found: Survey) -> List[Choice]:
         "labels": ["success", "failure"], "label_requirement": {"required": True}},
         "every run is first judged a success or a failure; attribution is asked only for failures"
         + (f" (gold for {found.with_gold} run(s) is in {GOLD_FILE}, never shown)" if found.with_gold else ""))]
+    choices.append(_when(found.multi_agent, "orchestration", {
+        "annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
+        "labels": list(ORCHESTRATIONS)},
+        "how the team was organised (a pipeline, a manager with workers, a group chat, a debate); the "
+        "answer lays out the trace (lanes, tree, board); until answered the layout is chosen from the run "
+        "and the pane: tree for threads, board for a group chat or a team whose lanes would be under 280 px, "
+        "lanes otherwise", "no run has two agents: there is no team to organise"))
     choices.append(_when(found.multi_agent, "attribution", {
         "annotation_type": "multiagent.failure_attribution", "name": "attribution",
         "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
@@ -146,18 +154,66 @@ def choose(found: Survey) -> List[Choice]:
     return choices
 
 
+ORCHESTRATIONS = ("sequential_pipeline", "hierarchical_manager", "group_chat", "debate", "other")
+"""The orchestration radio's answers; the trace view's default ``layout_map`` lays out the first three
+(lanes, tree, board) and leaves the others to its ``auto`` rule."""
+
+
 def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> Choice:
     return Choice(name, scheme, reason) if count else Choice(name, None, reason_not, offered=scheme)
 
 
-def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secret_key: Optional[str] = None) -> dict:
+ANSWER_KEY = "reference_answer"
+"""The record field ``--show-answer`` writes each run's reference answer to (shown as Potato text)."""
+GOLD_ANSWER_KEYS = ("ground_truth", "answer", "expected_answer", "expected_output", "reference_answer")
+"""Where a run's gold holds the task's right answer (Who&When: ``ground_truth``), first found wins."""
+NO_ANSWER = "(the data has no reference answer for this run)"
+
+
+def _with_answers(conversion: Conversion) -> Tuple[Conversion, int]:
+    """Each record with its gold answer under ``ANSWER_KEY`` (a run without one says so); how many had one."""
+    from dataclasses import replace
+
+    answers = {}
+    for line in conversion.gold:
+        gold = line.get("gold") or {}
+        found = next((gold[key] for key in GOLD_ANSWER_KEYS if gold.get(key) not in (None, "")), None)
+        if found is not None:
+            answers[str(line.get("id"))] = found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+    records = [{**record, ANSWER_KEY: answers.get(str(record.get("id")), NO_ANSWER)} for record in conversion.records]
+    return replace(conversion, records=records), len(answers)
+
+
+WHO_AND_WHEN_RULE = ("Who&When's rule: the responsible agent is the one whose mistake made the run fail, and the "
+                     "decisive step the first step where that mistake is made. The agent need not be the one "
+                     "speaking at that step.")
+
+
+def _with_rule(choice: Choice, read_as: str) -> Choice:
+    """The attribution of Who&When runs says the dataset's attribution rule in its description."""
+    if choice.name != "attribution" or choice.scheme is None or "who-and-when" not in read_as.split("+"):
+        return choice
+    scheme = {**choice.scheme, "description": f"{choice.scheme['description']} {WHO_AND_WHEN_RULE}"}
+    return Choice(choice.name, scheme, choice.reason, choice.offered)
+
+
+def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secret_key: Optional[str] = None,
+                 show_answer: bool = False) -> dict:
     """The Potato config: our plugin, the records, the trace display, the chosen schemes, and a
     random ``secret_key`` (unless one is given): Potato signs the session cookies with it, so a
     restarted server keeps every annotator signed in (without one it makes a new key per start)."""
     fields = []
     if found.task_key:
-        fields.append({"key": found.task_key, "type": "text", "label": "Task"})
-    fields.append({"key": "steps", "type": "multiagent.trace", "label": "Run"})
+        fields.append({"key": found.task_key, "type": "text", "label": "Task",
+                       "display_options": {"resizable": False}})
+    if show_answer:
+        fields.append({"key": ANSWER_KEY, "type": "text", "label": "Reference answer (from the dataset, not the team's)",
+                       "display_options": {"resizable": False}})
+    trace = {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout": "auto",
+             "display_options": {"resizable": False}}   # the view scrolls itself: no frame around it
+    if any(choice.name == "orchestration" and choice.scheme for choice in choices):
+        trace["layout_from"] = "orchestration"
+    fields.append(trace)
     return {
         "annotation_task_name": task_name,
         "task_dir": ".",
@@ -193,6 +249,8 @@ class InitResult:
     conversion: Conversion
     found: Survey
     choices: List[Choice] = field(default_factory=list)
+    answers: Optional[int] = None
+    """With ``--show-answer``: how many runs had a reference answer to show."""
 
     def lines(self) -> List[str]:
         """What was written and chosen, and why, for the person who ran ``init``."""
@@ -206,6 +264,12 @@ class InitResult:
         lines += [f"left out {c.name}: {c.reason}" for c in self.choices if not c.scheme]
         lines.append("trace display: multiagent.trace (steps #N as every widget numbers them, linked both "
                      "ways with the widgets; see: potato-multiagent docs trace-view)")
+        if self.answers is not None:
+            runs = len(self.conversion.records)
+            lines.append(f"--show-answer: the reference answer of {self.answers} of {runs} run(s) is shown above the "
+                         f"trace as '{ANSWER_KEY}'" if self.answers else
+                         f"--show-answer: no run's gold has a reference answer ({', '.join(GOLD_ANSWER_KEYS)}): "
+                         f"nothing shown")
         lines += [f"wrote {self.config_path}", f"next: cd {folder} && potato start config.yaml"]
         return lines
 
@@ -231,12 +295,14 @@ def split_survey(conversion: Conversion) -> List[str]:
 
 def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bool = False,
               force: bool = False, judgments: Optional[Path] = None,
-              judgments_key: str = "judgments", labels: Optional[LabelSource] = None) -> InitResult:
+              judgments_key: str = "judgments", labels: Optional[LabelSource] = None,
+              show_answer: bool = False) -> InitResult:
     """Convert, survey, choose and write the task folder (config last, so a failure leaves no config).
 
     ``judgments``: a judgments file naming the chosen schemes (``attribution``, ``handoffs``, ...);
     its shown judgments go into the records under ``judgments_key`` (see :mod:`.judgments`).
     ``labels``: labels kept in a side file, joined to the runs' gold (``--gold-from``).
+    ``show_answer``: each run's reference answer from its gold, shown above the trace (``--show-answer``).
     """
     config_path = folder / "config.yaml"
     if config_path.exists() and not force:
@@ -246,16 +312,21 @@ def init_task(format_name: str, inputs: Sequence[Path], folder: Path, strict: bo
     if not conversion.records:
         raise InitError("no record could be read; nothing written", conversion)
     found = survey(conversion.records, conversion.gold)
-    choices = choose(found)
+    read_as = "+".join(name for name, _, _ in conversion.recognised) or format_name  # auto: what it read
+    choices = [_with_rule(choice, read_as) for choice in choose(found)]
+    answered = 0
+    if show_answer:
+        with_answers, answered = _with_answers(conversion)
+        conversion = with_answers if answered else conversion
     if judgments is not None:
         choices = _judged_choices(choices, judgments)
         conversion = _with_judgments(conversion, choices, judgments, judgments_key)
     write_conversion(conversion, folder / DATA_FILE, folder / GOLD_FILE if conversion.gold else None)
-    read_as = "+".join(name for name, _, _ in conversion.recognised) or format_name  # auto: what it read
     task_name = f"{read_as} runs in {folder.resolve().name} ({uuid.uuid4().hex[:8]})"
-    config = build_config(task_name, found, choices, secret_key)
+    config = build_config(task_name, found, choices, secret_key, show_answer=answered > 0)
     _write_whole(config_path, _config_text(config, choices, format_name, read_as, split_survey(conversion)))
-    return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices)
+    return InitResult(config_path=config_path, conversion=conversion, found=found, choices=choices,
+                      answers=answered if show_answer else None)
 
 
 def _judged_choices(choices: Sequence[Choice], path: Path) -> List[Choice]:

@@ -52,7 +52,7 @@ def test_init_output_is_served_and_one_mark_reaches_what_potato_saved(task, page
     records, server = task["records"], task["server"]
     config = yaml.safe_load((task["folder"] / "config.yaml").read_text())
     assert [s["name"] for s in config["annotation_schemes"]] == [
-        "outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "contention", "mast"]
+        "outcome", "orchestration", "attribution", "interaction_graph", "handoffs", "tool_calls", "contention", "mast"]
     user = f"init-{uuid.uuid4().hex[:8]}"
     login(page, server.base_url, user)
     first = records[0]

@@ -36,7 +36,7 @@ def kept(choices):
 
 def test_a_pipeline_of_two_agents_gets_attribution_graph_handoffs_and_mast_gated_by_the_outcome():
     choices = chosen([PIPELINE])
-    assert kept(choices) == ["attribution", "handoffs", "interaction_graph", "mast", "outcome"]
+    assert kept(choices) == ["attribution", "handoffs", "interaction_graph", "mast", "orchestration", "outcome"]
     assert choices["attribution"].scheme["display_logic"] == {
         "show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}
     assert choices["outcome"].scheme["labels"] == ["success", "failure"]
@@ -119,7 +119,10 @@ def test_init_writes_data_gold_apart_and_a_config_that_potato_and_check_accept(t
     assert config["data_files"] == ["data/runs.jsonl"] and config["plugins"] == ["multiagent"]
     assert config["item_properties"] == {"id_key": "id", "text_key": "question"}
     assert [s["name"] for s in config["annotation_schemes"]] == [
-        "outcome", "attribution", "interaction_graph", "handoffs", "mast"]
+        "outcome", "orchestration", "attribution", "interaction_graph", "handoffs", "mast"]
+    [trace] = [field for field in config["instance_display"]["fields"] if field["type"] == "multiagent.trace"]
+    assert trace == {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout": "auto",
+                     "display_options": {"resizable": False}, "layout_from": "orchestration"}
     validated = subprocess.run([str(POTATO), "validate", "--strict", "config.yaml"], cwd=task,
                                capture_output=True, text=True, timeout=120)
     assert validated.returncode == 0, validated.stdout + validated.stderr
@@ -200,3 +203,35 @@ def test_the_survey_says_how_many_logs_split_by_which_layout_and_which_fell_back
     config_text = (tmp_path / "task" / "config.yaml").read_text(encoding="utf-8")
     assert "# split 1 of 2 run(s) into steps at their system's own markers" in config_text
     assert f"#   run2: {why}" in config_text
+
+
+def test_show_answer_puts_each_runs_reference_answer_above_the_trace_and_says_the_rule(tmp_path, capsys):
+    runs = write_runs(tmp_path / "runs")
+    answered = runs / "Hand-Crafted" / "1.json"
+    answered.write_text(json.dumps({**RUN, "question": "q1?", "ground_truth": "Lyon, 14 March"}), encoding="utf-8")
+    task = tmp_path / "task"
+    assert main(["init", "--from", "who-and-when", str(runs), "-o", str(task), "--show-answer"]) == 0
+    out = capsys.readouterr().out
+    assert "--show-answer: the reference answer of 1 of 2 run(s) is shown above the trace as 'reference_answer'" in out
+    records = {r["id"]: r for r in map(json.loads, (task / "data" / "runs.jsonl").read_text().splitlines())}
+    assert records["Hand-Crafted-1"]["reference_answer"] == "Lyon, 14 March"
+    assert records["Hand-Crafted-2"]["reference_answer"] == "(the data has no reference answer for this run)"
+    config = yaml.safe_load((task / "config.yaml").read_text())
+    fields = config["instance_display"]["fields"]
+    assert [(f["key"], f["type"], f["label"]) for f in fields] == [
+        ("question", "text", "Task"), ("reference_answer", "text", "Reference answer (from the dataset, not the team's)"),
+        ("steps", "multiagent.trace", "Run")]
+    [attribution] = [s for s in config["annotation_schemes"] if s["name"] == "attribution"]
+    assert attribution["description"].endswith("The agent need not be the one speaking at that step.")
+    assert "Who&When's rule: the responsible agent is the one whose mistake" in attribution["description"]
+    assert main(["check", str(task / "config.yaml")]) == 0
+
+
+def test_without_show_answer_the_answer_stays_in_gold_only(tmp_path, capsys):
+    runs = write_runs(tmp_path / "runs")
+    (runs / "Hand-Crafted" / "1.json").write_text(json.dumps({**RUN, "ground_truth": "Lyon"}), encoding="utf-8")
+    task = tmp_path / "task"
+    assert main(["init", "--from", "who-and-when", str(runs), "-o", str(task)]) == 0
+    assert "reference_answer" not in (task / "data" / "runs.jsonl").read_text()
+    assert "Lyon" in (task / "gold.jsonl").read_text()
+    assert "--show-answer" not in capsys.readouterr().out

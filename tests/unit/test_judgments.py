@@ -160,7 +160,7 @@ def test_init_puts_judgments_for_the_schemes_it_chose(tmp_path, corpus_dir, caps
                  str(bad)]) == 1
     assert capsys.readouterr().err.splitlines() == [
         f"error: {bad}: judgments for 'handoffz', which init writes no scheme for (it writes: attribution, contention, "
-        f"handoffs, interaction_graph, mast, outcome, tool_calls; scorecard, emergent only by hand). Run init "
+        f"handoffs, interaction_graph, mast, orchestration, outcome, tool_calls; scorecard, emergent only by hand). Run init "
         f"without --judgments, add the scheme to config.yaml, then put the judgments in with `potato-multiagent "
         f"convert ... --judgments FILE --config config.yaml`; nothing written"]
     assert not (tmp_path / "t2" / "config.yaml").exists() and not (tmp_path / "t2" / "data").exists()
