@@ -322,7 +322,7 @@ performance.mark = function (name) {
   return mark.apply(null, arguments);
 };
 """
-WIDE = {"width": 1400, "height": 360}   # the handoff review starts between the two reaches
+WIDE = {"width": 1400, "height": 320}   # the handoff review starts between the two reaches
 
 
 def test_beside_the_trace_a_form_out_of_sight_in_the_forms_column_waits(task, page):

@@ -28,7 +28,8 @@ from playwright.sync_api import expect
 from potato_multiagent import derive, types
 from potato_multiagent.convert import convert_inputs
 
-from .harness import choose_decisive_step, current_instance_id, go_next, login, open_annotate, wait_saved, wait_saved_json
+from .harness import (choose_decisive_step, current_instance_id, go_next, login, open_annotate,
+                      returning_user_state, wait_saved, wait_saved_json)
 
 TASK_NAME = f"e2e trace view {uuid.uuid4().hex[:8]}"
 CORPUS = Path(os.environ.get("POTATO_MA_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
@@ -44,6 +45,12 @@ MAST_MODES = ["FM-1.1 Disobey task specification", "FM-1.3 Step repetition", "FM
               "FM-3.2 No or incomplete verification"]
 
 
+PAIR = {"id": "pair-run", "question": "Two agents in a pipeline",
+        "steps": [{"agent": "Writer" if i % 2 == 0 else "Editor", "content": f"draft {i}"} for i in range(6)]}
+PAIR_USER = f"tv-pair-{uuid.uuid4().hex[:8]}"
+"""A returning user seeded to open on the two-agent run (it is last in the data)."""
+
+
 def corpus_records() -> list[dict]:
     if not CORPUS.is_dir():
         if os.environ.get("CI", "").lower() == "true":
@@ -55,7 +62,7 @@ def corpus_records() -> list[dict]:
                 "steps": [{"agent": f"A{i % 12}", "content": f"step {i} of the long run"} for i in range(2000)]}
     long_run["steps"][0] = {"agent": HOSTILE_AGENT, "content": HOSTILE_TEXT}
     threaded = convert_inputs("openai-agents", [THREADED_RUN], strict=False).records[0]
-    return [who, dp, long_run, threaded]
+    return [who, dp, long_run, threaded, PAIR]
 
 
 def task_config() -> dict:
@@ -68,7 +75,7 @@ def task_config() -> dict:
              "display_options": {"resizable": False}}]},
         "annotation_schemes": [
             {"annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
-             "labels": ["sequential_pipeline", "hierarchical_manager", "group_chat"]},
+             "labels": ["sequential_pipeline", "hierarchical_manager", "group_chat", "debate"]},
             {"annotation_type": "multiagent.failure_attribution", "name": "attribution",
              "description": "Which agent caused the failure, and at which step?"},
             {"annotation_type": "multiagent.handoff_review", "name": "handoffs", "description": "Review handoffs"},
@@ -86,7 +93,8 @@ def trace_task(potato_task, tmp_path_factory):
     (source / "data").mkdir()
     (source / "data" / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (source / "config.yaml").write_text(yaml.safe_dump(task_config(), sort_keys=False), encoding="utf-8")
-    return potato_task(source), records
+    ordering = [PAIR["id"]] + [record["id"] for record in records if record is not PAIR]
+    return potato_task(source, users={PAIR_USER: returning_user_state(PAIR_USER, ordering, {})}), records
 
 
 def fresh_user() -> str:
@@ -195,6 +203,65 @@ def test_the_layout_follows_the_orchestration_radio(trace_task, page):
     wait_view(page)
     page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'board'",
                            polling=100, timeout=5_000)
+
+
+def layout_of(page) -> str:
+    return page.locator("section.ma-trace").get_attribute("data-layout")
+
+
+def test_an_answer_the_map_does_not_name_returns_to_the_runs_own_layout_and_says_so(trace_task, page):
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    own = layout_of(page)
+    page.locator('input[type="radio"][schema="orchestration"][value="hierarchical_manager"]').check(force=True)
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'tree'", polling=100,
+                           timeout=5_000)
+    page.locator('input[type="radio"][schema="orchestration"][value="debate"]').check(force=True)
+    status = page.locator("section.ma-trace .ma-trace-status")
+    expect(status).to_have_text(f"Layout: {own} (the answer debate sets no layout).")
+    assert layout_of(page) == own
+
+
+def test_auto_shows_lanes_only_when_every_lane_gets_280_px(trace_task, page):
+    """A team whose lanes do not fit the pane opens on the board (the Who&When run: three lanes in a
+    pane under 840 px); the next test: a two-agent pipeline gets its lanes, 280 px or more each,
+    until the window narrows below that, and gets them back when it widens. A layout the annotator
+    chose stays."""
+    task, records = trace_task
+    login(page, task.base_url, fresh_user())
+    wait_view(page)
+    section = page.locator("section.ma-trace")
+    viewport = section.locator(".ma-trace-viewport")
+    lanes = int(section.evaluate("el => el.style.getPropertyValue('--ma-lanes')"))
+    assert viewport.evaluate("el => el.clientWidth") < lanes * 280 and layout_of(page) == "board"
+
+
+def test_a_two_agent_pipeline_gets_lanes_that_follow_the_width(trace_task, page):
+    task, _ = trace_task
+    section = page.locator("section.ma-trace")
+    login(page, task.base_url, PAIR_USER)
+    wait_view(page)
+    assert current_instance_id(page) == PAIR["id"]
+    assert layout_of(page) == "board"   # 1280 px: the pane beside the forms is under 2 x 280 px
+    page.set_viewport_size({"width": 1700, "height": 900})
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'lanes'", polling=100,
+                           timeout=5_000)
+    expect(section.locator(".ma-trace-status")).to_have_text("Layout: lanes (the lanes fit this width).")
+    columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
+                                 .gridTemplateColumns.split(' ').map(parseFloat)""")
+    assert len(columns) == 2 and min(columns) >= 280, columns
+    page.set_viewport_size({"width": 520, "height": 900})
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'board'", polling=100,
+                           timeout=5_000)
+    expect(section.locator(".ma-trace-status")).to_have_text("Layout: board (the lanes do not fit this width).")
+    page.set_viewport_size({"width": 1700, "height": 900})
+    page.wait_for_function("document.querySelector('section.ma-trace').dataset.layout === 'lanes'", polling=100,
+                           timeout=5_000)
+    section.locator('.ma-trace-layout[data-layout="lanes"]').click()   # chosen: stays, whatever the width
+    page.set_viewport_size({"width": 520, "height": 900})
+    page.wait_for_timeout(300)
+    assert layout_of(page) == "lanes"
 
 
 def unfold_tags(card) -> None:

@@ -42,6 +42,9 @@
 
   var WINDOW = 40;          // steps in the DOM at most (per view)
   var SHIFT = 20;           // steps the window moves when its edge comes into view
+  var EDGE_ROWS = 2;        // focus on one of the window's first or last rows moves it too
+  var MIN_LANE_PX = 280;    // auto shows lanes only when each gets this much of the pane
+  var MIN_VIEWPORT_PX = 180;  // beside the forms, the viewport is never shorter (the area scrolls then)
   var model = parts.model;
   var judgments = parts.judgments;
   var rows = parts.rows;
@@ -118,9 +121,47 @@
   View.prototype.wantedLayout = function () {
     if (this.chosenByAnnotator) { return this.layout; }
     var fromRadio = this.config.layout_from ? model.layoutForAnswer(radioAnswer(this.config.layout_from), this.config.layout_map) : null;
-    if (fromRadio) { return fromRadio; }
+    return fromRadio || this.configuredLayout();
+  };
+
+  /** The config's layout, else the auto rule fitted to the pane: lanes only when every lane gets
+   * MIN_LANE_PX (a lane narrower than that wraps every line; one wider than the pane is clipped). */
+  View.prototype.configuredLayout = function () {
     if (model.LAYOUTS.indexOf(this.config.layout) >= 0) { return this.config.layout; }
-    return this.auto;
+    return this.auto === 'lanes' && !this.lanesFit() ? 'board' : this.auto;
+  };
+
+  View.prototype.lanesFit = function () {
+    var width = this.viewport.clientWidth;
+    return !width || (this.laneCount || 1) * MIN_LANE_PX <= width;   // unmeasured (hidden): keep the rule's
+  };
+
+  /**
+   * Beside the forms the item's area scrolls in a pane of its own (trace_view.css); the viewport is
+   * sized to what the area leaves it (the task text and the view's header above it), so the pane
+   * has one scroller, the viewport, not the area around it as well. Elsewhere the CSS height holds.
+   */
+  View.prototype.fitPane = function () {
+    var area = this.section.closest('.instance-area');
+    var besideForms = area && getComputedStyle(area).overflowY === 'auto' &&
+      document.documentElement.classList.contains('ma-has-trace');
+    if (!besideForms) { this.section.style.removeProperty('--ma-trace-fit'); return; }
+    // The body holds the viewport and the legend beside it, the legend never taller than the viewport
+    // (trace_view.css): everything in the area but the body is what the viewport cannot have.
+    var body = this.viewport.parentNode !== this.section ? this.viewport.parentNode : this.viewport;
+    var others = area.scrollHeight - body.offsetHeight;
+    var height = Math.max(MIN_VIEWPORT_PX, Math.floor(area.clientHeight - others));
+    if (Math.abs(height - this.viewport.offsetHeight) > 1) { this.section.style.setProperty('--ma-trace-fit', height + 'px'); }
+  };
+
+  /** The pane changed size: an automatic layout follows its width (one chosen or answered stays). */
+  View.prototype.onResize = function () {
+    this.fitPane();
+    if (this.chosenByAnnotator || !this.derivation) { return; }
+    var wanted = this.wantedLayout();
+    if (wanted !== this.layout) {
+      this.setLayout(wanted, wanted === 'board' ? 'the lanes do not fit this width' : 'the lanes fit this width');
+    }
   };
 
   View.prototype.setLayout = function (layout, why) {
@@ -214,6 +255,20 @@
 
   View.prototype.rowFor = function (index) {
     return this.list ? this.list.querySelector('li.ma-trace-row[data-step="' + index + '"]') : null;
+  };
+
+  /** Focus reaching the window's first or last rows (Tab, Shift+Tab) moves the window on, as a scroll
+   * to its edge does: in a layout whose last row does not bring the viewport to its end (the board),
+   * scrolling alone never moved it and Tab left the trace at the 40th step. */
+  View.prototype.onFocusIn = function (event) {
+    var row = event.target && event.target.closest ? event.target.closest('li.ma-trace-row') : null;
+    if (!row || !this.list || !this.list.contains(row)) { return; }
+    var index = Number(row.getAttribute('data-step'));
+    if (index >= this.start + WINDOW - EDGE_ROWS && this.start + WINDOW < this.steps.length) {
+      this.moveWindow(this.start + SHIFT);
+    } else if (index < this.start + EDGE_ROWS && this.start > 0) {
+      this.moveWindow(this.start - SHIFT);
+    }
   };
 
   View.prototype.onScroll = function () {
@@ -431,11 +486,19 @@
         view.wired = true;
         section.addEventListener('click', function (event) { view.onClick(event); });
         section.addEventListener('keydown', function (event) { view.onKey(event); });
+        section.addEventListener('focusin', function (event) { view.onFocusIn(event); });
         core.keepArrows(section);   // every button and chip of the view, not only the step cards
         view.viewport.addEventListener('scroll', function () { view.onScroll(); }, {passive: true});
+        if (typeof ResizeObserver === 'function') {
+          var observer = new ResizeObserver(function () { view.onResize(); });
+          observer.observe(view.viewport);
+          var area = section.closest('.instance-area');
+          if (area) { observer.observe(area); }
+        }
       }
       view.load();
       view.setLayout(view.wantedLayout(), null);
+      view.fitPane();
       views.push(view);
     });
   }
@@ -446,8 +509,15 @@
     var scheme = target.getAttribute('schema');
     views.forEach(function (view) {
       if (view.config.layout_from !== scheme || view.chosenByAnnotator) { return; }
-      var layout = model.layoutForAnswer(radioAnswer(scheme), view.config.layout_map);
-      if (layout && layout !== view.layout) { view.setLayout(layout, 'from the answer to ' + scheme); }
+      var answer = radioAnswer(scheme);
+      var layout = model.layoutForAnswer(answer, view.config.layout_map);
+      if (layout) {
+        if (layout !== view.layout) { view.setLayout(layout, 'from the answer to ' + scheme); }
+        return;
+      }
+      // An answer the map does not name (a debate, "other") sets no layout: back to the configured one,
+      // said, so the last "from the answer" never stands for an answer that no longer holds.
+      view.setLayout(view.configuredLayout(), 'the answer ' + answer + ' sets no layout');
     });
   }
 

@@ -1,0 +1,120 @@
+"""The page an annotator lives in fits its window (issue 32): a task `init` writes from real
+Who&When runs (a 10-step run of four agents, a 130-step run), served by `potato start`, at
+1280x800 and 1920x1080 in Chromium.
+
+- the trace is laid out so that no lane is under 280 px or clipped;
+- the interaction graph shows every agent inside its box;
+- each pane (the trace beside the forms) has one scrollbar: Potato's resizable frame around the
+  trace view neither caps nor scrolls, so the view's own viewport is the left pane's one scroller.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from .harness import current_instance_id, go_next, login, start_potato
+from .test_init import corpus_folder
+
+pytestmark = pytest.mark.realdata
+
+RUNS = ("Algorithm-Generated/11.json", "Hand-Crafted/11.json")   # 10 steps, 4 agents; 130 steps, 4 agents
+SIZES = [(1280, 800), (1920, 1080)]
+
+SCROLLERS = """pane => [pane, ...pane.querySelectorAll('*')].filter(el => {
+    const style = getComputedStyle(el);
+    return ['auto', 'scroll'].includes(style.overflowY) && el.scrollHeight > el.clientHeight + 1
+        && el.clientHeight > 200;   // a pane, not a tool call's arguments box (12rem, scrolls on its own)
+}).map(el => el.className || el.id || el.tagName)"""
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("page-fit") / "task"
+    sources = [corpus_folder() / "who_and_when" / run for run in RUNS]
+    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", *sources,
+                           "-o", folder], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    server = start_potato(folder)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def sized_page(request, browser):
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def check_the_page_fits(page) -> None:
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                           polling=100, timeout=15_000)
+    trace = page.locator("section.ma-trace")
+    viewport = trace.locator(".ma-trace-viewport")
+    if trace.get_attribute("data-layout") == "lanes":
+        columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
+                                     .gridTemplateColumns.split(' ').map(parseFloat)""")
+        assert min(columns) >= 280, columns
+    assert viewport.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "the trace is clipped sideways"
+
+    graph = page.locator('form.annotation-form[data-schema-name="interaction_graph"]')
+    graph.scroll_into_view_if_needed()
+    expect(graph).to_have_attribute("data-ma-ready", "true")
+    canvas = graph.locator(".ma-aig-canvas").bounding_box()
+    nodes = graph.locator("g.ma-aig-node rect.ma-aig-node-box")
+    assert nodes.count() >= 4
+    for index in range(nodes.count()):
+        box = nodes.nth(index).bounding_box()
+        assert canvas["x"] - 1 <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"] + 1, (index, box)
+    assert graph.locator(".ma-aig-canvas").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+
+    left = page.evaluate(f"({SCROLLERS})(document.querySelector('#main-content > .instance-area'))")
+    right = page.evaluate(f"({SCROLLERS})(document.querySelector('#annotation-forms'))")
+    assert len(left) <= 1 and len(right) <= 1, (left, right)
+    if left:
+        assert "ma-trace-viewport" in left[0], left
+
+
+def test_both_runs_fit_the_window(task, sized_page):
+    page = sized_page
+    login(page, task.base_url, f"fit-{uuid.uuid4().hex[:8]}")
+    assert current_instance_id(page) == "Algorithm-Generated-11"
+    check_the_page_fits(page)
+    page.locator('form[data-schema-name="outcome"] input[type="radio"][value="success"]').check()   # required
+    go_next(page)
+    assert current_instance_id(page) == "Hand-Crafted-11"
+    check_the_page_fits(page)
+
+
+def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):
+    """`init --show-answer`: the run's question and its reference answer from the dataset, above the
+    trace, each under its own label, and the attribution's question states Who&When's rule."""
+    run = corpus_folder() / "who_and_when" / RUNS[0]
+    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", run,
+                           "-o", tmp_path / "task", "--show-answer"], capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
+    server = start_potato(tmp_path / "task")
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        page = context.new_page()
+        login(page, server.base_url, f"answer-{uuid.uuid4().hex[:8]}")
+        answer = page.locator(".display-field", has=page.locator(".display-field-label",
+                                                                 has_text="Reference answer (from the dataset, not the team's)"))
+        expect(answer).to_contain_text(str(truth))
+        trace = page.locator("section.ma-trace")
+        assert answer.bounding_box()["y"] < trace.bounding_box()["y"]
+        page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
+        expect(page.locator('form[data-schema-name="attribution"]')).to_contain_text(
+            "The agent need not be the one speaking at that step.")
+    finally:
+        context.close()
+        server.stop()
