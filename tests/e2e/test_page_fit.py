@@ -11,6 +11,7 @@ Who&When runs (a 10-step run of four agents, a 130-step run), served by `potato 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -18,7 +19,9 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from .harness import current_instance_id, go_next, login, start_potato
+from potato_multiagent import derive
+
+from .harness import current_instance_id, go_next, login, start_potato, wait_saved, wait_saved_json
 from .test_init import corpus_folder
 
 pytestmark = pytest.mark.realdata
@@ -118,3 +121,59 @@ def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tm
     finally:
         context.close()
         server.stop()
+
+
+def test_a_minimal_full_annotation_of_a_who_and_when_run_takes_at_most_twelve_actions(task, page):
+    """Outcome, attribution with a reason, a critical path, one handoff reviewed and the rest marked
+    fine, one MAST tag, Next, on the page init writes, counted as docs/performance.md counts (a
+    click, one; a native select, two; a typed reason, one): at most 12, each value saved as entered."""
+    record = json.loads((task.task_dir / "data" / "runs.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    derivation = derive(record)
+    decisive = 3
+    agent = derivation.steps[decisive].agent
+    user = f"minimal-{uuid.uuid4().hex[:8]}"
+    login(page, task.base_url, user)
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                           polling=100, timeout=15_000)
+    actions = 0
+
+    page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
+    actions += 1
+    attribution = page.locator('form[data-schema-name="attribution"]')
+    attribution.get_by_label("Responsible agent").select_option(agent)
+    actions += 2
+    step = page.locator(f'section.ma-trace .ma-trace-step[data-step="{decisive}"]')
+    step.get_by_role("button", name="Set as decisive step", exact=True).click()
+    actions += 1
+    attribution.get_by_label("Reason").fill("Gave up on the search too early.")
+    actions += 1
+    step.get_by_role("button", name="1.3 Step repetition", exact=True).click()   # the step just chosen is unfolded
+    actions += 1
+    graph = page.locator('form[data-schema-name="interaction_graph"]')
+    path = derivation.agents[:2]
+    for name in path:
+        graph.get_by_role("button", name=re.compile(rf"^Agent {re.escape(name)}\b")).click()
+        actions += 1
+    handoffs = page.locator('form[data-schema-name="handoffs"]')
+    handoffs.locator(".ma-hr-card").first.get_by_role("button", name="info loss").click()
+    actions += 1
+    handoffs.get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    actions += 1
+
+    def saved(schema):
+        return json.loads(wait_saved(task, user, record["id"], schema, lambda value: value not in (None, "")))
+
+    attributed = wait_saved_json(task, user, record["id"], "attribution",
+                                 {"responsible_agent": agent, "decisive_step": decisive,
+                                  "reason": "Gave up on the search too early."})
+    assert attributed["decisive_step"] == decisive
+    assert saved("interaction_graph")["critical_nodes"] == path
+    reviewed = wait_saved(task, user, record["id"], "handoffs",
+                          lambda value: value is not None and len(json.loads(value)) == len(derivation.handoffs))
+    assert [entry["flags"] for entry in json.loads(reviewed)].count(["info_loss"]) == 1
+    tags = json.loads(wait_saved(task, user, record["id"], "mast", lambda value: value is not None and "1.3" in value))
+    assert [(tag["step"], tag["mode"]) for tag in tags["steps"]] == [(decisive, "1.3")]
+    go_next(page)
+    actions += 1
+    assert current_instance_id(page) != record["id"]
+    assert actions <= 12, actions
