@@ -345,6 +345,7 @@ CONTROLS = {
     "expand": lambda page: card(page, handoffs_of(FIRST)[0]).get_by_role("button", name="Show full message"),
     "bulk": lambda page: form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine"),
     "pager": lambda page: form(page).get_by_role("button", name="Next page"),
+    "next": lambda page: form(page).get_by_role("button", name="Next unreviewed handoff"),
 }
 
 
@@ -354,6 +355,7 @@ def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user
     filter, which change what is shown, come last."""
     # Complete first, so nothing but the widget could stop Potato's arrow navigation.
     form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    card(page, handoffs_of(FIRST)[0]).get_by_role("button", name="Show review").click()   # folded by the bulk mark
     for control in ARROW_ORDER:
         expect_complete(page)
         CONTROLS[control](page).focus()
@@ -363,7 +365,7 @@ def test_arrow_keys_inside_the_widget_never_change_the_instance(task, page, user
             assert current_instance_id(page) == FIRST["id"], control
 
 
-ARROW_ORDER = ["flag", "quality", "note", "expand", "jump", "bulk", "pager", "filter"]
+ARROW_ORDER = ["flag", "quality", "note", "expand", "jump", "next", "bulk", "pager", "filter"]
 assert sorted(ARROW_ORDER) == sorted(CONTROLS)
 
 
@@ -400,6 +402,40 @@ def test_undo_takes_back_the_bulk_rating(task, page, user):
     assert focused(page)["tag"] == "BUTTON" and page.evaluate("document.activeElement.textContent").startswith("Mark all")
     expect(form(page)).to_have_attribute("data-incomplete-reason", "0 of 4 handoffs reviewed")
     assert hidden_value(page) is None
+
+
+@pytest.mark.e2e
+def test_marked_fine_in_bulk_the_cards_fold_to_a_line_at_once(task, page, user):
+    """"Mark all unreviewed handoffs as fine" leaves every card of the page one line (its status and
+    "Show review"), without a reload; the form is shorter by what the cards held."""
+    before = form(page).evaluate("(form) => form.getBoundingClientRect().height")
+    form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    for handoff in handoffs_of(FIRST):
+        expect(card(page, handoff).locator(".ma-hr-body")).to_be_hidden()
+        expect(card(page, handoff).locator(".ma-hr-status")).to_have_text("Marked fine in bulk: quality 5 of 5, no flags.")
+        expect(card(page, handoff).get_by_role("button", name="Show review")).to_be_visible()
+    assert form(page).evaluate("(form) => form.getBoundingClientRect().height") < before / 2
+    form(page).get_by_role("button", name="Undo \u201cMark all as fine\u201d").click()
+    expect(card(page, handoffs_of(FIRST)[0]).locator(".ma-hr-body")).to_be_visible()
+
+
+@pytest.mark.e2e
+def test_next_unreviewed_walks_the_unreviewed_cards_in_order_from_the_keyboard(task, page, user):
+    handoffs = handoffs_of(FIRST)
+    flag_button(page, handoffs[1], "garbling").click()   # the second is reviewed: the walk skips it
+    button = form(page).get_by_role("button", name="Next unreviewed handoff")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(flag_button(page, handoffs[0], "info loss")).to_be_focused()
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(flag_button(page, handoffs[2], "info loss")).to_be_focused()
+    page.keyboard.press("Space")   # reviewed by the keyboard where focus landed
+    expect(flag_button(page, handoffs[2], "info loss")).to_have_attribute("aria-pressed", "true")
+    button.focus()
+    page.keyboard.press("Enter")
+    expect(flag_button(page, handoffs[3], "info loss")).to_be_focused()
+    assert current_instance_id(page) == FIRST["id"]
 
 
 @pytest.mark.e2e

@@ -4,8 +4,9 @@
  * One card per derived handoff, a group named "Handoff K: FROM to TO" quoting the instruction that
  * handed over (when a step addressed the receiver), the giver's last message and the receiver's
  * first, each with its #N link into the trace view; flag toggles, a "Quality" radio group and an
- * optional note. Cards are drawn a page (50) at a time with a filter and "jump to handoff K"; runs
- * with more than 30 handoffs open on "unreviewed only". The rules and words are in marks.js; the
+ * optional note. Cards are drawn a page (50) at a time with a filter, "jump to handoff K" and "next
+ * unreviewed"; runs with more than 30 handoffs open on "unreviewed only"; a card reviewed when drawn
+ * (and every card after "mark all as fine") is one line. The rules and words are in marks.js; the
  * runtime paints summary, completeness and notices from marks.describe after every model.set.
  */
 (function (runtime) {
@@ -26,6 +27,7 @@
       serial: ++formSerial,
       progress: part('progress'), filter: part('filter'), jump: part('jump'), jumpGo: part('jump-go'),
       bulk: part('bulk'), undoBulk: part('undo-bulk'), empty: part('empty'), cards: part('cards'),
+      nextUnreviewed: part('next-unreviewed'), lastShown: -1,
       cardsByIndex: new Map(), visible: [], filterName: 'all',
       book: null, derivation: null, config: null, model: null, ui: ui
     };
@@ -50,6 +52,7 @@
       if (event.key === 'Enter') { event.preventDefault(); jumpTo(view, view.jump.value); }
     });
     view.bulk.addEventListener('click', function () { markAllAsFine(view); });
+    view.nextUnreviewed.addEventListener('click', function () { showNextUnreviewed(view); });
     view.undoBulk.addEventListener('click', function () { undoMarkAll(view); });
   }
 
@@ -276,7 +279,25 @@
     view.pager.open(position, true);
     var refs = view.cardsByIndex.get(index);
     if (refs.toggle) { setOpen(refs, true); }
+    view.lastShown = index;
     view.ui.announce('Showing ' + marks.handoffName(view.derivation.handoffs[index]) + '.');
+    return refs;
+  }
+
+  /** Review in order: the first unreviewed handoff after the one last shown (wrapping), shown with
+   * focus on its first flag, so the keyboard goes card to card without scrolling for them. */
+  function showNextUnreviewed(view) {
+    var handoffs = view.derivation.handoffs;
+    for (var step = 1; step <= handoffs.length; step++) {
+      var index = (view.lastShown + step + handoffs.length) % handoffs.length;
+      if (!marks.isReviewed(view.book.byKey.get(marks.identityKey(handoffs[index])))) {
+        var refs = showHandoff(view, index);
+        var first = refs && refs.root.querySelector('[data-ma-action="flag"]');
+        if (first) { first.focus(); }
+        return;
+      }
+    }
+    view.ui.announce(handoffs.length ? 'Every handoff is reviewed.' : 'This run has no handoffs.');
   }
 
   function jumpTo(view, raw) {
@@ -377,7 +398,10 @@
   function markAllAsFine(view) {
     var config = view.config;
     var marked = marks.markAllFine(view.book, view.derivation, config);
-    view.cardsByIndex.forEach(function (refs) { paintCard(view, refs); });
+    // Every card is reviewed now: the page is drawn again, each card one line (or, on "Unreviewed
+    // handoffs", none left), not 50 full cards until a reload.
+    setFilter(view, view.filterName);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
     var total = view.derivation.handoffs.length;
     var words = total === 0 ? 'This run has no handoffs; recorded that there was nothing to review.'
       : (marked === 0 ? 'Every handoff was already reviewed; nothing was marked.'
@@ -388,7 +412,8 @@
 
   function undoMarkAll(view) {
     var undone = marks.undoBulk(view.book, view.derivation, view.config);
-    view.cardsByIndex.forEach(function (refs) { paintCard(view, refs); });
+    setFilter(view, view.filterName);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
     commit(view, 'Took back \u201Cfine\u201D from ' + undone + ' handoff' + (undone === 1 ? '' : 's') + ' marked in bulk.');
     view.bulk.focus();   // the Undo button hides itself
   }
