@@ -493,6 +493,30 @@ def test_twenty_agents_by_six_dimensions_on_five_thousand_steps(big_task, page):
     assert validate_value(TYPE, BIG_SCHEME, json.dumps(saved), BIG_RUN) == []
 
 
+@pytest.mark.e2e
+def test_a_score_focused_under_the_sticky_names_is_scrolled_clear_and_clickable(big_task, page):
+    """In a narrow window the grid scrolls sideways under the agents' names: focusing a score that a
+    sideways scroll left under them brings it clear of the names, and a click at its centre lands on
+    it, not on the row's name."""
+    page.set_viewport_size({"width": 700, "height": 800})
+    login(page, big_task.base_url, f"asc-sticky-{uuid.uuid4().hex[:8]}")
+    form = scorecard_form(page)
+    expect(form).to_have_attribute("data-ma-ready", "true")
+    scroller = form.locator(".ma-asc-scroll").first
+    assert scroller.evaluate("el => el.scrollWidth > el.clientWidth"), "the grid should scroll sideways here"
+    first = option(page, "Agent 03", BIG_DIMENSIONS[2], 1)
+    # scrolled so that this score sits under the names, as a sideways scroll leaves it
+    first.evaluate("""(input) => { const scroller = input.closest('.ma-asc-scroll');
+        scroller.scrollLeft += input.getBoundingClientRect().left - scroller.getBoundingClientRect().left - 20; }""")
+    first.focus()
+    name_right = form.locator(".ma-asc-row-name", has_text="Agent 03").evaluate("el => el.getBoundingClientRect().right")
+    box = first.bounding_box()
+    assert box["x"] >= name_right - 1, (box, name_right)
+    centre = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('.ma-asc-option, th')?.className",
+                           [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+    assert centre and "ma-asc-option" in centre, centre
+
+
 # --------------------------------------------------------------------------- real data: Who&When
 
 

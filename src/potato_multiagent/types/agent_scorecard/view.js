@@ -49,6 +49,7 @@
       throw new Error('the page lacks the parts of this question (data-ma agents, team, remaining, drop-unasked)');
     }
     el.addEventListener('change', function (event) { onChange(view, event.target); });
+    el.addEventListener('focusin', function (event) { keepClearOfStickyParts(event.target); });
     el.addEventListener('keydown', function (event) { onKeydown(view, event); });
     view.dropButton.addEventListener('click', function () { dropUnasked(view); });
     return view;
@@ -447,6 +448,24 @@
   }
 
   /** One render pass (load, instance-ready, a merge from another tab): show the stored value. */
+  /**
+   * The agent names stay on the left and the dimension headers on top while the grid scrolls: a cell
+   * focused under either (Tab, arrows) is scrolled clear of them, so the focused score is seen, and
+   * clicked, not the row's name over it.
+   */
+  function keepClearOfStickyParts(target) {
+    var cell = target.closest && target.closest('td');
+    var scroller = cell && cell.closest('.ma-asc-scroll');
+    if (!scroller) { return; }
+    var box = cell.getBoundingClientRect();
+    var name = cell.parentNode.querySelector('th.ma-asc-row-name');
+    var head = scroller.querySelector('thead');
+    var left = name ? name.getBoundingClientRect().right : scroller.getBoundingClientRect().left;
+    var top = head ? head.getBoundingClientRect().bottom : scroller.getBoundingClientRect().top;
+    if (box.left < left) { scroller.scrollLeft -= left - box.left + 2; }
+    if (box.top < top) { scroller.scrollTop -= top - box.top + 2; }
+  }
+
   function render(args) {
     var ui = args.ui;
     var view = ui.state.view || (ui.state.view = createView(args.el, ui));
