@@ -23,10 +23,10 @@ def run(*args, cwd=None) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("fmt, folder, schemes", [
-    ("who-and-when", "who_and_when", ["outcome", "attribution", "interaction_graph", "handoffs", "mast"]),
-    ("dpbench", "dpbench", ["outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "contention",
+    ("who-and-when", "who_and_when", ["outcome", "orchestration", "attribution", "interaction_graph", "handoffs", "mast"]),
+    ("dpbench", "dpbench", ["outcome", "orchestration", "attribution", "interaction_graph", "handoffs", "tool_calls", "contention",
                             "mast"]),
-    ("mast", "mast", ["outcome", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast"]),
+    ("mast", "mast", ["outcome", "orchestration", "attribution", "interaction_graph", "handoffs", "tool_calls", "mast"]),
 ])
 def test_init_on_a_corpus_set_writes_a_task_potato_and_check_accept(corpus, tmp_path, fmt, folder, schemes):
     task = tmp_path / "task"
