@@ -495,6 +495,7 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_role("combobox", name=re.compile(r"^Show")))
     journey.press("Tab", widget.get_by_label("Jump to handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
+    journey.press("Tab", widget.get_by_role("button", name="Next unreviewed handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
     # "from #M to #N" and each quoted message's "#N": links into the trace view (ui.stepLink)
     steps = card.get_by_role("button", name=re.compile(r"^Show #\d+ in the trace$"))
