@@ -600,7 +600,7 @@ JUDGED_RECORD = {
     "judgments": {name: [{"source": JUDGE, "value": {"groupthink": JUDGED_ENTRY}}]
                   for name in ("eb_always", "eb_after", "eb_never")},
 }
-JUDGED_WORDS = (f"{JUDGE}: episode 1, 2 turns across 2 agents: #1 (Planner), #3 (Reviewer); note written.")
+JUDGED_WORDS = (f"{JUDGE}: episode 1, 2 turns across 2 agents: #1 (Planner), #3 (Reviewer) \u2014 'judge saw it'.")
 
 
 def judged_config() -> dict:

@@ -130,7 +130,7 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     expect(call_card.locator('[data-ma="judgment"]')).to_have_text(f"{JUDGE}'s verdict: wrong_args{accept(chr(39) + 's answer')}")
     groupthink = form(page, "behaviours").get_by_role("group", name="groupthink", exact=True)
     expect(groupthink.locator(".ma-eb-judgment-words")).to_have_text(
-        f"{JUDGE}: episode 1, 2 turns across 2 agents: #2 (Searcher), #3 (Booker); note written.")
+        f"{JUDGE}: episode 1, 2 turns across 2 agents: #2 (Searcher), #3 (Booker) \u2014 'nobody checked the date'.")
     cell = form(page, "scorecard").get_by_role("button", name=accept("'s answer for Booker: contribution (2)"))
     expect(cell).to_have_text(f"{JUDGE}: 2")
     # the trace view marks the steps the always-shown judgments point at

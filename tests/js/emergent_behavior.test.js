@@ -259,7 +259,7 @@ test('judgmentsFor reads the scheme\'s judgments under judgments_key and leaves 
   assert.deepEqual(found.map((j) => j.source), ['llm-judge', 'as text']);
   assert.deepEqual(eb.judgmentsFor(record, {}, 'emergent', readable), []);   // default key "judgments"
   assert.equal(eb.judgmentWords(found[0], 'groupthink', derivation.steps),
-    'llm-judge: episode 1, 2 turns: #2 (Agent "Smith"), #5 (Agent "Smith"); note written.');
+    'llm-judge: episode 1, 2 turns: #2 (Agent "Smith"), #5 (Agent "Smith") \u2014 \'judge\'.');
   assert.equal(eb.judgmentWords(found[0], 'collusion', derivation.steps), 'llm-judge: not marked.');
 });
 

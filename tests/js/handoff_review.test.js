@@ -371,7 +371,7 @@ test('at 5,000 steps one click flags one handoff and one bulk action reviews the
 });
 
 test('judgments: flags and quality per handoff by identity, configured flags only, unknown handoffs left out', () => {
-  const judged = entryOf(h0, { flags: ['goal_drift', 'info_loss', 'made_up'], quality: 2 });
+  const judged = entryOf(h0, { flags: ['goal_drift', 'info_loss', 'made_up'], quality: 2, note: 'Lost the date.' });
   const elsewhere = Object.assign({}, judged, { from: 'Nobody' });
   const record2 = Object.assign({}, record, { verdicts: { hr: [
     { source: 'judge "A"', value: [judged, elsewhere, entryOf(h2, { flags: [], quality: 9 })] },
@@ -379,12 +379,13 @@ test('judgments: flags and quality per handoff by identity, configured flags onl
     { source: 'broken', value: { not: 'a list' } }] } });
   const byKey = hr.judgmentsByHandoff(record2, Object.assign({ judgments_key: 'verdicts' }, CONFIG), 'hr', derivation);
   assert.deepEqual(byKey.get(hr.identityKey(h0)), [
-    { source: 'judge "A"', flags: ['info_loss', 'goal_drift'], quality: 2 },
-    { source: 'baseline', flags: [], quality: 5 }]);
+    { source: 'judge "A"', flags: ['info_loss', 'goal_drift'], quality: 2, note: 'Lost the date.' },
+    { source: 'baseline', flags: [], quality: 5, note: '' }]);
   assert.equal(byKey.has(hr.identityKey(h2)), false);   // quality off the scale and no flag: says nothing
   assert.equal(byKey.size, 1);
   assert.equal(hr.judgmentText(byKey.get(hr.identityKey(h0))[0], 5),
-    'judge "A": quality 2 of 5, flagged: info loss, goal drift');
+    'judge "A": quality 2 of 5, flagged: info loss, goal drift \u2014 \'Lost the date.\'');
+  assert.equal(hr.judgmentText(byKey.get(hr.identityKey(h0))[1], 5), 'baseline: quality 5 of 5, no flags');
 });
 
 test('judgments: after_answer shows a card\'s judgments once it is reviewed; never hides them', () => {

@@ -429,12 +429,18 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     return hasOwn(judgment.value, name) ? episodesOf(judgment.value[name]).filter(hasContent) : null;
   }
 
-  /** "llm-judge: episode 1, 2 turns: #1 (Planner), #2 (Coder)." or "llm-judge: not marked." */
+  var JUDGMENT_NOTE_LENGTH = 120;
+
+  /** "llm-judge: episode 1, 2 turns: #1 (Planner), #2 (Coder) — 'agreed at once'." or "llm-judge: not
+   * marked." (the judge's note, shortened, where an annotator's own summary says "note written"). */
   function judgmentWords(judgment, name, steps) {
     var episodes = judgedEpisodes(judgment, name);
     if (!episodes || !episodes.length) { return judgment.source + ': not marked.'; }
     return judgment.source + ': ' + episodes.map(function (episode, position) {
-      return 'episode ' + (position + 1) + ', ' + episodeText(episode, steps);
+      var note = lib.snippet(episode.note, JUDGMENT_NOTE_LENGTH);
+      var words = piecesText(episodePieces({turns: episode.turns, note: ''}, steps));
+      return 'episode ' + (position + 1) + ', ' + (episode.turns.length ? words : 'no turns') +
+        (/\S/.test(note) ? ' \u2014 \'' + note + '\'' : '');
     }).join('. ') + '.';
   }
 

@@ -273,14 +273,20 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
         var quality = Number.isInteger(entry.quality) && entry.quality >= 1 && entry.quality <= config.quality_scale
           ? entry.quality : null;
         if (!flags.length && quality === null) { return; }
-        byKey.set(key, (byKey.get(key) || []).concat([{source: judgment.source, flags: flags, quality: quality}]));
+        var note = typeof entry.note === 'string' ? entry.note : '';
+        byKey.set(key, (byKey.get(key) || []).concat([{source: judgment.source, flags: flags, quality: quality, note: note}]));
       });
     });
     return byKey;
   }
 
-  /** "llm-judge: quality 2 of 5, flagged: info loss". */
-  function judgmentText(judged, scale) { return judged.source + ': ' + marksText(judged, scale); }
+  var JUDGMENT_NOTE_LENGTH = 120;
+
+  /** "llm-judge: quality 2 of 5, flagged: info loss — 'lost the date'" (the judge's note shortened). */
+  function judgmentText(judged, scale) {
+    var note = lib.snippet(judged.note || '', JUDGMENT_NOTE_LENGTH);
+    return judged.source + ': ' + marksText(judged, scale) + (/\S/.test(note) ? ' \u2014 \'' + note + '\'' : '');
+  }
 
   /** Whether a card's judgments show now: 'always'; 'never'; 'after_answer' once the card is reviewed. */
   function judgmentsShown(config, entry) { return lib.judgmentsShown(config, isReviewed(entry)); }
