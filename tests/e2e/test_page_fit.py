@@ -78,6 +78,14 @@ def check_the_page_fits(page) -> None:
         box = nodes.nth(index).bounding_box()
         assert canvas["x"] - 1 <= box["x"] and box["x"] + box["width"] <= canvas["x"] + canvas["width"] + 1, (index, box)
     assert graph.locator(".ma-aig-canvas").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    # "Full size" shows the drawing at its natural size (names readable), the box scrolling; and back
+    zoom = graph.get_by_role("button", name="Full size")
+    zoom.click()
+    expect(zoom).to_have_attribute("aria-pressed", "true")
+    natural = graph.locator("svg.ma-aig-svg").evaluate("svg => [svg.getBoundingClientRect().width, svg.viewBox.baseVal.width]")
+    assert abs(natural[0] - natural[1]) < 1, natural
+    zoom.click()
+    expect(zoom).to_have_attribute("aria-pressed", "false")
 
     left = page.evaluate(f"({SCROLLERS})(document.querySelector('#main-content > .instance-area'))")
     right = page.evaluate(f"({SCROLLERS})(document.querySelector('#annotation-forms'))")

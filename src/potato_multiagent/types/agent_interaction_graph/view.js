@@ -433,6 +433,14 @@
     view.detailsPager = args.ui.pager(view.detailsText, {size: marks.STEP_PAGE,
       draw: function (first) { if (view.detailsShown) { paintDetails(view, first / marks.STEP_PAGE); } }});
     view.canvas.parentNode.insertBefore(view.judgmentsBox, view.canvas.nextSibling);
+    // The drawing fits its box (scaled down, never up); "Full size" shows it at its natural size, the
+    // box scrolling, for a team whose names the fitted drawing shrinks below reading.
+    var zoom = part(el, 'zoom');
+    zoom.addEventListener('click', function () {
+      var full = zoom.getAttribute('aria-pressed') !== 'true';
+      zoom.setAttribute('aria-pressed', full ? 'true' : 'false');
+      view.canvas.classList.toggle('ma-aig-full-size', full);
+    });
     view.canvas.addEventListener('click', function (event) {
       var drawn = drawnOf(view, event.target);
       if (!drawn) { return; }
