@@ -1,4 +1,5 @@
-"""The screenshots in docs/screenshots/: each type on its example's first run, with a few marks made.
+"""The screenshots in docs/screenshots/: each type on its example's first run, with a few marks made,
+and each trace layout on a real Who&When run and a real MAD run as `init` sets them up.
 
 Skipped unless POTATO_MA_SCREENSHOTS=1, so an ordinary run never rewrites tracked files:
 
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import uuid
 
 import pytest
 from playwright.sync_api import expect
@@ -125,3 +129,44 @@ def test_screenshot(widget_name, potato_task, browser):
         assert current_instance_id(page)
     finally:
         context.close()
+
+
+# --------------------------------------------------------------------------- the layouts on real runs
+
+LAYOUT_RUNS = {   # a screenshot name -> (init's --from, the run's file in ../shared/corpus)
+    "who-and-when": ("who-and-when", "who_and_when/Algorithm-Generated/11.json"),
+    "mad": ("mast", "mast/ChatDev_ProgramDev_trace3.json"),
+}
+
+
+@pytest.fixture(scope="module")
+def layout_tasks(tmp_path_factory):
+    """One `init` task per run, as a user sets it up, each served by `potato start`."""
+    from .harness import start_potato
+    from .test_init import corpus_folder
+
+    servers = {}
+    for name, (fmt, path) in LAYOUT_RUNS.items():
+        folder = tmp_path_factory.mktemp(f"layouts-{name}") / "task"
+        made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", fmt,
+                               corpus_folder() / path, "-o", folder], capture_output=True, text=True, timeout=300)
+        assert made.returncode == 0, made.stderr
+        servers[name] = start_potato(folder)
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.mark.parametrize("run", list(LAYOUT_RUNS))
+def test_screenshots_of_each_layout_on_a_real_run(run, layout_tasks, browser):
+    """docs/screenshots/layout-<run>-<layout>.png: the page init writes, at 1400x900, in each layout."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    login(page, layout_tasks[run].base_url, f"shots-{uuid.uuid4().hex[:8]}")
+    page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0", polling=100)
+    section = page.locator("section.ma-trace")
+    for layout in ("lanes", "tree", "board"):
+        section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
+        page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
+                               polling=100)
+        page.screenshot(path=str(SCREENSHOTS / f"layout-{run}-{layout}.png"))
+    page.close()
