@@ -185,12 +185,7 @@ class Task:
         from potato.interaction_tracking import BehavioralData
 
         records = self.records()
-        for state_path in user_state_files(self.output_dir):
-            try:
-                state = json.loads(read_text(state_path))
-            except ValueError as error:
-                raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
-            user = str(state.get("user_id") or state_path.parent.name)
+        for _, user, state in self._user_states():
             behaviour = state.get("instance_id_to_behavioral_data") or {}
             for instance_id, data in behaviour.items() if isinstance(behaviour, dict) else ():
                 if instance_id not in records or not isinstance(data, dict):
@@ -201,15 +196,20 @@ class Task:
                     continue  # a malformed record counts as nothing, as in Potato's own dashboard
                 yield ItemTime(user, instance_id, int(active))
 
-    def _saved_pairs(self) -> Iterator[tuple]:
-        """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every
-        instance of every user_state.json, users in name order."""
+    def _user_states(self) -> Iterator[tuple]:
+        """``(path, user, state)`` of every user_state.json, users in name order; one that cannot be
+        read is a :class:`TaskError` naming it."""
         for state_path in user_state_files(self.output_dir):
             try:
                 state = json.loads(read_text(state_path))
             except ValueError as error:
                 raise TaskError(f"{state_path}: cannot read the saved state ({error})") from None
-            user = str(state.get("user_id") or state_path.parent.name)
+            yield state_path, str(state.get("user_id") or state_path.parent.name), state
+
+    def _saved_pairs(self) -> Iterator[tuple]:
+        """``(user, instance_id, [label, value] pairs, hidden schemes, last-saved times)`` for every
+        instance of every user_state.json, users in name order."""
+        for state_path, user, state in self._user_states():
             saved_at = last_saved_times(state_path.parent / HISTORY_FILE)
             per_instance = state.get("instance_id_to_label_to_value") or {}
             for instance_id, pairs in per_instance.items():
