@@ -94,6 +94,28 @@ def check_the_page_fits(page) -> None:
         assert "ma-trace-viewport" in left[0], left
 
 
+def check_the_handoff_review_is_compact(page) -> None:
+    """A long list of handoffs (59 here) is reviewed one open card at a time: the first unreviewed
+    card open, every other one a line, 20 to a page; "Next unreviewed handoff" moves the open card
+    on; after "Mark all unreviewed handoffs as fine" every card is a line and the form shorter."""
+    page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
+    handoffs = page.locator('form[data-schema-name="handoffs"]')
+    handoffs.scroll_into_view_if_needed()
+    expect(handoffs).to_have_attribute("data-ma-ready", "true")
+    cards = handoffs.locator(".ma-hr-card")
+    expect(cards).to_have_count(20)
+    expect(handoffs.locator(".ma-hr-body:visible")).to_have_count(1)
+    expect(cards.first.locator(".ma-hr-body")).to_be_visible()
+    tall = handoffs.evaluate("el => el.getBoundingClientRect().height")
+    handoffs.get_by_role("button", name="Next unreviewed handoff").click()
+    expect(cards.nth(1).locator(".ma-hr-body")).to_be_visible()
+    expect(cards.first.locator(".ma-hr-body")).to_be_hidden()
+    expect(cards.nth(1).get_by_role("button", name="info loss")).to_be_focused()
+    handoffs.get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    expect(handoffs.locator(".ma-hr-body:visible")).to_have_count(0)
+    assert handoffs.evaluate("el => el.getBoundingClientRect().height") < tall
+
+
 def test_both_runs_fit_the_window(task, sized_page):
     page = sized_page
     login(page, task.base_url, f"fit-{uuid.uuid4().hex[:8]}")
@@ -103,6 +125,7 @@ def test_both_runs_fit_the_window(task, sized_page):
     go_next(page)
     assert current_instance_id(page) == "Hand-Crafted-11"
     check_the_page_fits(page)
+    check_the_handoff_review_is_compact(page)
 
 
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):

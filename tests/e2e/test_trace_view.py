@@ -142,12 +142,21 @@ def click_links(page, record: dict, scope: str) -> int:
     return count
 
 
+def open_every_handoff_card(page) -> None:
+    """A run with more than 10 handoffs is reviewed one open card at a time: open the others."""
+    folded = page.locator('form[data-schema-name="handoffs"] .ma-hr-toggle[aria-expanded="false"]')
+    for _ in range(folded.count()):
+        folded.first.click()
+    expect(folded).to_have_count(0)
+
+
 def test_every_wired_link_lands_on_its_step(trace_task, page):
     task, records = trace_task
     who, dp = records[0], records[1]
     login(page, task.base_url, fresh_user())
     wait_view(page)
     # Who&When Hand-Crafted: every #N in every handoff card
+    open_every_handoff_card(page)
     clicked = click_links(page, who, 'form[data-schema-name="handoffs"] .ma-hr-kind')
     assert clicked == 2 * len(derive(who).handoffs)
     # failure attribution: the chosen step's link
@@ -641,6 +650,7 @@ def test_a_magentic_one_handoff_card_quotes_the_instruction_addressed_to_the_rec
     thought = derivation.steps[handoff["from_step"]]
     assert thought.text.startswith("Next speaker WebSurfer")   # what the card used to quote alone
     card = handoff_form(page).locator(f'[data-ma-handoff="{handoff["index"]}"]')
+    open_every_handoff_card(page)
     part = card.locator('.ma-hr-excerpt[data-ma-part="instruction"]')
     assert part.locator(".ma-hr-excerpt-head").text_content() == \
         f"Instruction to WebSurfer, #{instruction.index + 1} \u00B7 Orchestrator"

@@ -6,7 +6,8 @@
  * first, each with its #N link into the trace view; flag toggles, a "Quality" radio group and an
  * optional note. Cards are drawn a page (50) at a time with a filter, "jump to handoff K" and "next
  * unreviewed"; runs with more than 30 handoffs open on "unreviewed only"; a card reviewed when drawn
- * (and every card after "mark all as fine") is one line. The rules and words are in marks.js; the
+ * (and every card after "mark all as fine") is one line, and on a run of more than 10 handoffs so is
+ * every card but the one under review (20 to a page). The rules and words are in marks.js; the
  * runtime paints summary, completeness and notices from marks.describe after every model.set.
  */
 (function (runtime) {
@@ -15,9 +16,13 @@
   var TYPING_DELAY_MS = 300;
   var ARROW_STEP = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1};
   var formSerial = 0;   // makes element ids unique when a page has several of these widgets
+  // A run with more handoffs than this is reviewed one open card at a time (the next unreviewed),
+  // the others one line each, 20 to a page: the form stays a few pane heights, not 50 full cards.
+  var COMPACT_FROM = 10;
+  var COMPACT_PAGE_SIZE = 20;
 
   /** Find the template's parts and wire them once; the returned object lives across renders. */
-  function createView(el, ui) {
+  function createView(el, ui, derivation) {
     function part(name) {
       var node = ui.hook(name);
       if (!node) { throw new Error('the page lacks the "' + name + '" part of this question (data-ma)'); }
@@ -28,11 +33,13 @@
       progress: part('progress'), filter: part('filter'), jump: part('jump'), jumpGo: part('jump-go'),
       bulk: part('bulk'), undoBulk: part('undo-bulk'), empty: part('empty'), cards: part('cards'),
       nextUnreviewed: part('next-unreviewed'), lastShown: -1,
+      compact: derivation.handoffs.length > COMPACT_FROM, currentKey: null, opened: new Set(),
       cardsByIndex: new Map(), visible: [], filterName: 'all',
       book: null, derivation: null, config: null, model: null, ui: ui
     };
     view.typing = ui.debounce(function () { commit(view, null); }, TYPING_DELAY_MS);
-    view.pager = ui.pager(view.cards, {size: marks.PAGE_SIZE, noun: marks.FILTER_WORDS.all, always: true,
+    view.pager = ui.pager(view.cards, {size: view.compact ? COMPACT_PAGE_SIZE : marks.PAGE_SIZE,
+      noun: marks.FILTER_WORDS.all, always: true,
       draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
     return view;
@@ -74,14 +81,16 @@
       config.allow_note ? noteField(h, refs, idBase) : null,
       h('div', {class: 'ma-hr-actions'}, [h('button', {type: 'button', class: 'ma-hr-clear',
         'data-ma-action': 'clear', 'data-ma-focus': 'clear', text: 'Clear review'})])]);
-    // A card already reviewed when drawn is one line (title, status, "Show review"); issue 15.
-    var collapsed = marks.isReviewed(view.book.byKey.get(refs.key));
-    refs.toggle = collapsed ? h('button', {type: 'button', class: 'ma-hr-toggle', 'data-ma-action': 'toggle-card',
-      'data-ma-focus': 'toggle-card', 'aria-controls': idBase + '-body'}) : null;
+    // A card already reviewed when drawn is one line (title, status, "Show review"); issue 15. On a
+    // long list so is every card but the one under review and those opened by hand.
+    var reviewed = marks.isReviewed(view.book.byKey.get(refs.key));
+    var collapsed = !view.opened.has(refs.key) && (reviewed || (view.compact && refs.key !== view.currentKey));
+    refs.toggle = reviewed || view.compact ? h('button', {type: 'button', class: 'ma-hr-toggle',
+      'data-ma-action': 'toggle-card', 'data-ma-focus': 'toggle-card', 'aria-controls': idBase + '-body'}) : null;
     refs.root = h('div', {class: 'ma-hr-card', role: 'group', 'aria-label': marks.handoffName(handoff),
       'data-ma-handoff': handoff.index, tabindex: '-1'}, [
       h('div', {class: 'ma-hr-head'}, [cardTitle(h, handoff), refs.toggle]), refs.body, refs.status]);
-    if (collapsed) { setOpen(refs, false); }
+    if (refs.toggle) { setOpen(refs, !collapsed); }
     paintCard(view, refs);
     return refs;
   }
@@ -276,6 +285,8 @@
       view.pager.show(view.visible.length, null, marks.FILTER_WORDS.all);
       position = index;
     }
+    var key = marks.identityKey(view.derivation.handoffs[index]);
+    if (key !== view.currentKey) { view.opened.add(key); }   // shown by hand: open until folded by hand
     view.pager.open(position, true);
     var refs = view.cardsByIndex.get(index);
     if (refs.toggle) { setOpen(refs, true); }
@@ -290,7 +301,14 @@
     var handoffs = view.derivation.handoffs;
     for (var step = 1; step <= handoffs.length; step++) {
       var index = (view.lastShown + step + handoffs.length) % handoffs.length;
-      if (!marks.isReviewed(view.book.byKey.get(marks.identityKey(handoffs[index])))) {
+      var key = marks.identityKey(handoffs[index]);
+      if (!marks.isReviewed(view.book.byKey.get(key))) {
+        // the card under review moves on: the one before folds (unless opened by hand)
+        var before = view.currentKey;
+        view.currentKey = key;
+        view.cardsByIndex.forEach(function (other) {
+          if (other.key === before && other.toggle && !view.opened.has(before)) { setOpen(other, false); }
+        });
         var refs = showHandoff(view, index);
         var first = refs && refs.root.querySelector('[data-ma-action="flag"]');
         if (first) { first.focus(); }
@@ -326,7 +344,10 @@
     var name = marks.handoffName(refs.handoff);
     var action = button.getAttribute('data-ma-action');
     if (action === 'toggle-card') {
-      setOpen(refs, refs.body.hidden);
+      var open = refs.body.hidden;
+      setOpen(refs, open);
+      if (open) { view.opened.add(refs.key); } else { view.opened.delete(refs.key); }
+      if (!open && refs.key === view.currentKey) { view.currentKey = null; }
     } else if (action === 'expand') {
       toggleExcerpt(refs.excerpts[button.getAttribute('data-ma-part')]);
     } else if (action === 'flag') {
@@ -412,6 +433,7 @@
 
   function undoMarkAll(view) {
     var undone = marks.undoBulk(view.book, view.derivation, view.config);
+    view.currentKey = firstUnreviewedKey(view);
     setFilter(view, view.filterName);
     view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
     commit(view, 'Took back \u201Cfine\u201D from ' + undone + ' handoff' + (undone === 1 ? '' : 's') + ' marked in bulk.');
@@ -437,14 +459,32 @@
   }
 
   /** One render pass (the runtime has flushed pending typing): show the stored value. */
+  /** The key of the first handoff not reviewed yet (the card a long list opens on), or null. */
+  function firstUnreviewedKey(view) {
+    var found = null;
+    view.derivation.handoffs.some(function (handoff) {
+      var key = marks.identityKey(handoff);
+      if (marks.isReviewed(view.book.byKey.get(key))) { return false; }
+      found = key;
+      return true;
+    });
+    return found;
+  }
+
   function render(args) {
     var ui = args.ui;
-    var view = ui.state.view || (ui.state.view = createView(args.el, ui));
+    var view = ui.state.view || (ui.state.view = createView(args.el, ui, args.derivation));
     Object.assign(view, {model: args.model, config: args.config, ui: ui});
     judgments.read(view, args, afterEdit);
     view.book = marks.makeBook(args.model.get().value || [], args.derivation);
     if (view.derivation !== args.derivation) {
       view.derivation = args.derivation;
+      view.currentKey = firstUnreviewedKey(view);
+      if (view.compact && view.currentKey !== null) {   // its card is open: "next" goes on from it
+        view.lastShown = view.derivation.handoffs.findIndex(function (handoff) {
+          return marks.identityKey(handoff) === view.currentKey;
+        });
+      }
       view.jump.setAttribute('max', String(Math.max(1, args.derivation.handoffs.length)));
       setFilter(view, marks.openingFilter(args.derivation));
       view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName]);
