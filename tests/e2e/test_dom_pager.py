@@ -165,3 +165,18 @@ def test_axe_finds_no_serious_violation_in_the_pagers(page, tmp_path):
     inside, _ = ours(page, run_axe(page))
     serious = [finding for finding in inside if finding["impact"] in ("serious", "critical")]
     assert serious == [], "\n".join(f"{f['id']} at {f['node']['target']}: {f['node']['summary']}" for f in serious)
+
+
+@pytest.mark.e2e
+def test_marking_a_long_list_fine_keeps_the_page_it_was_on(page, tmp_path):
+    """The bulk mark draws the page again (every card a line): the same page, 20 cards to it."""
+    record = hr.long_run(400)
+    total = len(hr.handoffs_of(record, "history"))
+    mount(page, tmp_path, record, [HANDOFF_SCHEME])
+    form = hr.form(page)
+    form.get_by_label("Show").select_option("all")
+    form.get_by_role("button", name="Next page").click()
+    expect(where(form)).to_have_text(f"21\u201340 of {total} handoffs")
+    form.get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    expect(where(form)).to_have_text(f"21\u201340 of {total} handoffs")
+    expect(form.locator(".ma-hr-body:visible")).to_have_count(0)

@@ -38,7 +38,8 @@
       book: null, derivation: null, config: null, model: null, ui: ui
     };
     view.typing = ui.debounce(function () { commit(view, null); }, TYPING_DELAY_MS);
-    view.pager = ui.pager(view.cards, {size: view.compact ? COMPACT_PAGE_SIZE : marks.PAGE_SIZE,
+    view.pageSize = view.compact ? COMPACT_PAGE_SIZE : marks.PAGE_SIZE;
+    view.pager = ui.pager(view.cards, {size: view.pageSize,
       noun: marks.FILTER_WORDS.all, always: true,
       draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
@@ -422,7 +423,7 @@
     // Every card is reviewed now: the page is drawn again, each card one line (or, on "Unreviewed
     // handoffs", none left), not 50 full cards until a reload.
     setFilter(view, view.filterName);
-    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * view.pageSize);
     var total = view.derivation.handoffs.length;
     var words = total === 0 ? 'This run has no handoffs; recorded that there was nothing to review.'
       : (marked === 0 ? 'Every handoff was already reviewed; nothing was marked.'
@@ -435,7 +436,7 @@
     var undone = marks.undoBulk(view.book, view.derivation, view.config);
     view.currentKey = firstUnreviewedKey(view);
     setFilter(view, view.filterName);
-    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * view.pageSize);
     commit(view, 'Took back \u201Cfine\u201D from ' + undone + ' handoff' + (undone === 1 ? '' : 's') + ' marked in bulk.');
     view.bulk.focus();   // the Undo button hides itself
   }
@@ -458,7 +459,6 @@
     return progress;
   }
 
-  /** One render pass (the runtime has flushed pending typing): show the stored value. */
   /** The key of the first handoff not reviewed yet (the card a long list opens on), or null. */
   function firstUnreviewedKey(view) {
     var found = null;
@@ -471,6 +471,7 @@
     return found;
   }
 
+  /** One render pass (the runtime has flushed pending typing): show the stored value. */
   function render(args) {
     var ui = args.ui;
     var view = ui.state.view || (ui.state.view = createView(args.el, ui, args.derivation));
