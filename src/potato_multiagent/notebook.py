@@ -78,7 +78,7 @@ class LoadedTask:
 
     def minutes_per_run(self) -> pd.DataFrame:
         """Minutes each annotator worked on each run, by Potato's own timing (``minutes_per_run`` of
-        ``export``; ``answered`` is false for a run only opened)."""
+        ``export``; ``answered`` is false for a run only opened; ``note`` says why ``minutes`` is blank)."""
         return self.collection().times
 
     def agreement(self, gold: Union[None, str, Path, Mapping[str, dict]] = None, within: int = 1,

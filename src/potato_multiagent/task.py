@@ -30,9 +30,11 @@ class ItemTime:
 
     user: str
     instance_id: str
-    active_ms: int
+    active_ms: Optional[int]
     """Potato's ``BehavioralData.active_time_ms()``: the gaps between the page's interaction events
-    on the item, each capped at five minutes (a tab left open is not work), summed over visits."""
+    on the item, each capped at five minutes (a tab left open is not work), summed over visits.
+    None when Potato's record for the item cannot be read (``problem`` says why)."""
+    problem: str = ""
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,8 @@ class Task:
                                  saved_at.get((instance_id, scheme)))
 
     def item_times(self) -> Iterator[ItemTime]:
-        """The time each user spent on each record of the task (items Potato recorded events for)."""
+        """The time each user spent on each record of the task (items Potato keeps a timing record
+        for; one it cannot read comes with ``active_ms`` None and the ``problem``)."""
         from potato.interaction_tracking import BehavioralData
 
         records = self.records()
@@ -192,8 +195,10 @@ class Task:
                     continue  # a phase page (consent, training) or an item no longer in the data
                 try:
                     active = BehavioralData.from_dict(data).active_time_ms()
-                except (TypeError, ValueError, KeyError, AttributeError):
-                    continue  # a malformed record counts as nothing, as in Potato's own dashboard
+                except (TypeError, ValueError, KeyError, AttributeError) as error:
+                    yield ItemTime(user, instance_id, None, f"Potato's timing record (instance_id_to_behavioral_data "
+                                                            f"in user_state.json) cannot be read ({error})")
+                    continue
                 yield ItemTime(user, instance_id, int(active))
 
     def _user_states(self) -> Iterator[tuple]:

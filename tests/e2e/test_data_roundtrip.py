@@ -139,11 +139,12 @@ def test_minutes_per_run_come_out_of_export_for_a_run_annotated_in_the_browser(t
         return mine.to_dict("records")
 
     deadline = time.monotonic() + 30
-    while not (timed() and timed()[0]["minutes"] > 0) and time.monotonic() < deadline:
+    while not (timed() and (timed()[0]["minutes"] or 0) > 0) and time.monotonic() < deadline:
+        # blank until Potato writes the item's events with a save (the note says so)
         page.wait_for_timeout(500)
     [row] = timed()
-    assert row["minutes"] > 0 and row["answered"] is True
+    assert row["minutes"] is not None and row["minutes"] > 0 and row["answered"] is True, row
     out = task.task_dir.parent / f"export-{user}"
     assert cli("export", task.task_dir / "config.yaml", "--format", "jsonl", "--out", out).returncode == 0
     exported = [json.loads(line) for line in (out / "minutes_per_run.jsonl").read_text().splitlines()]
-    assert {"instance_id": run["id"], "user": user, "minutes": row["minutes"], "answered": True} in exported
+    assert {"instance_id": run["id"], "user": user, "minutes": row["minutes"], "answered": True, "note": ""} in exported

@@ -218,23 +218,79 @@ def test_minutes_per_run_come_from_potatos_timing_with_idle_gaps_capped(tmp_path
     config = make_task(tmp_path, [scheme(FA, "attribution")])
     save(config, "alice", "run-1", {"attribution": attribution("Booker", 1)})
     save(config, "bob", "run-1", {"attribution": attribution("Planner", 0)})
-    save(config, "carol", "run-1", {"attribution": attribution("Planner", 0)})
+    save(config, "carol", "run-3", {"attribution": attribution("A", 0)})
     timed(config, "alice", "run-1", 60, 30)
     timed(config, "bob", "run-1", 120, 2400)
     timed(config, "carol", "run-2", 30)
+    timed(config, "carol", "run-3", 90, 90)
     assert export(config, tmp_path / "out", "jsonl", capsys)[0] == 0
     assert read_jsonl(tmp_path / "out" / "minutes_per_run.jsonl") == [
-        {"instance_id": "run-1", "user": "alice", "minutes": 1.5, "answered": True},
-        {"instance_id": "run-1", "user": "bob", "minutes": 7.0, "answered": True},
-        {"instance_id": "run-2", "user": "carol", "minutes": 0.5, "answered": False}]
-    assert load_task(config).minutes_per_run()["minutes"].tolist() == [1.5, 7.0, 0.5]
+        {"instance_id": "run-1", "user": "alice", "minutes": 1.5, "answered": True, "note": ""},
+        {"instance_id": "run-1", "user": "bob", "minutes": 7.0, "answered": True, "note": ""},
+        {"instance_id": "run-2", "user": "carol", "minutes": 0.5, "answered": False, "note": ""},
+        {"instance_id": "run-3", "user": "carol", "minutes": 3.0, "answered": True, "note": ""}]
+    assert load_task(config).minutes_per_run()["minutes"].tolist() == [1.5, 7.0, 0.5, 3.0]
     assert main(["agreement", str(config), "--json"]) == 0
     figures = [f for f in json.loads(capsys.readouterr().out) if f["type"] == "time"]
-    assert [(f["annotator"], f["value"], f["items"]) for f in figures] == [
-        (None, 4.25, 2), ("alice", 1.5, 1), ("bob", 7.0, 1)]   # carol's unanswered run is not a run annotated
+    # carol's unanswered run-2 is not a run annotated: the median is over 1.5, 3.0 and 7.0
+    assert [(f["annotator"], f["value"], f["items"], f["annotators"], f["note"]) for f in figures] == [
+        (None, 3.0, 3, 3, ""), ("alice", 1.5, 1, 1, ""), ("bob", 7.0, 1, 1, ""), ("carol", 3.0, 1, 1, "")]
+    assert main(["agreement", str(config)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("time per run, median minutes (Potato's active time: the gaps between page events, "
+                     "each at most 5 minutes)")
+    assert lines[at + 1:at + 5] == [
+        "  everyone" + " " * 37 + "   3.0 min   runs 3, annotators 3",
+        "  alice" + " " * 40 + "   1.5 min   runs 1",
+        "  bob" + " " * 42 + "   7.0 min   runs 1",
+        "  carol" + " " * 40 + "   3.0 min   runs 1"]
+
+
+NO_EVENTS = ("no page events saved for this run yet (Potato writes them with the annotator's next save; "
+             "a value written without the page has none)")
+
+
+def test_a_run_without_a_time_is_blank_with_the_reason_never_a_crash_nor_a_zero(tmp_path, capsys):
+    """alice's run-1 has events 120 s apart (2 min); her run-2 was saved by a script (no events);
+    bob's run-1 has one event (no gap to measure); bob's run-2 record is damaged (interactions is
+    not a list); carol answered run-1 with no events saved, and opened run-3 once and answered
+    nothing there (no row: nothing to report)."""
+    config = make_task(tmp_path, [scheme(FA, "attribution")])
+    save(config, "alice", "run-1", {"attribution": attribution("Booker", 1)})
+    save(config, "alice", "run-2", {"attribution": attribution("Solo", 0)})
+    save(config, "bob", "run-1", {"attribution": attribution("Planner", 0)})
+    save(config, "bob", "run-2", {"attribution": attribution("Helper", 1)})
+    save(config, "carol", "run-1", {"attribution": attribution("Planner", 0)})
+    timed(config, "alice", "run-1", 120)
+    timed(config, "bob", "run-1")
+    timed(config, "bob", "run-2", 30)
+    timed(config, "carol", "run-3")
+    state_path = config.parent / "annotation_output" / "bob" / "user_state.json"
+    state = json.loads(state_path.read_text())
+    state["instance_id_to_behavioral_data"]["run-2"]["interactions"] = 7
+    state_path.write_text(json.dumps(state))
+
+    assert export(config, tmp_path / "out", "jsonl", capsys)[0] == 0
+    damaged = ("Potato's timing record (instance_id_to_behavioral_data in user_state.json) cannot be read "
+               "('int' object is not iterable)")
+    span = "the page events saved for this run span no time yet (Potato writes them with the annotator's next save)"
+    assert read_jsonl(tmp_path / "out" / "minutes_per_run.jsonl") == [
+        {"instance_id": "run-1", "user": "alice", "minutes": 2.0, "answered": True, "note": ""},
+        {"instance_id": "run-1", "user": "bob", "minutes": None, "answered": True, "note": span},
+        {"instance_id": "run-1", "user": "carol", "minutes": None, "answered": True, "note": NO_EVENTS},
+        {"instance_id": "run-2", "user": "alice", "minutes": None, "answered": True, "note": NO_EVENTS},
+        {"instance_id": "run-2", "user": "bob", "minutes": None, "answered": True, "note": damaged}]
+
+    assert main(["agreement", str(config), "--json"]) == 0
+    figures = [f for f in json.loads(capsys.readouterr().out) if f["type"] == "time"]
+    assert [(f["annotator"], f["value"], f["items"], f["note"]) for f in figures] == [
+        (None, 2.0, 1, f"4 answered run(s) without a time left out: {damaged}; {NO_EVENTS}; {span}"),
+        ("alice", 2.0, 1, f"1 answered run(s) without a time left out: {NO_EVENTS}"),
+        ("bob", None, 0, f"2 answered run(s) without a time left out: {damaged}; {span}"),
+        ("carol", None, 0, f"1 answered run(s) without a time left out: {NO_EVENTS}")]
     assert main(["agreement", str(config)]) == 0
     text = capsys.readouterr().out
-    assert "time per run (Potato's active time" in text and "  alice" in text and "1.5 min   runs 1" in text
+    assert f"  bob{' ' * 42}   n/a min   runs 0  (2 answered run(s) without a time left out: {damaged}; {span})" in text
 
 
 def test_no_emergent_behaviour_observed_is_a_row_of_its_own(tmp_path, capsys):
@@ -379,7 +435,7 @@ def test_interaction_graph_is_two_tables_agents_and_edges(tmp_path, capsys):
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert [(t["table"], t["file"], t["rows"]) for t in report["tables"]] == [
         ("graph.agents", "graph.agents.csv", 2), ("graph.edges", "graph.edges.csv", 2),
-        ("minutes_per_run", "minutes_per_run.csv", 0)]
+        ("minutes_per_run", "minutes_per_run.csv", 1)]   # alice's run-1, answered without a time
 
 
 # --------------------------------------------------------------------------- the notebook walkthrough

@@ -161,7 +161,7 @@ def test_export_writes_step_tags_and_every_mode_per_trace(tmp_path):
     report = export_collection(collection, tmp_path / "out", "jsonl")
     assert [(t["table"], t["file"], t["rows"]) for t in report["tables"]] == [
         ("mast.steps", "mast.steps.jsonl", 4), ("mast.trace", "mast.trace.jsonl", 8),
-        ("minutes_per_run", "minutes_per_run.jsonl", 0)]
+        ("minutes_per_run", "minutes_per_run.jsonl", 4)]   # u1, u2 x r1, r2: answered, no time (blank)
     steps = [json.loads(line) for line in (tmp_path / "out" / "mast.steps.jsonl").read_text().splitlines()]
     assert [(r["instance_id"], r["user"], r["taxonomy"], r["step"], r["step_number"], r["step_agent"], r["mode"],
              r["mode_name"], r["category"], r["note"], r["severity"]) for r in steps] == [

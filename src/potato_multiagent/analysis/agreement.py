@@ -61,10 +61,7 @@ def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
     lines: List[str] = []
     for scheme, figures in frame.groupby("scheme", sort=False, dropna=False):
         if pd.isna(scheme):
-            lines.append("time per run (Potato's active time: the gaps between page events, each at most 5 minutes)")
-            for figure in figures.itertuples():
-                who = "everyone" if pd.isna(figure.annotator) else figure.annotator
-                lines.append(f"  {who:<44} {figure.value:6.1f} min   runs {figure.items}")
+            lines.extend(time_lines(figures))
             continue
         lines.append(f"{scheme} ({figures['type'].iloc[0]})")
         bulk, total = figures["bulk"].iloc[0], len(collection.tables[scheme].rows)
@@ -78,6 +75,18 @@ def agreement_lines(frame: pd.DataFrame, collection: Collection) -> List[str]:
             note = f"  ({figure.note})" if figure.note else ""
             lines.append(f"  {label:<44} {value:>6}   items {figure.items}, annotators {figure.annotators}{note}")
     lines.extend(left_out_lines(collection))
+    return lines
+
+
+def time_lines(figures: pd.DataFrame) -> List[str]:
+    """The minutes per run: a summary line over everyone, then one line per annotator."""
+    lines = ["time per run, median minutes (Potato's active time: the gaps between page events, each at most 5 minutes)"]
+    for figure in figures.itertuples():
+        who = "everyone" if pd.isna(figure.annotator) else figure.annotator
+        value = "   n/a" if pd.isna(figure.value) else f"{figure.value:6.1f}"
+        whom = f", annotators {figure.annotators}" if pd.isna(figure.annotator) else ""
+        note = f"  ({figure.note})" if figure.note else ""
+        lines.append(f"  {who:<44} {value} min   runs {figure.items}{whom}{note}")
     return lines
 
 
