@@ -356,7 +356,13 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     page.keyboard.press("ArrowDown")
     expect(form(page, "attribution").locator("[data-ma-sync-notice]")).to_have_text(
         "Question shown: Which agent caused the failure, and at which step?")
-    required = {(node["role"], node["name"]) for node in accessibility_tree(page) if node["required"]}
+    # Chromium updates its tree after the next layout of the revealed form: read it until it has
+    required = set()
+    for _ in range(50):
+        required = {(node["role"], node["name"]) for node in accessibility_tree(page) if node["required"]}
+        if ("combobox", "Decisive step") in required:
+            break
+        page.wait_for_timeout(100)
     assert ("combobox", "Decisive step") in required, required
     # Chromium does not expose aria-required on a <select>; the attribute is there for those that do
     expect(form(page, "attribution").get_by_label("Responsible agent")).to_have_attribute("aria-required", "true")
