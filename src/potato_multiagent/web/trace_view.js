@@ -577,6 +577,7 @@
     rowFacts: model.rowFacts,
     judgmentMarks: judgments.judgmentMarks,
     autoLayout: model.autoLayout,
+    layoutRule: model.layoutRule,
     layoutForAnswer: model.layoutForAnswer,
     views: function () { return views.slice(); },
     WINDOW: WINDOW
