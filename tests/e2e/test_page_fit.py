@@ -4,6 +4,9 @@ Who&When runs (a 10-step run of four agents, a 130-step run), served by `potato 
 
 - the trace is laid out so that no lane is under 280 px or clipped;
 - the interaction graph shows every agent inside its box;
+- every score of the agent scorecard (added to init's config by hand, as `init` tells its user)
+  is clickable once scrolled into view: the point at its centre is that score, never the sticky
+  names' column or header over it;
 - each pane (the trace beside the forms) has one scrollbar: Potato's resizable frame around the
   trace view neither caps nor scrolls, so the view's own viewport is the left pane's one scroller.
 """
@@ -17,6 +20,7 @@ import sys
 import uuid
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 
 from potato_multiagent import derive
@@ -28,6 +32,16 @@ pytestmark = pytest.mark.realdata
 
 RUNS = ("Algorithm-Generated/11.json", "Hand-Crafted/11.json")   # 10 steps, 4 agents; 130 steps, 4 agents
 SIZES = [(1280, 800), (1920, 1080)]
+
+SCORECARD = {"annotation_type": "multiagent.agent_scorecard", "name": "scorecard",
+             "description": "Score each agent and the team."}
+
+UNCLICKABLE_SCORES = """form => [...form.querySelectorAll('label.ma-asc-option')].filter(score => {
+    score.scrollIntoView({block: 'nearest', inline: 'nearest'});
+    const box = score.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return !hit || hit.closest('label.ma-asc-option') !== score;
+}).map(score => score.closest('[role=radiogroup]').getAttribute('aria-label') + ' ' + score.textContent)"""
 
 SCROLLERS = """pane => [pane, ...pane.querySelectorAll('*')].filter(el => {
     const style = getComputedStyle(el);
@@ -43,6 +57,10 @@ def task(tmp_path_factory):
     made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", *sources,
                            "-o", folder], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
+    config_path = folder / "config.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config["annotation_schemes"].append(SCORECARD)
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     server = start_potato(folder)
     yield server
     server.stop()
@@ -86,6 +104,13 @@ def check_the_page_fits(page) -> None:
     assert abs(natural[0] - natural[1]) < 1, natural
     zoom.click()
     expect(zoom).to_have_attribute("aria-pressed", "false")
+
+    scorecard = page.locator('form.annotation-form[data-schema-name="scorecard"]')
+    expect(scorecard).to_have_attribute("data-ma-ready", "true")
+    scores = scorecard.locator("label.ma-asc-option")
+    assert scores.count() >= (4 + 1) * 3 * 5   # four agents and the team, three dimensions, 1..5
+    assert scorecard.evaluate(UNCLICKABLE_SCORES) == []
+    page.evaluate("document.querySelector('#annotation-forms').scrollTop = 0")
 
     left = page.evaluate(f"({SCROLLERS})(document.querySelector('#main-content > .instance-area'))")
     right = page.evaluate(f"({SCROLLERS})(document.querySelector('#annotation-forms'))")
