@@ -59,6 +59,10 @@ def task(tmp_path_factory):
     assert made.returncode == 0, made.stderr
     config_path = folder / "config.yaml"
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    [trace] = [field for field in config["instance_display"]["fields"] if field["type"] == "multiagent.trace"]
+    assert (trace["layout"], trace["layout_from"]) == ("board", "orchestration")   # both are group chats
+    assert "the trace is laid out as board: board for 2 of 2 run(s) (a group chat: the turn comes back to an " \
+           "agent after others spoke)" in made.stdout
     config["annotation_schemes"].append(SCORECARD)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     server = start_potato(folder)
@@ -75,15 +79,36 @@ def sized_page(request, browser):
     context.close()
 
 
+def check_lanes_chosen_fit(page) -> None:
+    """Lanes chosen by the annotator: side by side when each gets 280 px of the pane, else stacked in
+    step order, each step the pane's width; never clipped or scrolled sideways."""
+    trace = page.locator("section.ma-trace")
+    trace.locator('.ma-trace-layout[data-layout="lanes"]').click()
+    expect(trace).to_have_attribute("data-layout", "lanes")
+    lanes = int(trace.evaluate("el => el.style.getPropertyValue('--ma-lanes')"))
+    pane = trace.locator(".ma-trace-viewport").evaluate("el => el.clientWidth")
+    widths = trace.evaluate("el => [...el.querySelectorAll('li.ma-trace-row')].map(row => row.getBoundingClientRect().width)")
+    if lanes * 280 + (lanes - 1) * 8 <= pane:
+        expect(trace).to_have_attribute("data-lanes-fit", "true")
+        columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
+                                     .gridTemplateColumns.split(' ').map(parseFloat)""")
+        assert len(columns) == lanes and min(columns) >= 280, columns
+    else:
+        expect(trace).to_have_attribute("data-lanes-fit", "false")
+        expect(trace.locator(".ma-trace-status")).to_have_text(
+            f"Layout: lanes (chosen; stacked in step order: {lanes} lanes do not fit this width).")
+        assert min(widths) >= min(280, pane - 40) and max(widths) <= pane + 1, (widths, pane)
+    assert trace.locator(".ma-trace-viewport").evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "clipped sideways"
+
+
 def check_the_page_fits(page) -> None:
     page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
                            polling=100, timeout=15_000)
     trace = page.locator("section.ma-trace")
     viewport = trace.locator(".ma-trace-viewport")
-    if trace.get_attribute("data-layout") == "lanes":
-        columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
-                                     .gridTemplateColumns.split(' ').map(parseFloat)""")
-        assert min(columns) >= 280, columns
+    assert trace.get_attribute("data-layout") == "board"   # as init wrote it
+    check_lanes_chosen_fit(page)
+    trace.locator('.ma-trace-layout[data-layout="board"]').click()
     assert viewport.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "the trace is clipped sideways"
 
     graph = page.locator('form.annotation-form[data-schema-name="interaction_graph"]')
@@ -151,6 +176,22 @@ def test_both_runs_fit_the_window(task, sized_page):
     assert current_instance_id(page) == "Hand-Crafted-11"
     check_the_page_fits(page)
     check_the_handoff_review_is_compact(page)
+
+
+def test_chosen_lanes_stack_on_a_narrow_screen_without_a_sideways_scroll(task, browser):
+    """At 320 px (WCAG 1.4.10 reflow) the four lanes of the 10-step run, chosen, stack in step order,
+    and nothing of the view (its layout buttons included) is wider than the view."""
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    try:
+        page = context.new_page()
+        login(page, task.base_url, f"narrow-{uuid.uuid4().hex[:8]}")
+        page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                               polling=100, timeout=15_000)
+        assert page.locator("section.ma-trace").get_attribute("data-layout") == "board"
+        check_lanes_chosen_fit(page)
+        assert page.locator("section.ma-trace").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    finally:
+        context.close()
 
 
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):
