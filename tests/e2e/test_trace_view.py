@@ -612,11 +612,15 @@ def test_screenshots_of_the_three_layouts(trace_task, browser):
     wait_view(page)
     section = page.locator("section.ma-trace")
     for layout in ("lanes", "board"):   # the Who&When run
+        # lanes at 1920 px, where the pane beside the form gives its three lanes 280 px each
+        page.set_viewport_size({"width": 1920 if layout == "lanes" else 1400, "height": 900})
         section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
         page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
                                polling=100)
         if layout == "lanes":
+            expect(section).to_have_attribute("data-lanes-fit", "true")
             page.locator('form[data-schema-name="handoffs"] [data-ma="step-link"]').nth(2).click()
+            section.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
     for _ in range(3):   # the OpenAI Agents run with delegated threads opens in the tree
         go_next(page)
