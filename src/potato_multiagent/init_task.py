@@ -23,6 +23,7 @@ import yaml
 
 from .convert import Conversion, LabelSource, convert_inputs, write_conversion
 from .trace import derive
+from .trace_view.layout import BECAUSE, layout_rule
 
 DATA_FILE = "data/runs.jsonl"
 GOLD_FILE = "gold.jsonl"
@@ -64,6 +65,9 @@ class Survey:
     text_key: str = "content"
     task_key: Optional[str] = None
     """A record field every run has that says what it was asked (shown above the trace)."""
+    layouts: Tuple[Tuple[str, str, int], ...] = ()
+    """``(layout, reason code, runs)`` of the trace view's layout rule (:func:`trace_view.layout.layout_rule`),
+    most runs first."""
 
 
 @dataclass(frozen=True)
@@ -81,8 +85,10 @@ def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
     counts: Counter = Counter()
     speakers: Counter = Counter()
     texts: Counter = Counter()
+    layouts: Counter = Counter()
     for record in records:
         derivation = derive(record)
+        layouts[layout_rule(derivation)] += 1
         counts["multi_agent"] += len(derivation.agents) >= 2
         counts["with_handoffs"] += bool(derivation.handoffs)
         counts["with_tool_calls"] += bool(derivation.tool_calls)
@@ -96,6 +102,7 @@ def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
     gold_keys = tuple(sorted({key for line in gold for key in (line.get("gold") or {})}))
     task_key = next((key for key in TASK_FIELDS if records and all(key in record for record in records)), None)
     return Survey(runs=len(records), with_gold=len(gold), gold_keys=gold_keys, task_key=task_key,
+                  layouts=tuple((layout, because, runs) for (layout, because), runs in layouts.most_common()),
                   speaker_key=speakers.most_common(1)[0][0] if speakers else "role",
                   text_key=texts.most_common(1)[0][0] if texts else "content",
                   **{key: counts[key] for key in COUNTED})
@@ -113,9 +120,8 @@ def choose(found: Survey) -> List[Choice]:
         "annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
         "labels": list(ORCHESTRATIONS)},
         "how the team was organised (a pipeline, a manager with workers, a group chat, a debate); the "
-        "answer lays out the trace (lanes, tree, board); until answered the layout is chosen from the run "
-        "and the pane: tree for threads, board for a group chat or a team whose lanes would be under 280 px, "
-        "lanes otherwise", "no run has two agents: there is no team to organise"))
+        "answer lays out the trace (lanes, tree, board); until answered, " + layout_reason(found),
+        "no run has two agents: there is no team to organise"))
     choices.append(_when(found.multi_agent, "attribution", {
         "annotation_type": "multiagent.failure_attribution", "name": "attribution",
         "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
@@ -157,6 +163,25 @@ def choose(found: Survey) -> List[Choice]:
 ORCHESTRATIONS = ("sequential_pipeline", "hierarchical_manager", "group_chat", "debate", "other")
 """The orchestration radio's answers; the trace view's default ``layout_map`` lays out the first three
 (lanes, tree, board) and leaves the others to its ``auto`` rule."""
+
+
+def dataset_layout(found: Survey) -> str:
+    """The trace view's ``layout``: the one the layout rule picks for every run when that is tree or
+    board; else ``auto``, which picks per run and checks the pane's width (lanes only at 280 px
+    each, a check only the page can make)."""
+    picked = {layout for layout, _because, _runs in found.layouts}
+    return picked.pop() if len(picked) == 1 and picked <= {"tree", "board"} else "auto"
+
+
+def layout_reason(found: Survey) -> str:
+    """Why the trace is laid out as ``dataset_layout`` says, counted over the runs."""
+    counted = "; ".join(f"{layout} for {runs} of {found.runs} run(s) ({BECAUSE[because]})"
+                        for layout, because, runs in found.layouts)
+    layout = dataset_layout(found)
+    if layout != "auto":
+        return f"the trace is laid out as {layout}: {counted}"
+    return (f"the trace's layout is auto, chosen per run: {counted}; lanes only where each lane gets 280 px "
+            f"of the pane, else board")
 
 
 def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> Choice:
@@ -209,7 +234,7 @@ def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secre
     if show_answer:
         fields.append({"key": ANSWER_KEY, "type": "text", "label": "Reference answer (from the dataset, not the team's)",
                        "display_options": {"resizable": False}})
-    trace = {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout": "auto",
+    trace = {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout": dataset_layout(found),
              "display_options": {"resizable": False}}   # the view scrolls itself: no frame around it
     if any(choice.name == "orchestration" and choice.scheme for choice in choices):
         trace["layout_from"] = "orchestration"

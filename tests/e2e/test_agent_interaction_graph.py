@@ -244,6 +244,43 @@ def test_hostile_names_are_text_and_nothing_overlaps(task, page, user):
     assert labels[0] != labels[1] and "one" in labels[0] and "two" in labels[1], labels
 
 
+WCAG_TEXT_SPACING = """new MutationObserver((changes, observer) => {
+    if (!document.head) { return; }
+    const style = document.createElement('style');
+    style.textContent = '* { line-height: 1.5 !important; letter-spacing: 0.12em !important;'
+        + ' word-spacing: 0.16em !important; } p { margin-bottom: 2em !important; }';
+    document.head.appendChild(style);
+    observer.disconnect();
+}).observe(document, {childList: true, subtree: true});"""
+
+
+def names_outside_their_boxes(page) -> list[str]:
+    return graph_form(page).evaluate("""form => [...form.querySelectorAll('.ma-aig-node')].filter(node => {
+        const box = node.querySelector('.ma-aig-node-box').getBoundingClientRect();
+        return [...node.querySelectorAll('.ma-aig-node-label')].some(label => {
+            const text = label.getBoundingClientRect();
+            return text.left < box.left - 0.5 || text.right > box.right + 0.5; });
+    }).map(node => node.getAttribute('aria-label'))""")
+
+
+@pytest.mark.e2e
+def test_with_wcag_text_spacing_every_name_stays_inside_its_box(task, page):
+    """A user style sheet of WCAG 1.4.12's spacing (letter 0.12em, word 0.16em, line 1.5) from the
+    page's start: the boxes are sized from the text as spaced, so no name runs out of its box."""
+    page.add_init_script(WCAG_TEXT_SPACING)
+    login(page, task.base_url, f"aig-spaced-{uuid.uuid4().hex[:8]}")
+    form = graph_form(page)
+    expect(form).to_have_attribute("data-ma-ready", "true")
+    assert form.locator(".ma-aig-node-label").first.evaluate("el => getComputedStyle(el).letterSpacing") != "normal"
+    assert names_outside_their_boxes(page) == []
+    node(page, "Orchestrator").click()   # the graph is required
+    go_next(page)
+    assert current_instance_id(page) == HOSTILE["id"]
+    expect(form).to_have_attribute("data-ma-ready", "true")
+    assert names_outside_their_boxes(page) == []
+    assert_nothing_overlaps(page)
+
+
 # --------------------------------------------------------------------------- mouse
 
 

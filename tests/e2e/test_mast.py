@@ -371,7 +371,7 @@ def inside(inner: dict, outer: dict) -> bool:
     return inner["y"] >= outer["y"] - 0.5 and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
 
 
-def test_chips_stay_compact_in_a_176px_lane_and_the_legend_stays_open_beside_the_trace(task, page):
+def test_chips_stay_compact_in_a_narrow_lane_and_the_legend_stays_open_beside_the_trace(task, page):
     page.set_viewport_size({"width": 1400, "height": 900})
     login(page, task.base_url, f"layout-{uuid.uuid4().hex[:6]}")
     trace = page.locator("section.ma-trace")
@@ -389,22 +389,34 @@ def test_chips_stay_compact_in_a_176px_lane_and_the_legend_stays_open_beside_the
     expect(legend.locator("h4:visible")).to_have_text(["Task Verification & Termination"])
     expect(legend.locator(".ma-trace-legend-count")).to_have_text("3 of 14 modes match \u201cverif\u201d.")
 
-    # lanes (3 agents) beside the open legend are at their narrowest: 11rem = 176 px
+    # three lanes beside the open legend do not get 280 px each: they stack, each step the pane's width
     page.evaluate("PotatoMultiagentTrace.showStep(2)")
     card = step(page, 2)
-    assert box(card)["width"] == pytest.approx(176, abs=0.5)
+    expect(trace).to_have_attribute("data-lanes-fit", "false")
+    assert box(card)["width"] == pytest.approx(box(trace.locator(".ma-trace-viewport"))["width"], abs=20)
     chips = card.locator(".ma-mode-chips")
     expect(chips).to_be_visible()   # the current step's chips are unfolded
-    # 14 chips in a lane: codes only (the names are in the tooltip, the accessible name and the
-    # legend), at most five rows of chips; the step's own text stays in view above them
-    name = card.locator('.ma-mode-chip[data-mode="1.3"] .ma-mode-name')
-    assert name.evaluate("(node) => getComputedStyle(node).display") == "none"
+    assert inside(box(card.locator(".ma-trace-body")), box(trace.locator(".ma-trace-viewport")))
+    card.get_by_role("button", name="1.3 Step repetition", exact=True).click()
+    expect(legend).to_be_visible()   # tagging does not close the legend
+
+    # side by side (a wide window, the legend closed), a lane is under 22rem: 14 chips show their codes
+    # only (the names are in the tooltip, the accessible name and the legend), at most five rows of
+    # chips, the step's own text in view above them; a pressed chip shows its name (cut to the lane)
+    page.set_viewport_size({"width": 2560, "height": 900})
+    legend_toggle.click()
+    expect(trace).to_have_attribute("data-lanes-fit", "true")
+    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    assert 280 <= box(card)["width"] < 352, box(card)
+    assert card.locator('.ma-mode-chip[data-mode="2.4"] .ma-mode-name').evaluate(
+        "(node) => getComputedStyle(node).display") == "none"
+    assert card.locator('.ma-mode-chip[data-mode="1.3"] .ma-mode-name').evaluate(
+        "(node) => getComputedStyle(node).display") != "none"
     assert box(chips)["height"] < 5 * 24
     assert inside(box(card.locator(".ma-trace-body")), box(trace.locator(".ma-trace-viewport")))
-    # a pressed chip shows its name (cut to the lane)
-    card.get_by_role("button", name="1.3 Step repetition", exact=True).click()
-    assert name.evaluate("(node) => getComputedStyle(node).display") != "none"
-    expect(legend).to_be_visible()   # tagging does not close the legend
+    legend_toggle.click()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    expect(legend).to_be_visible()
     # in the tree layout the card is wide and every chip shows its name
     trace.get_by_role("button", name="Tree", exact=True).click()
     page.evaluate("PotatoMultiagentTrace.showStep(2)")

@@ -4,6 +4,9 @@ Who&When runs (a 10-step run of four agents, a 130-step run), served by `potato 
 
 - the trace is laid out so that no lane is under 280 px or clipped;
 - the interaction graph shows every agent inside its box;
+- every score of the agent scorecard (added to init's config by hand, as `init` tells its user)
+  is clickable once scrolled into view: the point at its centre is that score, never the sticky
+  names' column or header over it;
 - each pane (the trace beside the forms) has one scrollbar: Potato's resizable frame around the
   trace view neither caps nor scrolls, so the view's own viewport is the left pane's one scroller.
 """
@@ -17,6 +20,7 @@ import sys
 import uuid
 
 import pytest
+import yaml
 from playwright.sync_api import expect
 
 from potato_multiagent import derive
@@ -28,6 +32,16 @@ pytestmark = pytest.mark.realdata
 
 RUNS = ("Algorithm-Generated/11.json", "Hand-Crafted/11.json")   # 10 steps, 4 agents; 130 steps, 4 agents
 SIZES = [(1280, 800), (1920, 1080)]
+
+SCORECARD = {"annotation_type": "multiagent.agent_scorecard", "name": "scorecard",
+             "description": "Score each agent and the team."}
+
+UNCLICKABLE_SCORES = """form => [...form.querySelectorAll('label.ma-asc-option')].filter(score => {
+    score.scrollIntoView({block: 'nearest', inline: 'nearest'});
+    const box = score.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return !hit || hit.closest('label.ma-asc-option') !== score;
+}).map(score => score.closest('[role=radiogroup]').getAttribute('aria-label') + ' ' + score.textContent)"""
 
 SCROLLERS = """pane => [pane, ...pane.querySelectorAll('*')].filter(el => {
     const style = getComputedStyle(el);
@@ -43,6 +57,14 @@ def task(tmp_path_factory):
     made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", *sources,
                            "-o", folder], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
+    config_path = folder / "config.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    [trace] = [field for field in config["instance_display"]["fields"] if field["type"] == "multiagent.trace"]
+    assert (trace["layout"], trace["layout_from"]) == ("board", "orchestration")   # both are group chats
+    assert "the trace is laid out as board: board for 2 of 2 run(s) (a group chat: the turn comes back to an " \
+           "agent after others spoke)" in made.stdout
+    config["annotation_schemes"].append(SCORECARD)
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     server = start_potato(folder)
     yield server
     server.stop()
@@ -57,15 +79,36 @@ def sized_page(request, browser):
     context.close()
 
 
+def check_lanes_chosen_fit(page) -> None:
+    """Lanes chosen by the annotator: side by side when each gets 280 px of the pane, else stacked in
+    step order, each step the pane's width; never clipped or scrolled sideways."""
+    trace = page.locator("section.ma-trace")
+    trace.locator('.ma-trace-layout[data-layout="lanes"]').click()
+    expect(trace).to_have_attribute("data-layout", "lanes")
+    lanes = int(trace.evaluate("el => el.style.getPropertyValue('--ma-lanes')"))
+    pane = trace.locator(".ma-trace-viewport").evaluate("el => el.clientWidth")
+    widths = trace.evaluate("el => [...el.querySelectorAll('li.ma-trace-row')].map(row => row.getBoundingClientRect().width)")
+    if lanes * 280 + (lanes - 1) * 8 <= pane:
+        expect(trace).to_have_attribute("data-lanes-fit", "true")
+        columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
+                                     .gridTemplateColumns.split(' ').map(parseFloat)""")
+        assert len(columns) == lanes and min(columns) >= 280, columns
+    else:
+        expect(trace).to_have_attribute("data-lanes-fit", "false")
+        expect(trace.locator(".ma-trace-status")).to_have_text(
+            f"Layout: lanes (chosen; stacked in step order: {lanes} lanes do not fit this width).")
+        assert min(widths) >= min(280, pane - 40) and max(widths) <= pane + 1, (widths, pane)
+    assert trace.locator(".ma-trace-viewport").evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "clipped sideways"
+
+
 def check_the_page_fits(page) -> None:
     page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
                            polling=100, timeout=15_000)
     trace = page.locator("section.ma-trace")
     viewport = trace.locator(".ma-trace-viewport")
-    if trace.get_attribute("data-layout") == "lanes":
-        columns = page.evaluate("""() => getComputedStyle(document.querySelector('section.ma-trace .ma-trace-steps'))
-                                     .gridTemplateColumns.split(' ').map(parseFloat)""")
-        assert min(columns) >= 280, columns
+    assert trace.get_attribute("data-layout") == "board"   # as init wrote it
+    check_lanes_chosen_fit(page)
+    trace.locator('.ma-trace-layout[data-layout="board"]').click()
     assert viewport.evaluate("el => el.scrollWidth <= el.clientWidth + 1"), "the trace is clipped sideways"
 
     graph = page.locator('form.annotation-form[data-schema-name="interaction_graph"]')
@@ -86,6 +129,13 @@ def check_the_page_fits(page) -> None:
     assert abs(natural[0] - natural[1]) < 1, natural
     zoom.click()
     expect(zoom).to_have_attribute("aria-pressed", "false")
+
+    scorecard = page.locator('form.annotation-form[data-schema-name="scorecard"]')
+    expect(scorecard).to_have_attribute("data-ma-ready", "true")
+    scores = scorecard.locator("label.ma-asc-option")
+    assert scores.count() >= (4 + 1) * 3 * 5   # four agents and the team, three dimensions, 1..5
+    assert scorecard.evaluate(UNCLICKABLE_SCORES) == []
+    page.evaluate("document.querySelector('#annotation-forms').scrollTop = 0")
 
     left = page.evaluate(f"({SCROLLERS})(document.querySelector('#main-content > .instance-area'))")
     right = page.evaluate(f"({SCROLLERS})(document.querySelector('#annotation-forms'))")
@@ -126,6 +176,22 @@ def test_both_runs_fit_the_window(task, sized_page):
     assert current_instance_id(page) == "Hand-Crafted-11"
     check_the_page_fits(page)
     check_the_handoff_review_is_compact(page)
+
+
+def test_chosen_lanes_stack_on_a_narrow_screen_without_a_sideways_scroll(task, browser):
+    """At 320 px (WCAG 1.4.10 reflow) the four lanes of the 10-step run, chosen, stack in step order,
+    and nothing of the view (its layout buttons included) is wider than the view."""
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    try:
+        page = context.new_page()
+        login(page, task.base_url, f"narrow-{uuid.uuid4().hex[:8]}")
+        page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length > 0",
+                               polling=100, timeout=15_000)
+        assert page.locator("section.ma-trace").get_attribute("data-layout") == "board"
+        check_lanes_chosen_fit(page)
+        assert page.locator("section.ma-trace").evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    finally:
+        context.close()
 
 
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):

@@ -232,18 +232,22 @@ def test_an_answer_the_map_does_not_name_returns_to_the_runs_own_layout_and_says
     assert layout_of(page) == own
 
 
-def test_auto_shows_lanes_only_when_every_lane_gets_280_px(trace_task, page):
-    """A team whose lanes do not fit the pane opens on the board (the Who&When run: three lanes in a
-    pane under 840 px); the next test: a two-agent pipeline gets its lanes, 280 px or more each,
-    until the window narrows below that, and gets them back when it widens. A layout the annotator
-    chose stays."""
+def test_auto_opens_a_group_chat_on_the_board_even_where_its_lanes_fit(trace_task, page):
+    """The Who&When run (Magentic-One: the turn comes back to the orchestrator after its workers
+    spoke) opens on the board in a window wide enough for its three lanes at 280 px each
+    (trace_view/layout_cases.json); the next test: a two-agent pipeline gets its lanes, 280 px or
+    more each, until the window narrows below that, and gets them back when it widens. A layout the
+    annotator chose stays."""
     task, records = trace_task
+    page.set_viewport_size({"width": 2400, "height": 900})
     login(page, task.base_url, fresh_user())
     wait_view(page)
+    assert current_instance_id(page) == records[0]["id"]
     section = page.locator("section.ma-trace")
     viewport = section.locator(".ma-trace-viewport")
     lanes = int(section.evaluate("el => el.style.getPropertyValue('--ma-lanes')"))
-    assert viewport.evaluate("el => el.clientWidth") < lanes * 280 and layout_of(page) == "board"
+    assert lanes == 3 and viewport.evaluate("el => el.clientWidth") >= lanes * 280
+    assert layout_of(page) == "board"
 
 
 def test_a_two_agent_pipeline_gets_lanes_that_follow_the_width(trace_task, page):
@@ -608,11 +612,15 @@ def test_screenshots_of_the_three_layouts(trace_task, browser):
     wait_view(page)
     section = page.locator("section.ma-trace")
     for layout in ("lanes", "board"):   # the Who&When run
+        # lanes at 1920 px, where the pane beside the form gives its three lanes 280 px each
+        page.set_viewport_size({"width": 1920 if layout == "lanes" else 1400, "height": 900})
         section.locator(f'.ma-trace-layout[data-layout="{layout}"]').click()
         page.wait_for_function(f"document.querySelector('section.ma-trace').dataset.layout === '{layout}'",
                                polling=100)
         if layout == "lanes":
+            expect(section).to_have_attribute("data-lanes-fit", "true")
             page.locator('form[data-schema-name="handoffs"] [data-ma="step-link"]').nth(2).click()
+            section.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"trace-view-{layout}.png"))
     for _ in range(3):   # the OpenAI Agents run with delegated threads opens in the tree
         go_next(page)

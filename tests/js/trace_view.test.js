@@ -2,6 +2,8 @@
 // The trace view's pure half: what each row shows (viewModel/rowFacts) and the layout rules.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { derive } = require('../../src/potato_multiagent/web/derive.js');
 const trace = require('../../src/potato_multiagent/web/trace_view.js');
 
@@ -28,13 +30,15 @@ test('every row: #N, agent with qualifier, handoffs received, tool calls with ar
   assert.equal(rows[1].handoffs[0].fromStep, 0);
 });
 
-test('auto: lanes for a pipeline, board for one addressed group chat, tree for threads', () => {
-  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A'}, {agent: 'B'}, {agent: 'C'}]}, {})), 'lanes');
-  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A', to: 'B'}, {agent: 'B', to: 'C'}, {agent: 'C', to: 'A'}]}, {})),
-    'board');
-  assert.equal(trace.autoLayout(derive({steps: [{agent: 'A', to: 'B'}, {agent: 'B', to: 'A'}]}, {})), 'lanes'); // two agents
-  assert.equal(trace.autoLayout({steps: [{index: 0, agent: 'M'}, {index: 1, agent: 'W', thread: 'w'}], handoffs: [],
-    agents: ['M', 'W']}), 'tree');
+test('auto: the layout rule on its cases (trace_view/layout_cases.json, also run against Python)', () => {
+  const cases = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'trace_view',
+    'layout_cases.json'), 'utf8')).cases;
+  assert.ok(cases.length >= 9);
+  cases.forEach((testCase) => {
+    assert.deepEqual(trace.layoutRule(derive(testCase.record, {})), {layout: testCase.layout, because: testCase.because},
+      testCase.name);
+    assert.equal(trace.autoLayout(derive(testCase.record, {})), testCase.layout, testCase.name);
+  });
 });
 
 test('the answer map: only the three layouts, only own keys', () => {

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from potato_multiagent.cli import main
-from potato_multiagent.init_task import Survey, choose, survey
+from potato_multiagent.init_task import Survey, choose, dataset_layout, survey
 
 POTATO = Path(sys.executable).with_name("potato")
 
@@ -90,6 +90,33 @@ def test_the_display_reads_the_speaker_field_most_steps_use_and_leaves_role_to_p
 def test_survey_is_a_plain_value():
     assert survey([]) == Survey(runs=0, multi_agent=0, with_handoffs=0, with_tool_calls=0, with_timed_calls=0,
                                 with_contention=0, with_gold=0)
+
+
+GROUP_CHAT = {"id": "g", "task": "solve", "steps": [
+    {"name": "Expert_A", "content": "1"}, {"name": "Computer_terminal", "content": "2"},
+    {"name": "Expert_B", "content": "3"}, {"name": "Expert_A", "content": "4"}]}
+THREE_IN_A_ROW = {"id": "r", "task": "ship", "steps": [
+    {"agent": "Planner", "content": "plan"}, {"agent": "Coder", "content": "code"}, {"agent": "Tester", "content": "ok"}]}
+
+
+def test_the_trace_layout_suits_the_runs_and_the_orchestration_reason_says_why():
+    """Group chats only: board, written as such; a pipeline among them: auto (per run, and lanes only
+    where the pane gives each lane 280 px, which only the page can check)."""
+    chats = survey([GROUP_CHAT, {**GROUP_CHAT, "id": "g2"}])
+    assert chats.layouts == (("board", "turns_return", 2),)
+    assert dataset_layout(chats) == "board"
+    assert choose(chats)[1].reason.endswith(
+        "until answered, the trace is laid out as board: board for 2 of 2 run(s) (a group chat: the turn comes "
+        "back to an agent after others spoke)")
+    mixed = survey([GROUP_CHAT, THREE_IN_A_ROW, PIPELINE])
+    assert dataset_layout(mixed) == "auto"
+    assert mixed.layouts == (("board", "turns_return", 1), ("lanes", "pipeline", 1), ("lanes", "few_agents", 1))
+    assert choose(mixed)[1].reason.endswith(
+        "the trace's layout is auto, chosen per run: board for 1 of 3 run(s) (a group chat: the turn comes back "
+        "to an agent after others spoke); lanes for 1 of 3 run(s) (a pipeline: each agent speaks in one stretch); "
+        "lanes for 1 of 3 run(s) (fewer than three agents); lanes only where each lane gets 280 px of the pane, "
+        "else board")
+    assert dataset_layout(survey([THREE_IN_A_ROW])) == "auto"   # lanes: the width is weighed in the page
 
 
 RUN = {"question": "q?", "history": [{"name": "A", "content": "hi"}, {"name": "B", "content": "ok"}],

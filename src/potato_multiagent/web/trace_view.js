@@ -44,6 +44,7 @@
   var SHIFT = 20;           // steps the window moves when its edge comes into view
   var EDGE_ROWS = 2;        // focus on one of the window's first or last rows moves it too
   var MIN_LANE_PX = 280;    // auto shows lanes only when each gets this much of the pane
+  var LANE_GAP_PX = 8;      // the gap between two lanes (trace_view.css: 0.4rem), rounded up
   var MIN_VIEWPORT_PX = 180;  // beside the forms, the viewport is never shorter (the area scrolls then)
   var model = parts.model;
   var judgments = parts.judgments;
@@ -132,8 +133,14 @@
   };
 
   View.prototype.lanesFit = function () {
-    var width = this.viewport.clientWidth;
-    return !width || (this.laneCount || 1) * MIN_LANE_PX <= width;   // unmeasured (hidden): keep the rule's
+    var width = this.viewport.clientWidth, lanes = this.laneCount || 1;
+    return !width || lanes * MIN_LANE_PX + (lanes - 1) * LANE_GAP_PX <= width;   // unmeasured (hidden): keep the rule's
+  };
+
+  /** Lanes shown (chosen, answered or configured) in a pane too narrow for them stack in step order
+   * (trace_view.css), each step still naming its agent: no lane under MIN_LANE_PX, no sideways scroll. */
+  View.prototype.markLanesFit = function () {
+    this.section.setAttribute('data-lanes-fit', this.lanesFit() ? 'true' : 'false');
   };
 
   /**
@@ -157,6 +164,7 @@
   /** The pane changed size: an automatic layout follows its width (one chosen or answered stays). */
   View.prototype.onResize = function () {
     this.fitPane();
+    this.markLanesFit();
     if (this.chosenByAnnotator || !this.derivation) { return; }
     var wanted = this.wantedLayout();
     if (wanted !== this.layout) {
@@ -168,10 +176,14 @@
     this.layout = layout;
     this.section.setAttribute('data-layout', layout);
     this.section.style.setProperty('--ma-lanes', String(this.laneCount || 1));
+    this.markLanesFit();
     this.section.querySelectorAll('.ma-trace-layout').forEach(function (button) {
       button.setAttribute('aria-pressed', button.getAttribute('data-layout') === layout ? 'true' : 'false');
     });
     this.paint();
+    if (why && layout === 'lanes' && !this.lanesFit()) {
+      why += '; stacked in step order: ' + this.laneCount + ' lanes do not fit this width';
+    }
     if (why) { this.say('Layout: ' + layout + ' (' + why + ').'); }
   };
 
@@ -494,6 +506,10 @@
           observer.observe(view.viewport);
           var area = section.closest('.instance-area');
           if (area) { observer.observe(area); }
+          // the parts above the viewport: a status line filled or wrapped changes what the pane leaves it
+          [view.status, section.querySelector('.ma-trace-head')].forEach(function (part) {
+            if (part) { observer.observe(part); }
+          });
         }
       }
       view.load();
@@ -577,6 +593,7 @@
     rowFacts: model.rowFacts,
     judgmentMarks: judgments.judgmentMarks,
     autoLayout: model.autoLayout,
+    layoutRule: model.layoutRule,
     layoutForAnswer: model.layoutForAnswer,
     views: function () { return views.slice(); },
     WINDOW: WINDOW

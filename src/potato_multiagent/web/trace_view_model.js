@@ -139,19 +139,30 @@
   }
 
   /**
-   * The layout `auto` picks: tree when the run has threads or delegations; board when it is one
-   * group chat (no threads, three or more agents, and at least half of its agent-bearing steps
-   * name an addressee); lanes otherwise.
+   * The layout `auto` picks from the derivation, and why (trace_view/layout.py holds the same rule
+   * for init; trace_view/layout_cases.json referees both): tree for threads; board for a group
+   * chat of three or more agents (at least half of the agents' turns name an addressee, or the
+   * turn comes back to an agent after another spoke); lanes for fewer than three agents or a
+   * pipeline (each agent speaks in one stretch). The view then weighs the pane's width.
    */
-  function autoLayout(derivation) {
+  function layoutRule(derivation) {
     var threaded = derivation.steps.some(function (step) { return step.thread; }) ||
       derivation.handoffs.some(function (handoff) { return handoff.kind === 'delegation' || handoff.kind === 'return'; });
-    if (threaded) { return 'tree'; }
+    if (threaded) { return {layout: 'tree', because: 'threads'}; }
+    if (derivation.agents.length < 3) { return {layout: 'lanes', because: 'few_agents'}; }
     var bearing = derivation.steps.filter(function (step) { return step.agent !== null && step.kind !== 'tool_result'; });
     var addressed = bearing.filter(function (step) { return step.to; }).length;
-    if (derivation.agents.length >= 3 && bearing.length > 0 && addressed * 2 >= bearing.length) { return 'board'; }
-    return 'lanes';
+    if (bearing.length > 0 && addressed * 2 >= bearing.length) { return {layout: 'board', because: 'addressed'}; }
+    var finished = Object.create(null);
+    for (var i = 1; i < bearing.length; i++) {
+      if (bearing[i].agent === bearing[i - 1].agent) { continue; }
+      finished[bearing[i - 1].agent] = true;
+      if (finished[bearing[i].agent]) { return {layout: 'board', because: 'turns_return'}; }
+    }
+    return {layout: 'lanes', because: 'pipeline'};
   }
+
+  function autoLayout(derivation) { return layoutRule(derivation).layout; }
 
   /** Depth of each thread (root: 0), following the derivation's steps' parent_thread; cycles stop at
    * the first repeat. */
@@ -203,6 +214,7 @@
     viewModel: viewModel,
     rowFacts: rowFacts,
     autoLayout: autoLayout,
+    layoutRule: layoutRule,
     threadDepths: threadDepths,
     laneMap: laneMap,
     layoutForAnswer: layoutForAnswer

@@ -24,14 +24,24 @@
     return node;
   }
 
-  /** Text widths measured with the page's font, as the SVG will draw them. */
-  function canvasMeasure(family) {
+  /** Text widths measured with the page's font and text spacing, as the SVG will draw them. */
+  function canvasMeasure(family, spacing) {
     var context = document.createElement('canvas').getContext('2d');
     if (!context) { return layoutLib.estimateWidth; }
     return function (text, fontSize) {
       context.font = fontSize + 'px ' + family;
-      return context.measureText(text).width + 2;
+      var points = Array.from(text), spaces = points.filter(function (point) { return point === ' '; }).length;
+      return context.measureText(text).width + 2 + fontSize * (spacing.letter * points.length + spacing.word * spaces);
     };
+  }
+
+  /**
+   * The letter and word spacing the labels inherit, in em (a user's style sheet for WCAG 1.4.12 sets
+   * 0.12em and 0.16em on every element): the canvas measures without them, the SVG draws with them.
+   */
+  function spacingOf(canvas) {
+    var style = window.getComputedStyle(canvas), size = parseFloat(style.fontSize) || 16;
+    return {letter: (parseFloat(style.letterSpacing) || 0) / size, word: (parseFloat(style.wordSpacing) || 0) / size};
   }
 
   var layouts = new WeakMap();   // derivation -> {font, layout, spare}: layoutFor; spare: prepare's drawing
@@ -43,14 +53,16 @@
   /**
    * The derivation's layout in the canvas's font, computed once per derivation and font: by prepare
    * before the form is built (runtime.js runs it while Potato waits for the server), else by the
-   * first drawing. Whether the web font has arrived is part of the key: it measures differently.
+   * first drawing. Whether the web font has arrived, and the text spacing, are part of the key: they
+   * measure differently.
    */
   function layoutFor(derivation, canvas) {
-    var family = familyOf(canvas), font = family + (fontArrived(family) ? '' : ' (not arrived)');
+    var family = familyOf(canvas), spacing = spacingOf(canvas);
+    var font = family + (fontArrived(family) ? '' : ' (not arrived)') + ' spaced ' + spacing.letter + ' ' + spacing.word;
     var known = layouts.get(derivation);
     if (!known || known.font !== font) {
       known = {font: font, layout: layoutLib.layoutGraph(derivation.agents, derivation.edges,
-        {measure: canvasMeasure(family)}), spare: null};
+        {measure: canvasMeasure(family, spacing)}), spare: null};
       layouts.set(derivation, known);
     }
     return known.layout;

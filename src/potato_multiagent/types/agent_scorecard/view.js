@@ -50,6 +50,9 @@
     }
     el.addEventListener('change', function (event) { onChange(view, event.target); });
     el.addEventListener('focusin', function (event) { keepClearOfStickyParts(event.target); });
+    if (typeof ResizeObserver === 'function') {   // shown by display logic, the window resized: widths changed
+      new ResizeObserver(function () { padForStickyParts(el); }).observe(el);
+    }
     el.addEventListener('keydown', function (event) { onKeydown(view, event); });
     view.dropButton.addEventListener('click', function () { dropUnasked(view); });
     return view;
@@ -466,6 +469,20 @@
     if (box.top < top) { scroller.scrollTop -= top - box.top + 2; }
   }
 
+  /**
+   * Each grid's scroll padding is its sticky parts' size (the names' column, the header row), so
+   * whatever scrolls a score into view (the browser's focus, scrollIntoView, a test driver's click)
+   * stops with the score beside the names, never under them.
+   */
+  function padForStickyParts(el) {
+    el.querySelectorAll('.ma-asc-scroll').forEach(function (scroller) {
+      var name = scroller.querySelector('tbody th.ma-asc-row-name');
+      var head = scroller.querySelector('thead');
+      scroller.style.scrollPaddingLeft = (name ? name.getBoundingClientRect().width : 0) + 'px';
+      scroller.style.scrollPaddingTop = (head ? head.getBoundingClientRect().height : 0) + 'px';
+    });
+  }
+
   function render(args) {
     var ui = args.ui;
     var view = ui.state.view || (ui.state.view = createView(args.el, ui));
@@ -485,6 +502,7 @@
     paintMilestones(view);
     paintCounts(view);
     paintJudgments(view);
+    padForStickyParts(view.el);
   }
 
   runtime.define('agent_scorecard', {describe: describe, render: render, references: marks.references});
