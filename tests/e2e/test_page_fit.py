@@ -137,26 +137,37 @@ def test_both_runs_fit_the_window(task, sized_page):
 
 
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):
-    """`init --show-answer`: the run's question and its reference answer from the dataset, above the
-    trace, each under its own label, and the attribution's question states Who&When's rule."""
+    """`init --show-answer`: the run's reference answer from the dataset (Who&When's ground_truth, kept
+    in gold) above the steps, labelled as the dataset's, as inert text (a hostile answer included);
+    and the attribution's question states Who&When's rule."""
     run = corpus_folder() / "who_and_when" / RUNS[0]
-    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", run,
+    truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
+    hostile = tmp_path / "runs" / "Hand-Crafted" / "999.json"
+    hostile.parent.mkdir(parents=True)
+    hostile_truth = "{{ 7*7 }} </script><b>bold</b> {% if 1 %}x{% endif %}"
+    hostile.write_text(json.dumps({**json.loads(run.read_text(encoding="utf-8")), "ground_truth": hostile_truth}),
+                       encoding="utf-8")
+    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", run, hostile,
                            "-o", tmp_path / "task", "--show-answer"], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
-    truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
     server = start_potato(tmp_path / "task")
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         page = context.new_page()
         login(page, server.base_url, f"answer-{uuid.uuid4().hex[:8]}")
-        answer = page.locator(".display-field", has=page.locator(".display-field-label",
-                                                                 has_text="Reference answer (from the dataset, not the team's)"))
-        expect(answer).to_contain_text(str(truth))
         trace = page.locator("section.ma-trace")
-        assert answer.bounding_box()["y"] < trace.bounding_box()["y"]
+        answer = trace.locator(".ma-trace-answer")
+        expect(answer.locator("dt")).to_have_text("Reference answer (from the dataset)")
+        expect(answer.locator("dd")).to_have_text(str(truth))
+        assert answer.bounding_box()["y"] < trace.locator(".ma-trace-viewport").bounding_box()["y"]
         page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
         expect(page.locator('form[data-schema-name="attribution"]')).to_contain_text(
             "The agent need not be the one speaking at that step.")
+        page.locator('form[data-schema-name="outcome"] input[type="radio"][value="success"]').check()
+        go_next(page)
+        assert current_instance_id(page) == "Hand-Crafted-999"
+        expect(answer.locator("dd")).to_have_text(hostile_truth)
+        expect(answer.locator("b")).to_have_count(0)
     finally:
         context.close()
         server.stop()
