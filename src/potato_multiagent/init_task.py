@@ -189,14 +189,14 @@ def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> 
 
 
 ANSWER_KEY = "reference_answer"
-"""The record field ``--show-answer`` writes each run's reference answer to (shown as Potato text)."""
+"""The record field ``--show-answer`` writes each run's reference answer to (the trace view's ``answer_key``)."""
 GOLD_ANSWER_KEYS = ("ground_truth", "answer", "expected_answer", "expected_output", "reference_answer")
 """Where a run's gold holds the task's right answer (Who&When: ``ground_truth``), first found wins."""
-NO_ANSWER = "(the data has no reference answer for this run)"
 
 
 def _with_answers(conversion: Conversion) -> Tuple[Conversion, int]:
-    """Each record with its gold answer under ``ANSWER_KEY`` (a run without one says so); how many had one."""
+    """Each record with its gold answer under ``ANSWER_KEY`` (a run without one has none: the trace view
+    says so); how many had one."""
     from dataclasses import replace
 
     answers = {}
@@ -205,7 +205,8 @@ def _with_answers(conversion: Conversion) -> Tuple[Conversion, int]:
         found = next((gold[key] for key in GOLD_ANSWER_KEYS if gold.get(key) not in (None, "")), None)
         if found is not None:
             answers[str(line.get("id"))] = found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
-    records = [{**record, ANSWER_KEY: answers.get(str(record.get("id")), NO_ANSWER)} for record in conversion.records]
+    records = [{**record, ANSWER_KEY: answers[str(record.get("id"))]} if str(record.get("id")) in answers else record
+               for record in conversion.records]
     return replace(conversion, records=records), len(answers)
 
 
@@ -231,11 +232,10 @@ def build_config(task_name: str, found: Survey, choices: Sequence[Choice], secre
     if found.task_key:
         fields.append({"key": found.task_key, "type": "text", "label": "Task",
                        "display_options": {"resizable": False}})
-    if show_answer:
-        fields.append({"key": ANSWER_KEY, "type": "text", "label": "Reference answer (from the dataset, not the team's)",
-                       "display_options": {"resizable": False}})
     trace = {"key": "steps", "type": "multiagent.trace", "label": "Run", "layout": dataset_layout(found),
              "display_options": {"resizable": False}}   # the view scrolls itself: no frame around it
+    if show_answer:
+        trace["answer_key"] = ANSWER_KEY   # shown above the steps, labelled as the dataset's
     if any(choice.name == "orchestration" and choice.scheme for choice in choices):
         trace["layout_from"] = "orchestration"
     fields.append(trace)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from potato_multiagent import derive
 
-from .harness import step_picker
+from .harness import opened_handoff_card, step_picker
 from .hostile import record, scheme as full_scheme, schemes as full_schemes
 
 # The hostile strings, with its "big" ones 300 characters long: pages of 100 KB strings are
@@ -112,7 +112,7 @@ def handoff_card(page, handoff: dict):
 
 
 def act_handoffs(page) -> None:
-    handoff_card(page, EXPLICIT_HANDOFF).get_by_role("button", name=FLAG, exact=True).click()
+    opened_handoff_card(handoff_card(page, EXPLICIT_HANDOFF)).get_by_role("button", name=FLAG, exact=True).click()
 
 
 def handoff_controls(page) -> list:

@@ -553,6 +553,15 @@ def restore_in_page(page, schema: str, value: Any) -> None:
     )
 
 
+def opened_handoff_card(card):
+    """A handoff card (a locator), opened as an annotator opens it: the handoff review shows every
+    card but the one under review as a line, and "Show review" opens it."""
+    toggle = card.locator('[data-ma-action="toggle-card"]')
+    if toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    return card
+
+
 # --------------------------------------------------------------------------- failure attribution's step picker
 # (issue 18: a searchable combobox with a windowed listbox instead of a <select> of every step)
 

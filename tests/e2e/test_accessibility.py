@@ -497,6 +497,8 @@ def test_keyboard_handoff_review(task, open_as):
     journey.press("Tab", widget.get_by_role("button", name="Go", exact=True))
     journey.press("Tab", widget.get_by_role("button", name="Next unreviewed handoff"))
     journey.press("Tab", widget.get_by_role("button", name="Mark all unreviewed handoffs as fine"))
+    # the card under review is open: its "Hide review" first (every other card is a line)
+    journey.press("Tab", card.get_by_role("button", name="Hide review"))
     # "from #M to #N" and each quoted message's "#N": links into the trace view (ui.stepLink)
     steps = card.get_by_role("button", name=re.compile(r"^Show #\d+ in the trace$"))
     for position in range(4):

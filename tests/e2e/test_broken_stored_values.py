@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from potato_multiagent import validate_value
 
-from .harness import annotation_pairs, login, open_annotate, returning_user_state, wait_saved
+from .harness import annotation_pairs, login, open_annotate, opened_handoff_card, returning_user_state, wait_saved
 from .hostile import CONFIG_FILE, HERE, PLAIN_ID, PLAIN_RECORD, RECORD_ID, scheme, schemes, task_config, task_files
 
 SCHEMA_NAMES = [item["name"] for item in schemes()]
@@ -141,9 +141,8 @@ ACTIONS = {
     "attribution": lambda page: form(page, "attribution").get_by_label("Responsible agent")
     .select_option(label="Coder"),
     "graph": lambda page: form(page, "graph").get_by_role("button", name="Agent Reviewer", exact=True).click(),
-    "handoffs": lambda page: form(page, "handoffs").get_by_role("group", name="Handoff 2: Coder to Reviewer",
-                                                                exact=True)
-    .get_by_role("button", name=FLAG, exact=True).click(),
+    "handoffs": lambda page: opened_handoff_card(form(page, "handoffs").get_by_role(
+        "group", name="Handoff 2: Coder to Reviewer", exact=True)).get_by_role("button", name=FLAG, exact=True).click(),
     "scorecard": lambda page: form(page, "scorecard").get_by_role("radiogroup", name=f"Reviewer: {DIMENSION}",
                                                                   exact=True)
     .locator('input[type="radio"][value="3"]').click(),

@@ -36,6 +36,7 @@ from .harness import (
     current_instance_id,
     login,
     open_annotate,
+    opened_handoff_card,
     wait_instance_ready,
     wait_saved,
 )
@@ -139,6 +140,13 @@ def pressed(selector: str) -> Mark:
                 shown=lambda f: expect(f.locator(selector)).to_have_attribute("aria-pressed", "true"))
 
 
+def handoff_quality(card: int, value: int) -> Mark:
+    """Quality `value` on the card-th handoff card, opened first (only the card under review is open)."""
+    radio = f"input.ma-hr-q[value='{value}']"
+    return Mark(do=lambda f: opened_handoff_card(f.locator(".ma-hr-card").nth(card)).locator(radio).check(),
+                shown=lambda f: expect(f.locator(".ma-hr-card").nth(card).locator(radio)).to_be_checked())
+
+
 def graph_node(name: str) -> Mark:
     node = lambda f: f.get_by_role("button", name=re.compile("^" + re.escape(f"Agent {name}") + "(,|$)"))  # noqa: E731
     return Mark(do=lambda f: node(f).click(), shown=lambda f: expect(node(f)).to_have_attribute("aria-pressed", "true"))
@@ -166,7 +174,7 @@ COMPOUND: dict[str, tuple[Mark, Mark, Callable[[Any], bool], Callable[[Any], boo
         checked('input[name="ma-asc-0"][value="3"]'), checked('input[name="ma-asc-3"][value="5"]'),
         lambda v: scores(v).get("Manager") == [3], lambda v: scores(v).get("Coder") == [5]),
     "handoffs": (
-        pressed('.ma-hr-flag[data-ma-flag="info_loss"] >> nth=0'), checked("input.ma-hr-q[value='2'] >> nth=1"),
+        pressed('.ma-hr-flag[data-ma-flag="info_loss"] >> nth=0'), handoff_quality(1, 2),
         lambda v: any("info_loss" in (e.get("flags") or []) for e in v or []),
         lambda v: any(e.get("quality") == 2 for e in v or [])),
     "tool_calls": (

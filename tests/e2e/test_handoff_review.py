@@ -29,7 +29,7 @@ from potato_multiagent import derive, validate_value
 
 from .harness import (
     EXAMPLES_DIR, REPO_ROOT, annotation_pairs, click_next_expecting_block, current_instance_id, go_next, go_prev,
-    login, navigation_started, open_annotate, returning_user_state, same_value, wait_saved_json
+    login, navigation_started, open_annotate, opened_handoff_card, returning_user_state, same_value, wait_saved_json
 )
 
 EXAMPLE = "handoff-review"
@@ -129,16 +129,16 @@ def card(page, handoff: dict):
 
 
 def flag_button(page, handoff: dict, label: str):
-    return card(page, handoff).get_by_role("button", name=label, exact=True)
+    return opened_handoff_card(card(page, handoff)).get_by_role("button", name=label, exact=True)
 
 
 def quality_radio(page, handoff: dict, value: int):
-    group = card(page, handoff).get_by_role("radiogroup", name="Quality")
+    group = opened_handoff_card(card(page, handoff)).get_by_role("radiogroup", name="Quality")
     return group.get_by_role("radio", name=re.compile(rf"^{value}\b"))
 
 
 def note_box(page, handoff: dict):
-    return card(page, handoff).get_by_label("Note", exact=True)
+    return opened_handoff_card(card(page, handoff)).get_by_label("Note", exact=True)
 
 
 def hidden_value(page):
@@ -407,34 +407,39 @@ def test_undo_takes_back_the_bulk_rating(task, page, user):
 @pytest.mark.e2e
 def test_marked_fine_in_bulk_the_cards_fold_to_a_line_at_once(task, page, user):
     """"Mark all unreviewed handoffs as fine" leaves every card of the page one line (its status and
-    "Show review"), without a reload; the form is shorter by what the cards held."""
-    before = form(page).evaluate("(form) => form.getBoundingClientRect().height")
+    "Show review"), without a reload; the form is shorter by what the open card held."""
+    height = "(node) => node.getBoundingClientRect().height"
+    before = form(page).evaluate(height)
+    opened = card(page, handoffs_of(FIRST)[0]).locator(".ma-hr-body").evaluate(height)
     form(page).get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
     for handoff in handoffs_of(FIRST):
         expect(card(page, handoff).locator(".ma-hr-body")).to_be_hidden()
         expect(card(page, handoff).locator(".ma-hr-status")).to_have_text("Marked fine in bulk: quality 5 of 5, no flags.")
         expect(card(page, handoff).get_by_role("button", name="Show review")).to_be_visible()
-    assert form(page).evaluate("(form) => form.getBoundingClientRect().height") < before / 2
+    assert form(page).evaluate(height) < before - 0.9 * opened
     form(page).get_by_role("button", name="Undo \u201cMark all as fine\u201d").click()
     expect(card(page, handoffs_of(FIRST)[0]).locator(".ma-hr-body")).to_be_visible()
 
 
 @pytest.mark.e2e
 def test_next_unreviewed_walks_the_unreviewed_cards_in_order_from_the_keyboard(task, page, user):
+    """The first card is under review (open) from the start; "Next unreviewed handoff" (or N) folds it
+    and opens the next unreviewed one with focus on its first flag, skipping reviewed ones, wrapping."""
     handoffs = handoffs_of(FIRST)
+    expect(card(page, handoffs[0]).locator(".ma-hr-body")).to_be_visible()
+    expect(card(page, handoffs[2]).locator(".ma-hr-body")).to_be_hidden()
     flag_button(page, handoffs[1], "garbling").click()   # the second is reviewed: the walk skips it
     button = form(page).get_by_role("button", name="Next unreviewed handoff")
     button.focus()
     page.keyboard.press("Enter")
-    expect(flag_button(page, handoffs[0], "info loss")).to_be_focused()
-    button.focus()
-    page.keyboard.press("Enter")
     expect(flag_button(page, handoffs[2], "info loss")).to_be_focused()
+    expect(card(page, handoffs[0]).locator(".ma-hr-body")).to_be_hidden()
     page.keyboard.press("Space")   # reviewed by the keyboard where focus landed
     expect(flag_button(page, handoffs[2], "info loss")).to_have_attribute("aria-pressed", "true")
-    button.focus()
-    page.keyboard.press("Enter")
-    expect(flag_button(page, handoffs[3], "info loss")).to_be_focused()
+    page.keyboard.press("n")   # the button's key, from inside the card
+    expect(card(page, handoffs[3]).get_by_role("button", name="info loss", exact=True)).to_be_focused()
+    page.keyboard.press("N")
+    expect(card(page, handoffs[0]).get_by_role("button", name="info loss", exact=True)).to_be_focused()
     assert current_instance_id(page) == FIRST["id"]
 
 

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from potato_multiagent import validate_value
 
-from .harness import login, wait_saved, wait_saved_json
+from .harness import login, opened_handoff_card, wait_saved, wait_saved_json
 
 pytestmark = pytest.mark.e2e
 
@@ -147,7 +147,7 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     expect(handoffs.locator('[data-ma="judgment"]')).to_have_count(0)
     region = form(page, "contention").locator('[data-ma-region="0"]')
     expect(form(page, "contention").locator('[data-ma="judgment"]')).to_have_count(0)
-    card.get_by_role("radio", name="4", exact=True).check()
+    opened_handoff_card(card).get_by_role("radio", name="4", exact=True).check()
     wait_saved_json(judged_task, user, RECORD["id"], "handoffs", [{**HANDOFF, "flags": [], "quality": 4}])
     expect(card.locator(".ma-hr-judgment-words")).to_have_text(f"{JUDGE}: quality 2 of 5, flagged: dropped constraint")
     expect(card.locator('[data-ma="judgments"]')).to_be_visible()

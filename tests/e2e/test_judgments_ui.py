@@ -116,6 +116,12 @@ def test_after_answer_hides_until_agent_and_step_are_chosen(judged_task, page):
     choose_decisive_step(after, 3)
     expect(box).to_be_visible()
     assert judgment_words(after) == [f"{JUDGE}: Searcher, #2", f"{BASELINE}: Planner, #1"]
+    # next to the control it answers: with the step picker at the top of the window, the judges'
+    # answers are on screen too, above the reason
+    after.get_by_role("combobox", name="Decisive step").evaluate("el => el.scrollIntoView({block: 'start'})")
+    picker, shown = after.get_by_label("Decisive step").bounding_box(), box.bounding_box()
+    assert picker["y"] < shown["y"] < after.get_by_label("Reason").bounding_box()["y"]
+    assert shown["y"] + shown["height"] <= page.viewport_size["height"], (picker, shown)
 
 
 def test_accept_stores_from_judgment_and_an_edit_clears_it(judged_task, page):

@@ -144,26 +144,33 @@ def check_the_page_fits(page) -> None:
         assert "ma-trace-viewport" in left[0], left
 
 
-def check_the_handoff_review_is_compact(page) -> None:
-    """A long list of handoffs (59 here) is reviewed one open card at a time: the first unreviewed
-    card open, every other one a line, 20 to a page; "Next unreviewed handoff" moves the open card
-    on; after "Mark all unreviewed handoffs as fine" every card is a line and the form shorter."""
+FORM_HEIGHT = """() => [document.querySelector('form[data-schema-name="handoffs"]').getBoundingClientRect().height,
+                       document.querySelector('#annotation-forms').clientHeight]"""
+
+
+def check_the_handoff_review_is_compact(page, handoffs: int) -> None:
+    """The handoffs are reviewed one open card at a time: the first unreviewed card open, every
+    other one a line, 20 to a page, the form at most three heights of its pane with the outcome
+    answered and nothing reviewed; "Next unreviewed handoff" moves the open card on; after "Mark all
+    unreviewed handoffs as fine" every card is a line and the form shorter."""
     page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
-    handoffs = page.locator('form[data-schema-name="handoffs"]')
-    handoffs.scroll_into_view_if_needed()
-    expect(handoffs).to_have_attribute("data-ma-ready", "true")
-    cards = handoffs.locator(".ma-hr-card")
-    expect(cards).to_have_count(20)
-    expect(handoffs.locator(".ma-hr-body:visible")).to_have_count(1)
+    form = page.locator('form[data-schema-name="handoffs"]')
+    form.scroll_into_view_if_needed()
+    expect(form).to_have_attribute("data-ma-ready", "true")
+    cards = form.locator(".ma-hr-card")
+    expect(cards).to_have_count(min(handoffs, 20))
+    expect(form.locator(".ma-hr-body:visible")).to_have_count(1)
     expect(cards.first.locator(".ma-hr-body")).to_be_visible()
-    tall = handoffs.evaluate("el => el.getBoundingClientRect().height")
-    handoffs.get_by_role("button", name="Next unreviewed handoff").click()
+    tall, pane = page.evaluate(FORM_HEIGHT)
+    assert tall <= 3 * pane, (tall, pane)
+    form.get_by_role("button", name="Next unreviewed handoff").click()
     expect(cards.nth(1).locator(".ma-hr-body")).to_be_visible()
     expect(cards.first.locator(".ma-hr-body")).to_be_hidden()
     expect(cards.nth(1).get_by_role("button", name="info loss")).to_be_focused()
-    handoffs.get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
-    expect(handoffs.locator(".ma-hr-body:visible")).to_have_count(0)
-    assert handoffs.evaluate("el => el.getBoundingClientRect().height") < tall
+    form.get_by_role("button", name="Mark all unreviewed handoffs as fine").click()
+    expect(form.locator(".ma-hr-body:visible")).to_have_count(0)
+    short, _ = page.evaluate(FORM_HEIGHT)
+    assert short < tall, (short, tall)
 
 
 def test_both_runs_fit_the_window(task, sized_page):
@@ -171,11 +178,12 @@ def test_both_runs_fit_the_window(task, sized_page):
     login(page, task.base_url, f"fit-{uuid.uuid4().hex[:8]}")
     assert current_instance_id(page) == "Algorithm-Generated-11"
     check_the_page_fits(page)
+    check_the_handoff_review_is_compact(page, handoffs=9)
     page.locator('form[data-schema-name="outcome"] input[type="radio"][value="success"]').check()   # required
     go_next(page)
     assert current_instance_id(page) == "Hand-Crafted-11"
     check_the_page_fits(page)
-    check_the_handoff_review_is_compact(page)
+    check_the_handoff_review_is_compact(page, handoffs=59)
 
 
 def test_chosen_lanes_stack_on_a_narrow_screen_without_a_sideways_scroll(task, browser):
@@ -195,26 +203,37 @@ def test_chosen_lanes_stack_on_a_narrow_screen_without_a_sideways_scroll(task, b
 
 
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):
-    """`init --show-answer`: the run's question and its reference answer from the dataset, above the
-    trace, each under its own label, and the attribution's question states Who&When's rule."""
+    """`init --show-answer`: the run's reference answer from the dataset (Who&When's ground_truth, kept
+    in gold) above the steps, labelled as the dataset's, as inert text (a hostile answer included);
+    and the attribution's question states Who&When's rule."""
     run = corpus_folder() / "who_and_when" / RUNS[0]
-    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", run,
+    truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
+    hostile = tmp_path / "runs" / "Hand-Crafted" / "999.json"
+    hostile.parent.mkdir(parents=True)
+    hostile_truth = "{{ 7*7 }} </script><b>bold</b> {% if 1 %}x{% endif %}"
+    hostile.write_text(json.dumps({**json.loads(run.read_text(encoding="utf-8")), "ground_truth": hostile_truth}),
+                       encoding="utf-8")
+    made = subprocess.run([sys.executable, "-m", "potato_multiagent.cli", "init", "--from", "who-and-when", run, hostile,
                            "-o", tmp_path / "task", "--show-answer"], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
-    truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
     server = start_potato(tmp_path / "task")
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         page = context.new_page()
         login(page, server.base_url, f"answer-{uuid.uuid4().hex[:8]}")
-        answer = page.locator(".display-field", has=page.locator(".display-field-label",
-                                                                 has_text="Reference answer (from the dataset, not the team's)"))
-        expect(answer).to_contain_text(str(truth))
         trace = page.locator("section.ma-trace")
-        assert answer.bounding_box()["y"] < trace.bounding_box()["y"]
+        answer = trace.locator(".ma-trace-answer")
+        expect(answer.locator("dt")).to_have_text("Reference answer (from the dataset)")
+        expect(answer.locator("dd")).to_have_text(str(truth))
+        assert answer.bounding_box()["y"] < trace.locator(".ma-trace-viewport").bounding_box()["y"]
         page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
         expect(page.locator('form[data-schema-name="attribution"]')).to_contain_text(
             "The agent need not be the one speaking at that step.")
+        page.locator('form[data-schema-name="outcome"] input[type="radio"][value="success"]').check()
+        go_next(page)
+        assert current_instance_id(page) == "Hand-Crafted-999"
+        expect(answer.locator("dd")).to_have_text(hostile_truth)
+        expect(answer.locator("b")).to_have_count(0)
     finally:
         context.close()
         server.stop()

@@ -20,7 +20,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from .harness import REPO_ROOT, choose_decisive_step, current_instance_id, login
+from .harness import REPO_ROOT, choose_decisive_step, current_instance_id, login, opened_handoff_card
 
 pytestmark = pytest.mark.skipif(os.environ.get("POTATO_MA_SCREENSHOTS") != "1",
                                 reason="writes docs/screenshots/*.png: set POTATO_MA_SCREENSHOTS=1")
@@ -57,7 +57,7 @@ def mark_handoff_review(page, widget) -> None:
     first = widget.get_by_role("group", name=re.compile(r"^Handoff 1: "))
     first.get_by_role("button", name="info loss", exact=True).click()
     first.get_by_role("radiogroup", name="Quality").get_by_role("radio", name=re.compile(r"^2\b")).check()
-    second = widget.get_by_role("group", name=re.compile(r"^Handoff 2: "))
+    second = opened_handoff_card(widget.get_by_role("group", name=re.compile(r"^Handoff 2: ")))
     second.get_by_role("radiogroup", name="Quality").get_by_role("radio", name=re.compile(r"^5\b")).check()
 
 

@@ -31,8 +31,8 @@ from playwright.sync_api import expect
 from tests.step_identity import fingerprint, source
 
 from .conftest import NAVIGATION_TIMEOUT_MS
-from .harness import (choose_decisive_step, login, open_annotate, start_potato, user_state_path, wait_saved,
-                      wait_saved_json)
+from .harness import (choose_decisive_step, login, open_annotate, opened_handoff_card, start_potato, user_state_path,
+                      wait_saved, wait_saved_json)
 
 pytestmark = pytest.mark.e2e
 
@@ -143,7 +143,7 @@ def annotated(tmp_path_factory, potato_task, browser):
         form(page, "emergent").get_by_role("button", name=f"Turn {number} ({agent})", exact=True).click()
     form(page, "review").get_by_role("group", name="Call 1: search_trains by Searcher (step 2)", exact=True) \
         .get_by_role("radiogroup", name="Verdict").get_by_role("radio", name="wrong_args", exact=True).check()
-    form(page, "handoffs").get_by_role("group", name="Handoff 2: Searcher to Booker", exact=True) \
+    opened_handoff_card(form(page, "handoffs").get_by_role("group", name="Handoff 2: Searcher to Booker", exact=True)) \
         .get_by_role("button", name="info loss", exact=True).click()
     form(page, "contention").locator(".ma-tc-region").first.get_by_role("radiogroup", name="Label") \
         .get_by_role("radio", name="race_condition", exact=True).check()

@@ -242,12 +242,12 @@ def test_show_answer_puts_each_runs_reference_answer_above_the_trace_and_says_th
     assert "--show-answer: the reference answer of 1 of 2 run(s) is shown above the trace as 'reference_answer'" in out
     records = {r["id"]: r for r in map(json.loads, (task / "data" / "runs.jsonl").read_text().splitlines())}
     assert records["Hand-Crafted-1"]["reference_answer"] == "Lyon, 14 March"
-    assert records["Hand-Crafted-2"]["reference_answer"] == "(the data has no reference answer for this run)"
+    assert "reference_answer" not in records["Hand-Crafted-2"]   # no gold answer: the view says so
     config = yaml.safe_load((task / "config.yaml").read_text())
     fields = config["instance_display"]["fields"]
-    assert [(f["key"], f["type"], f["label"]) for f in fields] == [
-        ("question", "text", "Task"), ("reference_answer", "text", "Reference answer (from the dataset, not the team's)"),
-        ("steps", "multiagent.trace", "Run")]
+    assert [(f["key"], f["type"], f["label"]) for f in fields] == [("question", "text", "Task"),
+                                                                   ("steps", "multiagent.trace", "Run")]
+    assert fields[1]["answer_key"] == "reference_answer"
     [attribution] = [s for s in config["annotation_schemes"] if s["name"] == "attribution"]
     assert attribution["description"].endswith("The agent need not be the one speaking at that step.")
     assert "Who&When's rule: the responsible agent is the one whose mistake" in attribution["description"]

@@ -77,6 +77,17 @@ def test_hostile_text_is_escaped_for_html_and_for_jinja():
     assert "&#123;&#123; 7*7 &#125;&#125;" in html
 
 
+def test_the_task_and_answer_slots_are_labelled_and_hold_no_record_text():
+    """question_key/answer_key: the shell has a slot under each label; the browser fills it from the
+    record as text (nothing of the record goes through the server's HTML, nor through Jinja again)."""
+    html = TraceDisplay().render(field(question_key="question", answer_key="reference_answer"), long_record(2))
+    assert "<dt>Task</dt>" in html and "<dt>Reference answer (from the dataset)</dt>" in html
+    assert '<dd data-ma-task="question_key"></dd>' in html and '<dd data-ma-task="answer_key"></dd>' in html
+    assert "ma-trace-task" not in TraceDisplay().render(field(), long_record(2))
+    assert parse_trace_view_config(field(answer_keys="x"))[1] == [
+        "answer_keys: not a key of multiagent.trace (did you mean 'answer_key'?)"]
+
+
 def test_a_bad_config_renders_an_error_card_naming_the_key():
     html = TraceDisplay().render(field(layout="grid"), long_record(3))
     assert "layout" in html and 'role="alert"' in html

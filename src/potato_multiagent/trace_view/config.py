@@ -33,6 +33,13 @@ class TraceViewConfig(DeriveOptions):
     layout_map: Dict[StrictStr, Literal["lanes", "tree", "board"]] = Field(
         default_factory=lambda: dict(DEFAULT_LAYOUT_MAP),
         description="The layout_from scheme's answer -> layout.")
+    question_key: Optional[StrictStr] = Field(
+        None, min_length=1, description="A record field holding the task's question, shown above the steps under "
+        "\"Task\".")
+    answer_key: Optional[StrictStr] = Field(
+        None, min_length=1, description="A record field holding the task's reference answer, shown above the steps "
+        "under \"Reference answer (from the dataset)\". Leave it out where the answer is what annotators judge: "
+        "every record field is in the page source, shown or not.")
     fold_chars: StrictInt = Field(600, ge=80, description="Text longer than this is folded (full view on demand).")
     height: StrictStr = Field("70vh", min_length=1, description="The view's scroll height (a CSS length).")
 

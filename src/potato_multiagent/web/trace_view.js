@@ -97,6 +97,7 @@
       this.auto = 'lanes';
       return;
     }
+    paintTask(this.section, page.record, this.config);
     this.judged = judgments.judgmentMarks(page.record, core.pageSchemes());
     if (rows.modes) { rows.modes.load(this, page.record); }
     if (page.derivation === this.derivation) { return; }
@@ -112,6 +113,18 @@
     var skip = this.section.querySelector('[data-ma="skip-trace"]');
     if (skip) { skip.textContent = 'Skip the trace (' + derivation.steps.length + ' steps)'; }
   };
+
+  /** The task's question and reference answer above the steps (question_key, answer_key), as text. */
+  function paintTask(section, record, config) {
+    section.querySelectorAll('[data-ma-task]').forEach(function (slot) {
+      var key = config[slot.getAttribute('data-ma-task')];
+      var value = record && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : null;
+      var missing = value === null || value === undefined || value === '';
+      slot.textContent = missing ? '(none in this run\u2019s data: no \u201C' + key + '\u201D field)'
+        : (typeof value === 'string' ? value : JSON.stringify(value));
+      slot.classList.toggle('ma-trace-task-missing', missing);
+    });
+  }
 
   View.prototype.say = function (text) {
     this.status.textContent = '';

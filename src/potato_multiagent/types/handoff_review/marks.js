@@ -12,7 +12,7 @@
 PotatoMultiagent.marks('handoff_review', function (lib) {
   'use strict';
 
-  var PAGE_SIZE = 50;
+  var PAGE_SIZE = 20;   // cards a page: one open, the others a line each
   var SNIPPET_LENGTH = 160;
   var MAX_LISTED = 20;   // problems and card-less entries named one by one before "and N more"
   var FILTER_WORDS = {all: 'handoffs', unreviewed: 'unreviewed handoffs', flagged: 'flagged handoffs'};

@@ -4,11 +4,12 @@
  * One card per derived handoff, a group named "Handoff K: FROM to TO" quoting the instruction that
  * handed over (when a step addressed the receiver), the giver's last message and the receiver's
  * first, each with its #N link into the trace view; flag toggles, a "Quality" radio group and an
- * optional note. Cards are drawn a page (50) at a time with a filter, "jump to handoff K" and "next
- * unreviewed"; runs with more than 30 handoffs open on "unreviewed only"; a card reviewed when drawn
- * (and every card after "mark all as fine") is one line, and on a run of more than 10 handoffs so is
- * every card but the one under review (20 to a page). The rules and words are in marks.js; the
- * runtime paints summary, completeness and notices from marks.describe after every model.set.
+ * optional note. The list is reviewed one open card at a time: the card under review (the first
+ * unreviewed, then whichever "next unreviewed" (the button or N) or "Show review" opened) is open,
+ * every other card one line, 20 to a page, so the form stays within a few pane heights on a run of
+ * any length. A filter shows all, unreviewed or flagged handoffs; runs with more than 30 handoffs
+ * open on "unreviewed only". The rules and words are in marks.js; the runtime paints summary,
+ * completeness and notices from marks.describe after every model.set.
  */
 (function (runtime) {
   'use strict';
@@ -16,10 +17,6 @@
   var TYPING_DELAY_MS = 300;
   var ARROW_STEP = {ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1};
   var formSerial = 0;   // makes element ids unique when a page has several of these widgets
-  // A run with more handoffs than this is reviewed one open card at a time (the next unreviewed),
-  // the others one line each, 20 to a page: the form stays a few pane heights, not 50 full cards.
-  var COMPACT_FROM = 10;
-  var COMPACT_PAGE_SIZE = 20;
 
   /** Find the template's parts and wire them once; the returned object lives across renders. */
   function createView(el, ui, derivation) {
@@ -33,13 +30,12 @@
       progress: part('progress'), filter: part('filter'), jump: part('jump'), jumpGo: part('jump-go'),
       bulk: part('bulk'), undoBulk: part('undo-bulk'), empty: part('empty'), cards: part('cards'),
       nextUnreviewed: part('next-unreviewed'), lastShown: -1,
-      compact: derivation.handoffs.length > COMPACT_FROM, currentKey: null, opened: new Set(),
+      currentKey: null, opened: new Set(),
       cardsByIndex: new Map(), visible: [], filterName: 'all',
-      book: null, derivation: null, config: null, model: null, ui: ui
+      book: null, derivation: null, config: null, model: null, ui: ui, root: el
     };
     view.typing = ui.debounce(function () { commit(view, null); }, TYPING_DELAY_MS);
-    view.pageSize = view.compact ? COMPACT_PAGE_SIZE : marks.PAGE_SIZE;
-    view.pager = ui.pager(view.cards, {size: view.pageSize,
+    view.pager = ui.pager(view.cards, {size: marks.PAGE_SIZE,
       noun: marks.FILTER_WORDS.all, always: true,
       draw: function (first, end) { return drawCards(view, first, end); }});
     wire(view);
@@ -62,6 +58,21 @@
     view.bulk.addEventListener('click', function () { markAllAsFine(view); });
     view.nextUnreviewed.addEventListener('click', function () { showNextUnreviewed(view); });
     view.undoBulk.addEventListener('click', function () { undoMarkAll(view); });
+    // N anywhere in the widget but a text field: the next unreviewed handoff (the button's key).
+    view.root.addEventListener('keydown', function (event) {
+      if (!isNextKey(event)) { return; }
+      event.preventDefault();
+      event.stopPropagation();
+      showNextUnreviewed(view);
+    });
+    // Potato's keyup shortcuts toggle other schemes' checkboxes by letter: not with this one.
+    view.root.addEventListener('keyup', function (event) { if (isNextKey(event)) { event.stopPropagation(); } });
+  }
+
+  function isNextKey(event) {
+    var target = event.target, tag = target && target.tagName;
+    var typing = tag === 'TEXTAREA' || tag === 'SELECT' || (tag === 'INPUT' && !/^(radio|checkbox|button)$/.test(target.type));
+    return (event.key === 'n' || event.key === 'N') && !event.ctrlKey && !event.metaKey && !event.altKey && !typing;
   }
 
   // -- one card -------------------------------------------------------------------------------------
@@ -82,16 +93,16 @@
       config.allow_note ? noteField(h, refs, idBase) : null,
       h('div', {class: 'ma-hr-actions'}, [h('button', {type: 'button', class: 'ma-hr-clear',
         'data-ma-action': 'clear', 'data-ma-focus': 'clear', text: 'Clear review'})])]);
-    // A card already reviewed when drawn is one line (title, status, "Show review"); issue 15. On a
-    // long list so is every card but the one under review and those opened by hand.
+    // Every card but the one under review and those opened by hand is one line: title, status and
+    // "Show review" (a card reviewed when drawn is folded even when it is the one under review).
     var reviewed = marks.isReviewed(view.book.byKey.get(refs.key));
-    var collapsed = !view.opened.has(refs.key) && (reviewed || (view.compact && refs.key !== view.currentKey));
-    refs.toggle = reviewed || view.compact ? h('button', {type: 'button', class: 'ma-hr-toggle',
-      'data-ma-action': 'toggle-card', 'data-ma-focus': 'toggle-card', 'aria-controls': idBase + '-body'}) : null;
+    var collapsed = !view.opened.has(refs.key) && (reviewed || refs.key !== view.currentKey);
+    refs.toggle = h('button', {type: 'button', class: 'ma-hr-toggle',
+      'data-ma-action': 'toggle-card', 'data-ma-focus': 'toggle-card', 'aria-controls': idBase + '-body'});
     refs.root = h('div', {class: 'ma-hr-card', role: 'group', 'aria-label': marks.handoffName(handoff),
       'data-ma-handoff': handoff.index, tabindex: '-1'}, [
-      h('div', {class: 'ma-hr-head'}, [cardTitle(h, handoff), refs.toggle]), refs.body, refs.status]);
-    if (refs.toggle) { setOpen(refs, !collapsed); }
+      h('div', {class: 'ma-hr-head'}, [cardTitle(h, handoff), refs.status, refs.toggle]), refs.body]);
+    setOpen(refs, !collapsed);
     paintCard(view, refs);
     return refs;
   }
@@ -290,7 +301,7 @@
     if (key !== view.currentKey) { view.opened.add(key); }   // shown by hand: open until folded by hand
     view.pager.open(position, true);
     var refs = view.cardsByIndex.get(index);
-    if (refs.toggle) { setOpen(refs, true); }
+    setOpen(refs, true);
     view.lastShown = index;
     view.ui.announce('Showing ' + marks.handoffName(view.derivation.handoffs[index]) + '.');
     return refs;
@@ -308,7 +319,7 @@
         var before = view.currentKey;
         view.currentKey = key;
         view.cardsByIndex.forEach(function (other) {
-          if (other.key === before && other.toggle && !view.opened.has(before)) { setOpen(other, false); }
+          if (other.key === before && !view.opened.has(before)) { setOpen(other, false); }
         });
         var refs = showHandoff(view, index);
         var first = refs && refs.root.querySelector('[data-ma-action="flag"]');
@@ -423,7 +434,7 @@
     // Every card is reviewed now: the page is drawn again, each card one line (or, on "Unreviewed
     // handoffs", none left), not 50 full cards until a reload.
     setFilter(view, view.filterName);
-    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * view.pageSize);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
     var total = view.derivation.handoffs.length;
     var words = total === 0 ? 'This run has no handoffs; recorded that there was nothing to review.'
       : (marked === 0 ? 'Every handoff was already reviewed; nothing was marked.'
@@ -436,7 +447,7 @@
     var undone = marks.undoBulk(view.book, view.derivation, view.config);
     view.currentKey = firstUnreviewedKey(view);
     setFilter(view, view.filterName);
-    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * view.pageSize);
+    view.pager.show(view.visible.length, null, marks.FILTER_WORDS[view.filterName], view.pager.page() * marks.PAGE_SIZE);
     commit(view, 'Took back \u201Cfine\u201D from ' + undone + ' handoff' + (undone === 1 ? '' : 's') + ' marked in bulk.');
     view.bulk.focus();   // the Undo button hides itself
   }
@@ -481,7 +492,7 @@
     if (view.derivation !== args.derivation) {
       view.derivation = args.derivation;
       view.currentKey = firstUnreviewedKey(view);
-      if (view.compact && view.currentKey !== null) {   // its card is open: "next" goes on from it
+      if (view.currentKey !== null) {   // its card is open: "next" goes on from it
         view.lastShown = view.derivation.handoffs.findIndex(function (handoff) {
           return marks.identityKey(handoff) === view.currentKey;
         });
