@@ -159,8 +159,19 @@ def test_two_annotators_a_judge_export_and_agreement(task, page, new_context):
     step(page, 3).get_by_role("button", name="Accept llm-judge\u2019s tag 2.4 Information withholding on #4").click()
     expect(step(page, 3).locator(".ma-mode-accept")).to_have_attribute("aria-pressed", "true")
     # a mode for the whole run (present, not located), from the keyboard
+    # the whole-run list is a line per mode; each definition is its checkbox's description and
+    # is shown under it on demand, which stays so for the next item of the tab
     whole = form.get_by_role("checkbox", name="3.2 No or incomplete verification")
     expect(whole).to_have_accessible_description(TAXONOMY.mode("3.2").definition)
+    definition = form.get_by_text(TAXONOMY.mode("3.2").definition, exact=True)
+    expect(definition).to_be_hidden()
+    assert form.locator('[data-ma="run-mode"]').evaluate_all(
+        "rows => rows.every(row => row.getBoundingClientRect().height < 40)")
+    form.get_by_role("button", name="Show definitions").click()
+    expect(definition).to_be_visible()
+    form.get_by_role("button", name="Hide definitions").click()
+    expect(definition).to_be_hidden()
+    form.get_by_role("button", name="Show definitions").click()
     whole.focus()
     page.keyboard.press("Space")
     wait_saved_json(task, alice, "trip-1", "mast", ALICE["trip-1"])
@@ -169,6 +180,7 @@ def test_two_annotators_a_judge_export_and_agreement(task, page, new_context):
         "3.2 No or incomplete verification (whole run).")
     # alice, trip-2: nothing found
     assert go_next(page) == "trip-2"
+    expect(mast_form(page).get_by_text(TAXONOMY.mode("3.2").definition, exact=True)).to_be_visible()
     mast_form(page).get_by_role("checkbox", name="No failure mode in this run").check()
     wait_saved_json(task, alice, "trip-2", "mast", ALICE["trip-2"])
 

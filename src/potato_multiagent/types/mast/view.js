@@ -13,6 +13,7 @@
   var marks = runtime.marksOf('mast');
   var PAGE_SIZE = 20;
   var TYPING_DELAY_MS = 300;
+  var DEFINITIONS_KEY = 'potato-multiagent:mast-definitions';
 
   function createView(args) {
     var ui = args.ui;
@@ -39,6 +40,15 @@
       });
       view.runRows[code] = entry;
     });
+    view.definitionsToggle = ui.hook('definitions-toggle');
+    if (view.definitionsToggle) {
+      showDefinitions(view, readDefinitionsShown());
+      view.definitionsToggle.addEventListener('click', function () {
+        var shown = !view.definitionsShown;
+        showDefinitions(view, shown);
+        writeDefinitionsShown(shown);
+      });
+    }
     view.typing = ui.debounce(function () { commit(view, null, null, true); }, TYPING_DELAY_MS);
     view.pager = ui.pager(view.list, {size: PAGE_SIZE, noun: 'step tags', item: function (i) { return tagNode(view, view.tags[i]); }});
     view.addButton.addEventListener('click', function () { addTag(view); });
@@ -51,6 +61,24 @@
         on ? 'No failure mode in this run.' : 'No longer marked as having no failure mode.');
     });
     return view;
+  }
+
+  /** The whole-run list is one line per mode, in columns; each definition is the checkbox's
+   * description (read by a screen reader and shown on hover) and in full under it on demand. */
+  function showDefinitions(view, shown) {
+    view.definitionsShown = shown;
+    view.el.querySelectorAll('[data-ma="definition"]').forEach(function (definition) { definition.hidden = !shown; });
+    view.el.classList.toggle('ma-mast-definitions-shown', shown);
+    view.definitionsToggle.textContent = shown ? 'Hide definitions' : 'Show definitions';
+  }
+
+  /** Shown or not stays so across items (Next reloads the page) for this tab. */
+  function readDefinitionsShown() {
+    try { return window.sessionStorage.getItem(DEFINITIONS_KEY) === 'true'; } catch (error) { return false; }
+  }
+
+  function writeDefinitionsShown(shown) {
+    try { window.sessionStorage.setItem(DEFINITIONS_KEY, shown ? 'true' : 'false'); } catch (error) { /* storage off: for this page */ }
   }
 
   // -- storing -----------------------------------------------------------------------------------
