@@ -113,12 +113,12 @@ def choose(found: Survey) -> List[Choice]:
     runs = f"of {found.runs} run(s)"
     choices = [Choice("outcome", {
         "annotation_type": "radio", "name": "outcome", "description": "Did the team complete the task correctly?",
-        "labels": ["success", "failure"], "label_requirement": {"required": True}},
+        "labels": ["success", "failure"], "label_requirement": {"required": True}, "horizontal": True},
         "every run is first judged a success or a failure; attribution is asked only for failures"
         + (f" (gold for {found.with_gold} run(s) is in {GOLD_FILE}, never shown)" if found.with_gold else ""))]
     choices.append(_when(found.multi_agent, "orchestration", {
         "annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
-        "labels": list(ORCHESTRATIONS)},
+        "labels": list(ORCHESTRATIONS), "horizontal": True},   # one line: the form stays short
         "how the team was organised (a pipeline, a manager with workers, a group chat, a debate); the "
         "answer lays out the trace (lanes, tree, board); until answered, " + layout_reason(found),
         "no run has two agents: there is no team to organise"))
@@ -211,15 +211,16 @@ def _with_answers(conversion: Conversion) -> Tuple[Conversion, int]:
 
 
 WHO_AND_WHEN_RULE = ("Who&When's rule: the responsible agent is the one whose mistake made the run fail, and the "
-                     "decisive step the first step where that mistake is made. The agent need not be the one "
-                     "speaking at that step.")
+                     "decisive step the first step where that mistake is made (not where the failure became "
+                     "visible). The agent need not be the one speaking at that step.")
 
 
 def _with_rule(choice: Choice, read_as: str) -> Choice:
-    """The attribution of Who&When runs says the dataset's attribution rule in its description."""
+    """The attribution of Who&When runs states the dataset's attribution rule as its help, the line
+    under the step picker (``step_help``): the question itself stays one line."""
     if choice.name != "attribution" or choice.scheme is None or "who-and-when" not in read_as.split("+"):
         return choice
-    scheme = {**choice.scheme, "description": f"{choice.scheme['description']} {WHO_AND_WHEN_RULE}"}
+    scheme = {**choice.scheme, "step_help": WHO_AND_WHEN_RULE}
     return Choice(choice.name, scheme, choice.reason, choice.offered)
 
 

@@ -205,7 +205,7 @@ def test_chosen_lanes_stack_on_a_narrow_screen_without_a_sideways_scroll(task, b
 def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tmp_path, browser):
     """`init --show-answer`: the run's reference answer from the dataset (Who&When's ground_truth, kept
     in gold) above the steps, labelled as the dataset's, as inert text (a hostile answer included);
-    and the attribution's question states Who&When's rule."""
+    and the attribution's help, under the step picker, states Who&When's rule."""
     run = corpus_folder() / "who_and_when" / RUNS[0]
     truth = json.loads(run.read_text(encoding="utf-8"))["ground_truth"]
     hostile = tmp_path / "runs" / "Hand-Crafted" / "999.json"
@@ -227,8 +227,8 @@ def test_show_answer_puts_the_reference_answer_above_the_trace_clearly_marked(tm
         expect(answer.locator("dd")).to_have_text(str(truth))
         assert answer.bounding_box()["y"] < trace.locator(".ma-trace-viewport").bounding_box()["y"]
         page.locator('form[data-schema-name="outcome"] input[type="radio"][value="failure"]').check()
-        expect(page.locator('form[data-schema-name="attribution"]')).to_contain_text(
-            "The agent need not be the one speaking at that step.")
+        expect(page.locator('form[data-schema-name="attribution"] .ma-fa-step-help')).to_have_text(
+            re.compile(r"^Who&When's rule: .* The agent need not be the one speaking at that step\.$"))
         page.locator('form[data-schema-name="outcome"] input[type="radio"][value="success"]').check()
         go_next(page)
         assert current_instance_id(page) == "Hand-Crafted-999"

@@ -40,6 +40,7 @@ def test_a_pipeline_of_two_agents_gets_attribution_graph_handoffs_and_mast_gated
     assert choices["attribution"].scheme["display_logic"] == {
         "show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}
     assert choices["outcome"].scheme["labels"] == ["success", "failure"]
+    assert choices["outcome"].scheme["horizontal"] and choices["orchestration"].scheme["horizontal"]   # a line each
     assert choices["tool_calls"].reason == "no run calls a tool"
     assert choices["contention"].reason == "no run has timed calls on shared resources"
 
@@ -249,8 +250,9 @@ def test_show_answer_puts_each_runs_reference_answer_above_the_trace_and_says_th
                                                                    ("steps", "multiagent.trace", "Run")]
     assert fields[1]["answer_key"] == "reference_answer"
     [attribution] = [s for s in config["annotation_schemes"] if s["name"] == "attribution"]
-    assert attribution["description"].endswith("The agent need not be the one speaking at that step.")
-    assert "Who&When's rule: the responsible agent is the one whose mistake" in attribution["description"]
+    assert attribution["description"] == "Which agent caused the failure, and at which step?"   # one line
+    assert attribution["step_help"].startswith("Who&When's rule: the responsible agent is the one whose mistake")
+    assert attribution["step_help"].endswith("The agent need not be the one speaking at that step.")
     assert main(["check", str(task / "config.yaml")]) == 0
 
 
