@@ -23,12 +23,12 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from tests.e2e import harness
 
-from . import check_timing, derive_timing, log, machine, page_timing, report, scale, synth
+from . import check_timing, derive_timing, log, machine, ordinary, page_timing, report, scale, synth
 from .pages import TASK_NAME_PREFIX
 from .scenarios import SCENARIOS, Scenario, scenario
 
 BENCH_DIR = Path(__file__).resolve().parent
-PARTS = ("derive", "pages", "check", "scale")
+PARTS = ("derive", "pages", "check", "scale", "ordinary")
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,14 @@ class Settings:
     warmup: int
     task_name_prefix: str
     scale_sizes: Sequence[int] = scale.SIZES
+    ordinary_sizes: Sequence[int] = ordinary.SIZES
 
 
 FULL = Settings(derive_sizes=(1_000, 5_000, 10_000, 20_000, 50_000), browser_steps=5_000, check_values=10_000,
                 check_instances=100, check_steps=50, runs=5, warmup=1, task_name_prefix=TASK_NAME_PREFIX)
 QUICK = Settings(derive_sizes=(200, 400, 800), browser_steps=300, check_values=200, check_instances=10,
                  check_steps=20, runs=1, warmup=0, task_name_prefix=f"{TASK_NAME_PREFIX}-quick",
-                 scale_sizes=scale.QUICK_SIZES)
+                 scale_sizes=scale.QUICK_SIZES, ordinary_sizes=ordinary.QUICK_SIZES)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the Markdown report (default bench/RESULTS.md; --quick: RESULTS-quick.md in the work dir)")
     parser.add_argument("--sizes", type=int, nargs="+", metavar="N",
                         help="trace lengths of the scale part (default 5000 20000 50000; --quick 300)")
+    parser.add_argument("--ordinary-sizes", type=int, nargs="+", metavar="N",
+                        help="trace lengths of the ordinary part (default 30 200 1000 5000; --quick 30)")
+    parser.add_argument("--keep", action="store_true",
+                        help="take the parts left out (--skip) from the report's JSON of an earlier run, "
+                             "which the report then names for each part, instead of leaving them out")
     parser.add_argument("--workdir", type=Path,
                         help="where task folders and records go (default: a temp dir, removed); "
                              "the scale part resumes from the sizes a run with this workdir finished")
@@ -74,7 +80,8 @@ def settings_for(args: argparse.Namespace) -> Settings:
     base = QUICK if args.quick else FULL
     return Settings(**{**base.__dict__, "runs": args.runs or base.runs,
                        "warmup": base.warmup if args.warmup is None else args.warmup,
-                       "scale_sizes": tuple(args.sizes or base.scale_sizes)})
+                       "scale_sizes": tuple(args.sizes or base.scale_sizes),
+                       "ordinary_sizes": tuple(args.ordinary_sizes or base.ordinary_sizes)})
 
 
 def missing_tools(parts: Sequence[str]) -> List[str]:
@@ -82,13 +89,13 @@ def missing_tools(parts: Sequence[str]) -> List[str]:
     problems = []
     if "derive" in parts and shutil.which("node") is None:
         problems.append("node is not on PATH (derive.js is timed under node)")
-    if ("pages" in parts or "scale" in parts) and not harness.BENCH_CHROMIUM.exists():
+    if {"pages", "scale", "ordinary"} & set(parts) and not harness.BENCH_CHROMIUM.exists():
         problems.append(f"{harness.BENCH_CHROMIUM} is missing (run `bash scripts/setup.sh`)")
     return problems
 
 
 def run(entries: Sequence[Scenario], parts: Sequence[str], settings: Settings, workdir: Path) -> Dict[str, Any]:
-    results: Dict[str, Any] = {"derive": None, "pages": None, "check": None, "scale": None}
+    results: Dict[str, Any] = {part: None for part in PARTS}
     if "derive" in parts:
         log(f"derive: sizes {', '.join(map(str, settings.derive_sizes))}")
         results["derive"] = derive_timing.measure(settings.derive_sizes, settings.runs, settings.warmup, workdir)
@@ -108,7 +115,29 @@ def run(entries: Sequence[Scenario], parts: Sequence[str], settings: Settings, w
         log(f"scale: page readiness at {', '.join(f'{n:,}' for n in settings.scale_sizes)} steps")
         results["scale"] = scale.measure(present, settings.scale_sizes, settings.runs, settings.warmup, workdir,
                                          settings.task_name_prefix)
+    if "ordinary" in parts and present:
+        log(f"ordinary: Potato's page against ours at {', '.join(f'{n:,}' for n in settings.ordinary_sizes)} steps")
+        results["ordinary"] = ordinary.measure(present, settings.ordinary_sizes, settings.runs, settings.warmup,
+                                               workdir, settings.task_name_prefix)
     return results
+
+
+def kept_parts(results: Dict[str, Any], earlier_path: Path, skipped: Sequence[str]) -> Dict[str, Any]:
+    """The parts of an earlier run's JSON that this run left out, each marked with the run it comes
+    from (`from_run`: its command and date), so that one report holds every part's newest figures."""
+    if not earlier_path.is_file():
+        raise FileNotFoundError(f"--keep: {earlier_path} not found (run every part once first)")
+    earlier = json.loads(earlier_path.read_text(encoding="utf-8"))
+    kept = dict(results)
+    for part in skipped:
+        if earlier.get(part):
+            kept[part] = earlier[part]
+            origin = earlier.get("from_run", {}).get(part) or {"command": earlier["command"],
+                                                             "generated": earlier["generated"]}
+            kept.setdefault("from_run", {})[part] = origin
+            if part == "pages" and "record" in earlier:
+                kept["record"] = earlier["record"]
+    return kept
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -134,6 +163,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
+    if args.keep:
+        results = kept_parts(results, out.with_suffix(".json"), args.skip)
     results.update({
         "command": " ".join(["python -m bench", *arguments]),
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -143,7 +174,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "load": {"start": load_at_start, "end": machine.load_average()},
     })
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report.render(results), encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=list), encoding="utf-8")
+    out.write_text(report.render(results), encoding="utf-8")
     log(f"wrote {out} and {out.with_suffix('.json').name}")
     return 0

@@ -97,7 +97,8 @@ LOAD_JS = """({marks, inViewMark}) => {
   const display = document.querySelector('.agent-trace-display');
   const traceView = document.querySelector('section.ma-trace');
   const result = {
-    ttfb: navigation.responseStart - navigation.requestStart, response_end: navigation.responseEnd,
+    ttfb: navigation.responseStart - navigation.requestStart, response_start: navigation.responseStart,
+    response_end: navigation.responseEnd,
     dom_interactive: navigation.domInteractive, dcl: navigation.domContentLoadedEventStart,
     dcl_end: navigation.domContentLoadedEventEnd, instance_ready: bench.instanceReadyAt, ready, all_built: allBuilt,
     painted: Math.max(bench.paintedAt, bench.tracePaintedAt || 0), trace_ready: bench.traceRowsAt,
@@ -105,6 +106,13 @@ LOAD_JS = """({marks, inViewMark}) => {
     nodes: document.getElementsByTagName('*').length, forms,
     display_nodes: display ? display.getElementsByTagName('*').length : 0,
     trace_nodes: traceView ? traceView.getElementsByTagName('*').length : 0};
+  // the plugin's scripts and style sheets: their size, and what came over the network (0 from the cache)
+  const plugin = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/plugin-static/'));
+  const kb = (entries, key) => entries.reduce((sum, entry) => sum + entry[key], 0) / 1024;
+  result.plugin_js_kb = kb(plugin.filter((entry) => /\.js(\?|$)/.test(entry.name)), 'decodedBodySize');
+  result.plugin_css_kb = kb(plugin.filter((entry) => /\.css(\?|$)/.test(entry.name)), 'decodedBodySize');
+  result.plugin_fetched_kb = kb(plugin, 'transferSize');
+  result.plugin_files = plugin.length;
   if (marks.length) {
     result.derive = bench.deriveMs.reduce((sum, ms) => sum + ms, 0);
     result.derive_runs = bench.deriveMs.length;

@@ -173,6 +173,17 @@ def _missing_tools():
     return missing + ([] if shutil.which("node") else ["node"])
 
 
+def test_the_ordinary_part_measures_the_page_init_writes():
+    from bench import ordinary
+
+    side = ordinary.init_page(synth.scale_record(30), 30)
+    assert [scheme["name"] for scheme in side.spec.schemes] == list(ordinary.INIT_SCHEMES)
+    assert [field["type"] for field in side.display["fields"]] == ["text", "multiagent.trace"]
+    assert side.spec.trace_view and side.plugins == ("multiagent",)
+    assert side.spec.marks == ["multiagent:ready:attribution", "multiagent:ready:interaction_graph",
+                               "multiagent:ready:handoffs", "multiagent:ready:mast"]
+
+
 @pytest.mark.e2e
 def test_quick_run_measures_one_type_end_to_end(tmp_path):
     if _missing_tools():
@@ -217,7 +228,18 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
         assert 0 < scale[name]["trace_nodes"] < 300 * 5
     assert scale["whole"]["clicks"]["failure_attribution"]["median"] > 0
 
+    ordinary = results["ordinary"]["sizes"]["30"]["pages"]
+    for name in ("bare", "seven", "init"):
+        for mode in ("warm", "cold"):
+            found = ordinary[name][mode]
+            assert "error" not in found, (name, mode, found)
+            assert 0 < found["server"]["median"] and found["instance_ready"]["median"] <= found["ready"]["median"]
+    assert ordinary["bare"]["cold"]["plugin_js_kb"]["median"] == 0 < ordinary["seven"]["cold"]["plugin_js_kb"]["median"]
+    assert ordinary["init"]["cold"]["plugin_fetched_kb"]["median"] > 0 == ordinary["init"]["warm"]["plugin_fetched_kb"]["median"]
+    assert ordinary["init"]["warm"]["derive"]["median"] > 0 and ordinary["init"]["warm"]["in_view"]["median"] > 0
+
     report = out.read_text(encoding="utf-8")
+    assert "| + our seven types, 30 steps, warm: ready within 1.2× of Potato's |" in report
     assert "| failure_attribution: ready in under 300 ms |" in report
     assert "## Page readiness by trace length" in report
     assert "| the page with our widgets ready within 1.2× of Potato's bare page at 300 steps |" in report
