@@ -106,17 +106,26 @@ def measure_load(context, task: harness.PotatoTask, spec: PageSpec,
 def probe_script(spec: PageSpec) -> str:
     """probe.js with the page's built-in items to watch for, whether it shows our trace view, and
     where each file starts in our bundle (to name the file that registers a listener)."""
-    config = {'builtins': spec.builtin_items, 'traceView': spec.trace_view, 'bundle': bundle_first_lines()}
+    config = {'builtins': spec.builtin_items, 'traceView': spec.trace_view, 'bundle': bundle_first_lines(page_uses(spec))}
     return f"window.__benchConfig = {json.dumps(config)};\n{PROBE}"
 
 
-@lru_cache(maxsize=1)
-def bundle_first_lines() -> List[Any]:
-    """[line, file] of each page script in the one script the plugin serves (bundling.py)."""
-    from potato_multiagent import types
-    from potato_multiagent.bundling import first_lines, join_scripts
+def page_uses(spec: PageSpec) -> frozenset:
+    """What of ours the page's config uses: what its bundle holds (served.config_uses)."""
+    from potato_multiagent.served import TRACE_DISPLAY, config_uses
 
-    return [list(part) for part in first_lines(join_scripts(types.PACKAGE, types.scripts()))]
+    fields = [{"type": TRACE_DISPLAY}] if spec.trace_view else []
+    return frozenset(config_uses({"annotation_schemes": spec.schemes, "instance_display": {"fields": fields}}))
+
+
+@lru_cache(maxsize=16)
+def bundle_first_lines(uses: frozenset) -> List[Any]:
+    """[line, file] of each page script in the one script the plugin serves a page using `uses`
+    (bundling.py, served.py)."""
+    from potato_multiagent import types
+    from potato_multiagent.bundling import first_lines, join_scripts, scripts
+
+    return [list(part) for part in first_lines(join_scripts(types.PACKAGE, scripts(types.PACKAGE, uses)))]
 
 
 def open_as_new_annotator(context, page, base_url: str) -> None:

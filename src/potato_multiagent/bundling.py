@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Collection, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 SHIPPED = "bundle"
 """The folder of the built package holding the bundle (``potato_multiagent/bundle/``): built into
@@ -49,6 +49,19 @@ the grid its columns are ordered and placed on, and its layered layout (pure, no
 interaction graph). ``node_shim.js`` is for node
 tests only and is never loaded in the page (nor shipped in the wheel)."""
 
+TRACE_VIEW = "trace_view"
+"""The name of the trace view among what a page uses (``uses``: type folder names and this)."""
+
+WEB_SCRIPTS_OF = {TRACE_VIEW: ("trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js",
+                               "trace_view_rows.js", "trace_view.js"),
+                  "agent_interaction_graph": ("graph_labels.js", "graph_grid.js", "graph_layout.js")}
+"""``web/`` scripts only one part of the page uses: the trace view's, and the interaction graph's layout
+(pure and tested under node, so in ``web/``). A page that does not use the part does not load them;
+every other ``web/`` script is the shared core, loaded by every page."""
+
+WEB_STYLES_OF = {TRACE_VIEW: ("trace_view.css",)}
+"""``web/`` style sheets only one part of the page uses (as ``WEB_SCRIPTS_OF``)."""
+
 TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
 """A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
 a view too long for one file, ``view_*.js``, just before it); ``widget.js`` is a type on the old
@@ -72,12 +85,22 @@ def type_folders(types_folder: Path) -> List[Path]:
                   if path.is_dir() and not path.name.startswith(("_", ".")) and (path / "scheme.py").is_file())
 
 
-def scripts(package: Path) -> List[str]:
-    """The scripts every page loads (relative to ``package``), in order: ``WEB_SCRIPTS``, then each
-    type's ``TYPE_SCRIPTS`` where it has them."""
-    shared = [f"web/{name}" for name in WEB_SCRIPTS]
-    return shared + [f"types/{folder.name}/{name}" for folder in type_folders(package / "types")
+def scripts(package: Path, uses: Optional[Collection[str]] = None) -> List[str]:
+    """The scripts a page loads (relative to ``package``), in order: ``WEB_SCRIPTS``, then each
+    type's ``TYPE_SCRIPTS`` where it has them. ``uses``: the type folders and the trace view
+    (``TRACE_VIEW``) the page uses; the others' scripts are left out (None: every one)."""
+    shared = [f"web/{name}" for name in WEB_SCRIPTS if _used(name, WEB_SCRIPTS_OF, uses)]
+    return shared + [f"types/{folder.name}/{name}" for folder in _used_folders(package, uses)
                      for name in _script_names(folder) if (folder / name).is_file()]
+
+
+def _used(name: str, owned: Dict[str, Sequence[str]], uses: Optional[Collection[str]]) -> bool:
+    """Whether a ``web/`` file is loaded: it belongs to the core, or to a part the page uses."""
+    return uses is None or all(owner in uses for owner, names in owned.items() if name in names)
+
+
+def _used_folders(package: Path, uses: Optional[Collection[str]]) -> List[Path]:
+    return [folder for folder in type_folders(package / "types") if uses is None or folder.name in uses]
 
 
 def _script_names(folder: Path) -> List[str]:
@@ -88,10 +111,12 @@ def _script_names(folder: Path) -> List[str]:
     return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
 
 
-def styles(package: Path) -> List[str]:
-    """The style sheets: ``web/`` by name, then each type's ``style.css`` where it has one."""
-    shared = sorted(f"web/{path.name}" for path in (package / "web").glob("*.css"))
-    return shared + [f"types/{folder.name}/style.css" for folder in type_folders(package / "types")
+def styles(package: Path, uses: Optional[Collection[str]] = None) -> List[str]:
+    """The style sheets: ``web/`` by name, then each type's ``style.css`` where it has one; ``uses``
+    as for :func:`scripts`."""
+    shared = sorted(f"web/{path.name}" for path in (package / "web").glob("*.css")
+                    if _used(path.name, WEB_STYLES_OF, uses))
+    return shared + [f"types/{folder.name}/style.css" for folder in _used_folders(package, uses)
                      if (folder / "style.css").is_file()]
 
 

@@ -7,7 +7,7 @@ from potato.plugins import STATIC_URL_PREFIX
 from . import types
 from .guard import guard_pages
 from .saves import guard_saves
-from .served import plugin_bundle, serve_forever
+from .served import plugin_bundle, serve_forever, serve_what_the_config_uses
 
 
 def register(api) -> None:
@@ -15,7 +15,8 @@ def register(api) -> None:
     widgets, in the order the folders give (``web/`` first, then each type), joined into one script
     and one style sheet, which browsers keep (their names hold their content's hash); then the
     trace view. Potato serves all of the assets folder, so it is a folder of that bundle alone
-    (served.py: the one an installed package came with), never the package with its Python. Every
+    (served.py: the one an installed package came with), never the package with its Python; from
+    the first request on, the page loads only what the config uses (served.py). Every
     page the server answers gets its JSON blocks made inert (guard.py): Potato embeds the record
     raw; a save posting a value of one of our schemes that fails its Value model is refused
     (saves.py)."""
@@ -25,6 +26,7 @@ def register(api) -> None:
     bundle = plugin_bundle(types.PACKAGE)
     api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])
     serve_forever(f"{STATIC_URL_PREFIX}/{api.name}", bundle)
+    serve_what_the_config_uses(api.name, f"{STATIC_URL_PREFIX}/{api.name}", types.PACKAGE)
     guard_pages()
     guard_saves()
     register_trace_view(api)

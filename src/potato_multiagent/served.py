@@ -11,6 +11,13 @@ user's cache, in a folder named by the bundle's hash, built under a temporary na
 into place: servers starting together share it, and an unchanged checkout reuses it. Nothing is
 written into git.
 
+A page loads only what its config uses (issue 34): the registered bundle holds everything (the
+plugin registers before Potato hands it the config), and at the server's first request, when Potato
+holds the config, :func:`serve_what_the_config_uses` joins the shared core, the types the config
+names and the trace view if it shows one into a bundle of their own, in the cache as above (an
+installed package joins its own files there too; its folder stays as installed), and points the
+plugin's assets at it. A config whose phase reads its questions from a file keeps everything.
+
 Every start from a source checkout marks its folder as used (its time stamp) and removes the bundle
 folders nobody has started for ``UNUSED_FOR_DAYS`` days: an edited checkout leaves its old bundle
 behind (~600 KB each), but a page still open on a server that is running keeps its own (a server
@@ -23,11 +30,16 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Collection, Dict, Iterator, Optional, Sequence, Set
 
-from .bundling import Bundle, files, scripts, shipped, styles
+from .bundling import TRACE_VIEW, Bundle, files, scripts, shipped, styles
+
+TYPE_PREFIX = "multiagent."
+"""Our annotation types and our trace display are ``multiagent.<name>`` in a config."""
+TRACE_DISPLAY = f"{TYPE_PREFIX}trace"
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 """Cache-Control of a bundle file, as Potato's own ``/static`` files with their ``h=`` hash get:
@@ -147,3 +159,73 @@ def _answer_forever(sender, response, **_extra) -> None:
         response.headers["Cache-Control"] = IMMUTABLE
         response.headers.remove("Set-Cookie")
         response.vary.discard("Cookie")
+
+
+# -- what a config uses -----------------------------------------------------------------------------
+
+
+def config_uses(config: Dict[str, Any]) -> Optional[Set[str]]:
+    """What of ours a Potato config uses: the type folder of every ``multiagent.<type>`` annotation
+    type and ``TRACE_VIEW`` for a ``multiagent.trace`` display, wherever the config holds them
+    (phases included); None when that cannot be told from the config alone (a phase reads its
+    questions from a file), and the page then loads everything."""
+    from potato.server_utils.phase_files import question_file_phases
+
+    if any(True for _ in question_file_phases(config)):
+        return None
+    used: Set[str] = set()
+    for node in _dicts(config):
+        annotation_type, display_type = node.get("annotation_type"), node.get("type")
+        if isinstance(annotation_type, str) and annotation_type.startswith(TYPE_PREFIX):
+            used.add(annotation_type[len(TYPE_PREFIX):])
+        if display_type == TRACE_DISPLAY:
+            used.add(TRACE_VIEW)
+    return used
+
+
+def _dicts(node: Any) -> Iterator[dict]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _dicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _dicts(value)
+
+
+def config_bundle(package: Path, uses: Optional[Collection[str]], cache: Optional[Path] = None) -> Bundle:
+    """The bundle of what a config uses (``uses`` from :func:`config_uses`), built in the cache."""
+    return served_bundle(package, scripts(package, uses), styles(package, uses), cache)
+
+
+def serve_what_the_config_uses(plugin_name: str, url_path: str, package: Path) -> None:
+    """From the server's first request on, serve the bundle of what Potato's config uses instead of
+    the full one the plugin registered.
+
+    Potato hands a plugin no config (it loads plugins while it checks the config, before it keeps
+    it), but keeps the assets it reads for every page in the plugin's entry (``plugins.loaded()``:
+    its folder, scripts and styles, read per request). So the first request, when the config is
+    Potato's, builds the narrowed bundle and points the entry at it; Flask's ``request_started``
+    signal comes before the request is handled, so the page it answers has it already."""
+    from flask import request_started
+
+    state = {"done": False, "lock": threading.Lock()}
+
+    def narrow(sender, **_extra) -> None:
+        if state["done"]:
+            return
+        with state["lock"]:
+            if state["done"]:
+                return
+            from potato import plugins
+            from potato.server_utils.config_module import config
+
+            entry = plugins.loaded().get(plugin_name)
+            if entry is None or not config.get("annotation_schemes") and not config.get("phases"):
+                return   # not this config's plugin, or no config yet (a process that only checks)
+            bundle = config_bundle(package, config_uses(config))
+            serve_forever(url_path, bundle)
+            entry.static_dir, entry.scripts, entry.styles = str(bundle.folder), [bundle.script], [bundle.style]
+            state["done"] = True
+
+    request_started.connect(narrow, weak=False)

@@ -306,3 +306,25 @@ def test_the_step_link_and_the_trace_views_step_action(task, page, user):
     assert page.evaluate(act, ["another_scheme", 0]) is False
     assert hidden_value(page) == expected
     expect(step_select(page)).to_have_value(re.compile(r"^#2 "))
+
+
+BUNDLE_HEADER = re.compile(r"^/\* ==== (\S+) ==== \*/$", re.MULTILINE)
+
+
+def test_the_page_loads_the_code_of_its_one_type_and_of_no_other(task, page, user):
+    """Pay only for what the page uses (issue 34): this config names failure_attribution and no
+    trace view, so the page's one script and one sheet hold the shared core and that type alone."""
+    loaded = page.evaluate("""() => performance.getEntriesByType('resource').map((entry) => entry.name)
+      .filter((name) => name.includes('/plugin-static/multiagent/'))""")
+    assert len(loaded) == 2, loaded
+    bundled = []
+    for url in loaded:
+        response = page.request.get(url)
+        assert response.ok, url
+        bundled += BUNDLE_HEADER.findall(response.text())
+    assert "types/failure_attribution/view.js" in bundled   # (the type has no style sheet)
+    assert "web/runtime.js" in bundled and "web/multiagent.css" in bundled
+    others = ("agent_interaction_graph", "agent_scorecard", "emergent_behavior", "handoff_review", "mast",
+              "tool_call_review", "tool_contention")
+    assert [name for name in bundled if name.split("/")[1] in others] == []
+    assert [name for name in bundled if name.startswith(("web/trace_view", "web/graph_"))] == []

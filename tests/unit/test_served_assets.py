@@ -248,3 +248,63 @@ def test_a_fallback_folder_that_is_not_the_users_alone_is_refused(unwritable_cac
         served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"])
     if planted == "a link":
         assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+# -- a page loads what its config uses (issue 34) ------------------------------------------------
+
+CORE_STYLES = ["web/multiagent.css", "web/windowing.css"]
+
+
+def test_what_a_config_uses_is_its_types_and_its_trace_view_wherever_they_are():
+    from potato_multiagent.served import config_uses
+
+    config = {"annotation_schemes": [{"annotation_type": "radio", "name": "outcome"},
+                                     {"annotation_type": "multiagent.mast", "name": "mast"}],
+              "instance_display": {"fields": [{"key": "task", "type": "text"},
+                                              {"key": "steps", "type": "multiagent.trace"}]},
+              "phases": {"order": ["training"], "training": {"type": "training", "annotation_schemes": [
+                  {"annotation_type": "multiagent.handoff_review", "name": "handoffs"}]}}}
+    assert config_uses(config) == {"mast", "trace_view", "handoff_review"}
+    assert config_uses({"annotation_schemes": [{"annotation_type": "multiselect", "name": "mast"}]}) == set()
+
+
+def test_a_phase_reading_its_questions_from_a_file_keeps_everything():
+    from potato_multiagent.served import config_uses
+
+    config = {"annotation_schemes": [{"annotation_type": "multiagent.mast", "name": "mast"}],
+              "phases": {"order": ["prestudy"], "prestudy": {"type": "prestudy", "file": "questions.json"}}}
+    assert config_uses(config) is None
+
+
+def test_a_page_without_a_type_or_the_trace_view_does_not_get_their_files():
+    scripts = bundling.scripts(types.PACKAGE, {"failure_attribution"})
+    assert scripts[-2:] == ["types/failure_attribution/marks.js", "types/failure_attribution/view.js"]
+    assert [name for name in scripts if name.startswith("types/")] == scripts[-2:]
+    assert not [name for name in scripts if name.startswith(("web/trace_view", "web/graph_"))]
+    assert "web/runtime.js" in scripts and "web/derive.js" in scripts
+    assert bundling.styles(types.PACKAGE, {"failure_attribution"}) == CORE_STYLES   # it has no style.css
+    assert bundling.styles(types.PACKAGE, {"mast"}) == [*CORE_STYLES, "types/mast/style.css"]
+    assert bundling.styles(types.PACKAGE, {"trace_view"}) == ["web/multiagent.css", "web/trace_view.css",
+                                                              "web/windowing.css"]
+
+
+def test_the_interaction_graph_brings_its_layout_and_keeps_the_load_order():
+    scripts = bundling.scripts(types.PACKAGE, {"agent_interaction_graph", "mast"})
+    graph = ["web/graph_labels.js", "web/graph_grid.js", "web/graph_layout.js"]
+    assert [name for name in scripts if name.startswith("web/graph_")] == graph
+    assert scripts == [name for name in types.scripts() if name in scripts]   # the full order, filtered
+    assert scripts.index("web/graph_layout.js") < scripts.index("types/agent_interaction_graph/view.js")
+    assert {name.split("/")[1] for name in scripts if name.startswith("types/")} == {"agent_interaction_graph",
+                                                                                    "mast"}
+    assert bundling.scripts(types.PACKAGE, None) == types.scripts()
+
+
+def test_the_config_bundle_is_named_by_its_content_and_differs_from_the_full_one(tmp_path):
+    from potato_multiagent.served import config_bundle
+
+    narrow = config_bundle(types.PACKAGE, {"failure_attribution"}, cache=tmp_path)
+    full = config_bundle(types.PACKAGE, None, cache=tmp_path)
+    assert narrow.script != full.script and narrow.folder != full.folder
+    text = (narrow.folder / narrow.script).read_text(encoding="utf-8")
+    assert HEADER.findall(text) == bundling.scripts(types.PACKAGE, {"failure_attribution"})
+    assert len(text) * 2 < len((full.folder / full.script).read_text(encoding="utf-8"))
