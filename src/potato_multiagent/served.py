@@ -14,9 +14,11 @@ written into git.
 A page loads only what its config uses (issue 34): the registered bundle holds everything (the
 plugin registers before Potato hands it the config), and at the server's first request, when Potato
 holds the config, :func:`serve_what_the_config_uses` joins the shared core, the types the config
-names and the trace view if it shows one into a bundle of their own, in the cache as above (an
-installed package joins its own files there too; its folder stays as installed), and points the
-plugin's assets at it. A config whose phase reads its questions from a file keeps everything.
+names and the trace view if it shows one into a bundle of their own, and points the plugin's assets
+at it: a source checkout builds it in the cache as above; an installed package, which writes
+nothing into its own folder and may have no writable home, in a folder of Potato's package folder,
+where Potato writes the pages it generates (``installed_cache_root``). A config whose phase reads
+its questions from a file keeps everything.
 
 Every start from a source checkout marks its folder as used (its time stamp) and removes the bundle
 folders nobody has started for ``UNUSED_FOR_DAYS`` days: an edited checkout leaves its old bundle
@@ -193,6 +195,22 @@ def _dicts(node: Any) -> Iterator[dict]:
             yield from _dicts(value)
 
 
+def installed_cache_root(plugin_name: str) -> Path:
+    """Where an installed package's config bundles go: ``plugin_bundles/<plugin>`` in Potato's package
+    folder, which the server writes its generated pages into anyway; the user's cache
+    (:func:`cache_root`) when that folder is not writable."""
+    import potato
+
+    folder = Path(potato.__file__).parent / "plugin_bundles" / plugin_name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return folder
+    except OSError:
+        pass
+    return cache_root()
+
+
 def config_bundle(package: Path, uses: Optional[Collection[str]], cache: Optional[Path] = None) -> Bundle:
     """The bundle of what a config uses (``uses`` from :func:`config_uses`), built in the cache."""
     return served_bundle(package, scripts(package, uses), styles(package, uses), cache)
@@ -223,7 +241,8 @@ def serve_what_the_config_uses(plugin_name: str, url_path: str, package: Path) -
             entry = plugins.loaded().get(plugin_name)
             if entry is None or not config.get("annotation_schemes") and not config.get("phases"):
                 return   # not this config's plugin, or no config yet (a process that only checks)
-            bundle = config_bundle(package, config_uses(config))
+            cache = installed_cache_root(plugin_name) if shipped(package) is not None else None
+            bundle = config_bundle(package, config_uses(config), cache)
             serve_forever(url_path, bundle)
             entry.static_dir, entry.scripts, entry.styles = str(bundle.folder), [bundle.script], [bundle.style]
             state["done"] = True
