@@ -238,6 +238,11 @@ def memory_section(pages: Dict[str, Any], steps: int) -> List[str]:
             *table(header, rows), ""]
 
 
+def _at_size(by_size: Dict[Any, Any], size: int) -> Any:
+    """A figure by its size: an int key in a run's results, a string one once kept in JSON (`--keep`)."""
+    return by_size[size] if size in by_size else by_size[str(size)]
+
+
 def derive_section(derive: Dict[str, Any]) -> List[str]:
     lines = ["## Derivation time (ms, CPU)", "",
              "`full`: N steps and N timed calls; `steps`: the steps alone; `contention`: the N timed calls "
@@ -247,8 +252,8 @@ def derive_section(derive: Dict[str, Any]) -> List[str]:
     rows = []
     for family in derive["python"]:
         for size in derive["sizes"]:
-            python = derive["python"][family]["sizes"][size]
-            node = derive["node"][family]["sizes"][size]
+            python = _at_size(derive["python"][family]["sizes"], size)
+            node = _at_size(derive["node"][family]["sizes"], size)
             rows.append([family, f"{size:,}", spread(python), number(python["wall_median"]),
                          spread(node), number(node["wall_median"])])
     lines += table(header, rows)
@@ -719,8 +724,6 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
                   "ending in *CPU*) in the thread's CPU time, which other processes on a busy machine do not "
                   "stretch. Tracing slows the page somewhat.", "",
                   *table(["", *[title for _, title in SCALE_SIDES]], trace_rows), ""]
-    steps = ", ".join(f"{size['steps']:,}" for size in sizes)
-    init_schemes = ", ".join(f"`{name}`" for name in sizes[0]["schemes"]["init"])
     failed = [f"- {size['steps']:,} {name}: {len(side['failed_loads'])} load(s) failed, e.g. {side['failed_loads'][0]}"
               for size in _sizes(scale) for name, side in size["sides"].items() if side.get("failed_loads")]
     return lines + (["Failed loads (the figures come from the others):", "", *failed, ""] if failed else [])
