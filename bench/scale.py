@@ -109,8 +109,8 @@ LOAD_JS = """({marks, inViewMark}) => {
   // the plugin's scripts and style sheets: their size, and what came over the network (0 from the cache)
   const plugin = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/plugin-static/'));
   const kb = (entries, key) => entries.reduce((sum, entry) => sum + entry[key], 0) / 1024;
-  result.plugin_js_kb = kb(plugin.filter((entry) => /\.js(\?|$)/.test(entry.name)), 'decodedBodySize');
-  result.plugin_css_kb = kb(plugin.filter((entry) => /\.css(\?|$)/.test(entry.name)), 'decodedBodySize');
+  result.plugin_js_kb = kb(plugin.filter((entry) => /[.]js([?]|$)/.test(entry.name)), 'decodedBodySize');
+  result.plugin_css_kb = kb(plugin.filter((entry) => /[.]css([?]|$)/.test(entry.name)), 'decodedBodySize');
   result.plugin_fetched_kb = kb(plugin, 'transferSize');
   result.plugin_files = plugin.length;
   if (marks.length) {
