@@ -140,14 +140,32 @@ def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, w
                     for mode in MODES:
                         load(side, chromium, mode, True, samples[side.key])
     finally:
-        for side in sides:
-            if side.context is not None:
-                side.context.close()
-            if side.task is not None:
-                side.task.stop()
+        scale.stop(sides)
     return {"steps": steps, "load_average": [load_at_start, machine.load_average()],
             "schemes": {side.key: [scheme["name"] for scheme in side.spec.schemes] for side in sides},
             "pages": {side.key: summarise(side, samples[side.key]) for side in sides}}
+
+
+def bundle_sizes(entries: Sequence[Scenario], workdir: Path) -> List[Dict[str, Any]]:
+    """The plugin's script and style sheet (KB) a page loads: before issue 34 every page loaded the
+    bundle of everything; now each loads its config's (served.config_bundle), for a page with one
+    of our types (each type alone), the seven, and init's page."""
+    from potato_multiagent import types
+    from potato_multiagent.served import config_bundle, config_uses
+
+    def sizes(uses) -> Dict[str, float]:
+        bundle = config_bundle(types.PACKAGE, uses, cache=workdir / "bundles")
+        return {"js_kb": (bundle.folder / bundle.script).stat().st_size / 1024,
+                "css_kb": (bundle.folder / bundle.style).stat().st_size / 1024}
+
+    init = init_page(synth.scale_record(30), 30)
+    pages_used = [("every type and the trace view (every page before)", None),
+                  *((f"`{entry.widget}` alone", config_uses({"annotation_schemes": [pages.ours_scheme(entry)]}))
+                    for entry in entries),
+                  ("the seven types", config_uses({"annotation_schemes": scale.our_schemes(entries, nested=False)})),
+                  ("init's page", config_uses({"annotation_schemes": init.spec.schemes,
+                                               "instance_display": init.display}))]
+    return [{"page": title, **sizes(uses)} for title, uses in pages_used]
 
 
 def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup: int, workdir: Path,
@@ -165,5 +183,6 @@ def measure(entries: Sequence[Scenario], sizes: Sequence[int], runs: int, warmup
                                                 workdir / f"ordinary-{steps}", prefix)
         finally:
             chromium.close()
-    return {"sizes": done, "runs": runs, "warmup": warmup, "widgets": [entry.widget for entry in entries]}
+    return {"sizes": done, "runs": runs, "warmup": warmup, "widgets": [entry.widget for entry in entries],
+            "bundles": bundle_sizes(entries, workdir)}
 

@@ -409,6 +409,15 @@ def ordinary_byte_rows(ordinary: Dict[str, Any]) -> List[List[str]]:
     return rows
 
 
+def ordinary_bundle_rows(ordinary: Dict[str, Any]) -> List[List[str]]:
+    bundles = ordinary.get("bundles") or []
+    if not bundles:
+        return []
+    before = bundles[0]["js_kb"] + bundles[0]["css_kb"]
+    return [[row["page"], number(row["js_kb"]), number(row["css_kb"]), number(row["js_kb"] + row["css_kb"]),
+             f"{(row['js_kb'] + row['css_kb']) / before:.2f}"] for row in bundles]
+
+
 def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
     sizes = _ordinary_sizes(ordinary)
     loads = "; ".join(f"{size['steps']:,} steps: {size['load_average'][0]} → {size['load_average'][1]}"
@@ -443,6 +452,8 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
                    ordinary_phase_rows(ordinary, "cold")), "",
             f"### The plugin's files a page loads ({sizes[0]['steps']:,} steps; KB, decoded)", "",
             *table(["page", "files", "JS", "CSS", "fetched, cold", "fetched, warm"], ordinary_byte_rows(ordinary)),
+            "", "### The plugin's script and style sheet by page (KB; the bundle of what the config uses)", "",
+            *table(["page", "JS", "CSS", "JS + CSS", "of every page's before"], ordinary_bundle_rows(ordinary)),
             "", f"Load average (1 / 5 / 15 min) at each size's start → end: {loads}.", "",
             *(["Loads that failed (not counted):", "", *failed, ""] if failed else [])]
 

@@ -283,6 +283,15 @@ def start(side: ScaleSide, chromium, workdir: Path, prefix: str) -> None:
     side.context = chromium.new_context()
 
 
+def stop(sides: Sequence[ScaleSide]) -> None:
+    """Close the sides' browser contexts and stop their servers."""
+    for side in sides:
+        if side.context is not None:
+            side.context.close()
+        if side.task is not None:
+            side.task.stop()
+
+
 def load(side: ScaleSide, keep: bool, chromium=None) -> Optional[Dict[str, Any]]:
     if side.error:
         return None
@@ -373,11 +382,7 @@ def measure_size(chromium, entries: Sequence[Scenario], steps: int, runs: int, w
                 if sample is not None:
                     extras[side.key]["traced"] = {key: value for key, value in sample.items() if key != "clicks"}
     finally:
-        for side in sides:
-            if side.context is not None:
-                side.context.close()
-            if side.task is not None:
-                side.task.stop()
+        stop(sides)
     return {"steps": steps, "record_mb": len(json.dumps(record).encode("utf-8")) / 1e6,
             "load_average": [load_at_start, machine.load_average()],
             "sides": {side.key: summarise(side, extras[side.key]) for side in sides}}

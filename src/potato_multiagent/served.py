@@ -78,12 +78,8 @@ def cache_root() -> Path:
     is the user's alone, the same on every start. A folder there that someone else owns or can
     write to is refused: a file planted in it would be served."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "potato-multiagent" / "served"
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        if os.access(base, os.W_OK):
-            return base
-    except OSError:
-        pass
+    if _writable(base):
+        return base
     private = Path(tempfile.gettempdir()) / f"potato-multiagent-{_user()}"
     try:
         private.mkdir(mode=0o700, exist_ok=True)
@@ -202,13 +198,16 @@ def installed_cache_root(plugin_name: str) -> Path:
     import potato
 
     folder = Path(potato.__file__).parent / "plugin_bundles" / plugin_name
+    return folder if _writable(folder) else cache_root()
+
+
+def _writable(folder: Path) -> bool:
+    """Whether ``folder`` exists (made if missing) and this process can write into it."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        if os.access(folder, os.W_OK):
-            return folder
     except OSError:
-        pass
-    return cache_root()
+        return False
+    return os.access(folder, os.W_OK)
 
 
 def config_bundle(package: Path, uses: Optional[Collection[str]], cache: Optional[Path] = None) -> Bundle:

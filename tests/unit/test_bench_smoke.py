@@ -173,13 +173,17 @@ def _missing_tools():
     return missing + ([] if shutil.which("node") else ["node"])
 
 
-def test_the_ordinary_part_measures_the_page_init_writes():
+def test_the_ordinary_part_measures_the_page_init_writes(tmp_path):
     from bench import ordinary
 
     side = ordinary.init_page(synth.scale_record(30), 30)
     assert [scheme["name"] for scheme in side.spec.schemes] == list(ordinary.INIT_SCHEMES)
     assert [field["type"] for field in side.display["fields"]] == ["text", "multiagent.trace"]
     assert side.spec.trace_view and side.plugins == ("multiagent",)
+    sizes = {row["page"]: row["js_kb"] + row["css_kb"] for row in ordinary.bundle_sizes(SCENARIOS, tmp_path)}
+    everything = sizes.pop("every type and the trace view (every page before)")
+    assert len(sizes) == len(SCENARIOS) + 2 and all(0 < size < everything for size in sizes.values())
+    assert sizes["`failure_attribution` alone"] < sizes["the seven types"]
     assert side.spec.marks == ["multiagent:ready:attribution", "multiagent:ready:interaction_graph",
                                "multiagent:ready:handoffs", "multiagent:ready:mast"]
 
