@@ -17,6 +17,7 @@ from markupsafe import Markup
 from ...rendering import escape_braces, render_template
 from ...trace import DeriveOptions, Derivation, derive, unique_names
 from ...trace.jsjson import StrictJSONError, strict_loads
+from .proposal import Choice, Survey
 from .words import field_path, shape_problem, word
 
 
@@ -135,6 +136,16 @@ class Scheme:
     Config: ClassVar[Type[SchemeConfig]]
     Value: ClassVar[Type[BaseModel]]
     summary: ClassVar[str] = ""
+    proposal_order: ClassVar[int] = 1000
+    """Where ``init`` lists the type among the others (lower first; the built-ins use 10 to 80)."""
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        """Whether ``init`` writes this type for runs like ``found``: a :class:`Choice` with the
+        scheme and the reason, or without a scheme and the reason it is left out. A type that
+        says nothing is left out, to be added by hand."""
+        return Choice(cls.widget, None, f"{cls.widget} is not proposed by init: add it by hand "
+                                        f"(see: potato-multiagent docs {cls.widget})")
 
     @classmethod
     def type_name(cls) -> str:

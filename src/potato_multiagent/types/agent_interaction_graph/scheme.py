@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
 from .._base import Scheme, SchemeConfig, not_in_trace
+from .._base.proposal import Choice, Survey, when
 
 EdgeStatus = Literal["critical", "problematic"]
 
@@ -72,6 +73,15 @@ class AgentInteractionGraph(Scheme):
     Config = AgentInteractionGraphConfig
     Value = AgentInteractionGraphValue
     summary = "Mark the critical path and flag edges on the directed graph of who passed control to whom."
+    proposal_order = 20
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return when(found.multi_agent, "interaction_graph", {
+            "annotation_type": "multiagent.agent_interaction_graph", "name": "interaction_graph",
+            "description": "Mark the critical path through the team and flag problematic edges."},
+            f"{found.multi_agent} {found.of_runs()} have two or more agents talking to each other", "no run has two agents")
+
 
     @classmethod
     def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,
