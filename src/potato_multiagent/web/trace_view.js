@@ -98,7 +98,7 @@
       return;
     }
     paintTask(this.section, page.record, this.config);
-    this.judged = judgments.judgmentMarks(page.record, core.pageSchemes());
+    this.judged = judgments.judgmentMarks(page.record, core.pageSchemes(), core.registeredMarks);
     if (rows.modes) { rows.modes.load(this, page.record); }
     if (page.derivation === this.derivation) { return; }
     var derivation = this.derivation = page.derivation;
