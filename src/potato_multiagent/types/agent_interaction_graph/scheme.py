@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
 from .._base import Scheme, SchemeConfig, not_in_trace
-from .._base.proposal import Choice, Survey, when
 
 EdgeStatus = Literal["critical", "problematic"]
 
@@ -74,14 +73,10 @@ class AgentInteractionGraph(Scheme):
     Value = AgentInteractionGraphValue
     summary = "Mark the critical path and flag edges on the directed graph of who passed control to whom."
     proposal_order = 20
-
-    @classmethod
-    def propose(cls, found: Survey) -> Choice:
-        return when(found.multi_agent, "interaction_graph", {
-            "annotation_type": "multiagent.agent_interaction_graph", "name": "interaction_graph",
-            "description": "Mark the critical path through the team and flag problematic edges."},
-            f"{found.multi_agent} {found.of_runs()} have two or more agents talking to each other", "no run has two agents")
-
+    proposed_for = "multi_agent"
+    proposed_as = {"name": "interaction_graph",
+                   "description": "Mark the critical path through the team and flag problematic edges."}
+    proposed_because = ("{count} {runs} have two or more agents talking to each other", "no run has two agents")
 
     @classmethod
     def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,

@@ -19,7 +19,6 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, S
 from ...trace import Derivation
 from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
                      is_stale, json_ref, not_in_trace, put_ref, step_problems, unique_list)
-from .._base.proposal import Choice, Survey, when
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -101,14 +100,9 @@ class HandoffReview(Scheme):
     Value = HandoffReviewValue
     summary = "Flag misalignment on each handoff A -> B and rate its quality; long runs paged."
     proposal_order = 30
-
-    @classmethod
-    def propose(cls, found: Survey) -> Choice:
-        return when(found.with_handoffs, "handoffs", {
-            "annotation_type": "multiagent.handoff_review", "name": "handoffs",
-            "description": "Review every handoff: what was lost or garbled, and how good was it?"},
-            f"{found.with_handoffs} {found.of_runs()} pass control between agents", "no run passes control between agents")
-
+    proposed_for = "with_handoffs"
+    proposed_as = {"name": "handoffs", "description": "Review every handoff: what was lost or garbled, and how good was it?"}
+    proposed_because = ("{count} {runs} pass control between agents", "no run passes control between agents")
 
     @classmethod
     def trace_problems(cls, value: HandoffReviewValue, derivation: Derivation,

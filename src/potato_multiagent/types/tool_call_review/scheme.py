@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, Strict
 from ...trace import Derivation
 from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
                      not_in_trace, put_ref, step_problems)
-from .._base.proposal import Choice, Survey, when
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
@@ -112,14 +111,9 @@ class ToolCallReview(Scheme):
     Value = ToolCallReviewValue
     summary = "Judge every tool call of a trace: right tool, right arguments, right order."
     proposal_order = 40
-
-    @classmethod
-    def propose(cls, found: Survey) -> Choice:
-        return when(found.with_tool_calls, "tool_calls", {
-            "annotation_type": "multiagent.tool_call_review", "name": "tool_calls",
-            "description": "Judge every tool call: right tool, right arguments, right order?"},
-            f"{found.with_tool_calls} {found.of_runs()} call tools", "no run calls a tool")
-
+    proposed_for = "with_tool_calls"
+    proposed_as = {"name": "tool_calls", "description": "Judge every tool call: right tool, right arguments, right order?"}
+    proposed_because = ("{count} {runs} call tools", "no run calls a tool")
 
     @classmethod
     def trace_problems(cls, value: ToolCallReviewValue, derivation: Derivation,
