@@ -24,6 +24,8 @@ import yaml
 from .convert import Conversion, LabelSource, convert_inputs, write_conversion
 from .trace import derive
 from .trace_view.layout import BECAUSE, layout_rule
+from .types import TYPES
+from .types._base.proposal import Choice, Survey, when
 
 DATA_FILE = "data/runs.jsonl"
 GOLD_FILE = "gold.jsonl"
@@ -32,8 +34,6 @@ AGENT_FIELDS = ("agent", "sender", "source", "speaker", "name", "role")
 COUNTED = ("multi_agent", "with_handoffs", "with_tool_calls", "with_timed_calls", "with_contention")
 TASK_FIELDS = ("task", "question", "workflow", "problem_statement")
 """Record fields that say what the run was asked to do, shown above the trace when present."""
-MAST_GOLD_KEYS = {"mast", "failure_modes", "failure_mode_votes", "mast_annotation"}
-"""Gold keys holding a run's MAST labels (types/mast/adapter.py ``gold_modes`` reads them)."""
 
 
 class InitError(Exception):
@@ -43,41 +43,6 @@ class InitError(Exception):
         super().__init__(message)
         self.conversion = conversion
         """What the conversion skipped, when that is why (for stderr)."""
-
-
-@dataclass(frozen=True)
-class Survey:
-    """What the converted runs contain, counted per run (a run counts once per feature)."""
-
-    runs: int
-    multi_agent: int
-    """Runs with two or more agents."""
-    with_handoffs: int
-    with_tool_calls: int
-    with_timed_calls: int
-    with_contention: int
-    """Runs where two agents' timed calls overlap on one resource (a contention region)."""
-    with_gold: int
-    gold_keys: Tuple[str, ...] = ()
-    speaker_key: str = "role"
-    """The step field most steps name their agent in, ``role`` aside: Potato's trace display reads
-    a ``{role, content}`` step without its ``speaker_key`` by itself."""
-    text_key: str = "content"
-    task_key: Optional[str] = None
-    """A record field every run has that says what it was asked (shown above the trace)."""
-    layouts: Tuple[Tuple[str, str, int], ...] = ()
-    """``(layout, reason code, runs)`` of the trace view's layout rule (:func:`trace_view.layout.layout_rule`),
-    most runs first."""
-
-
-@dataclass(frozen=True)
-class Choice:
-    name: str
-    scheme: Optional[dict]
-    """The annotation scheme written to the config; None for a type left out."""
-    reason: str
-    offered: Optional[dict] = None
-    """For a type left out that init could write: its scheme, added when ``--judgments`` judges it."""
 
 
 def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
@@ -110,53 +75,19 @@ def survey(records: Sequence[dict], gold: Sequence[dict] = ()) -> Survey:
 
 def choose(found: Survey) -> List[Choice]:
     """The annotation types that fit what the runs contain, and those left out, each with its reason."""
-    runs = f"of {found.runs} run(s)"
     choices = [Choice("outcome", {
         "annotation_type": "radio", "name": "outcome", "description": "Did the team complete the task correctly?",
         "labels": ["success", "failure"], "label_requirement": {"required": True}, "horizontal": True},
         "every run is first judged a success or a failure; attribution is asked only for failures"
         + (f" (gold for {found.with_gold} run(s) is in {GOLD_FILE}, never shown)" if found.with_gold else ""))]
-    choices.append(_when(found.multi_agent, "orchestration", {
+    choices.append(when(found.multi_agent, "orchestration", {
         "annotation_type": "radio", "name": "orchestration", "description": "How was the team organised?",
         "labels": list(ORCHESTRATIONS), "horizontal": True},   # one line: the form stays short
         "how the team was organised (a pipeline, a manager with workers, a group chat, a debate); the "
         "answer lays out the trace (lanes, tree, board); until answered, " + layout_reason(found),
         "no run has two agents: there is no team to organise"))
-    choices.append(_when(found.multi_agent, "attribution", {
-        "annotation_type": "multiagent.failure_attribution", "name": "attribution",
-        "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
-        "display_logic": {"show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}},
-        f"{found.multi_agent} {runs} have two or more agents: who failed, and when, shown only when the outcome "
-        f"is 'failure'", "no run has two agents: there is no one to attribute a failure to among others"))
-    choices.append(_when(found.multi_agent, "interaction_graph", {
-        "annotation_type": "multiagent.agent_interaction_graph", "name": "interaction_graph",
-        "description": "Mark the critical path through the team and flag problematic edges."},
-        f"{found.multi_agent} {runs} have two or more agents talking to each other", "no run has two agents"))
-    choices.append(_when(found.with_handoffs, "handoffs", {
-        "annotation_type": "multiagent.handoff_review", "name": "handoffs",
-        "description": "Review every handoff: what was lost or garbled, and how good was it?"},
-        f"{found.with_handoffs} {runs} pass control between agents", "no run passes control between agents"))
-    choices.append(_when(found.with_tool_calls, "tool_calls", {
-        "annotation_type": "multiagent.tool_call_review", "name": "tool_calls",
-        "description": "Judge every tool call: right tool, right arguments, right order?"},
-        f"{found.with_tool_calls} {runs} call tools", "no run calls a tool"))
-    choices.append(_when(found.with_contention, "contention", {
-        "annotation_type": "multiagent.tool_contention", "name": "contention",
-        "description": "Classify every conflict over a shared resource."},
-        f"{found.with_contention} {runs} have timed calls of two agents overlapping on one shared resource",
-        f"{found.with_timed_calls} {runs} have timed calls, but no two agents overlap on a resource"
-        if found.with_timed_calls else "no run has timed calls on shared resources"))
-    choices.append(_when(found.multi_agent, "mast", {
-        "annotation_type": "multiagent.mast", "name": "mast", "description": "MAST failure modes"},
-        "MAST's 14 failure modes of multi-agent systems (Potato's codes, names and definitions), tagged on "
-        "each step of the trace view and for the whole run, with a note and a severity per tag"
-        + (" (the source's own MAST labels are in gold: agreement --gold compares each annotator's run "
-           "modes with them)" if MAST_GOLD_KEYS & set(found.gold_keys) else ""),
-        "MAST describes failures between agents, and no run has two"))
-    choices.append(Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
-                                             "author knows: add it by hand (see: potato-multiagent docs agent_scorecard)"))
-    choices.append(Choice("emergent", None, "emergent_behavior needs the behaviours to look for: add it by hand "
-                                           "(see: potato-multiagent docs emergent_behavior)"))
+    for folder in sorted(TYPES.values(), key=lambda folder: folder.scheme.proposal_order):
+        choices.append(folder.scheme.propose(found))
     return choices
 
 
@@ -182,10 +113,6 @@ def layout_reason(found: Survey) -> str:
         return f"the trace is laid out as {layout}: {counted}"
     return (f"the trace's layout is auto, chosen per run: {counted}; lanes only where each lane gets 280 px "
             f"of the pane, else board")
-
-
-def _when(count: int, name: str, scheme: dict, reason: str, reason_not: str) -> Choice:
-    return Choice(name, scheme, reason) if count else Choice(name, None, reason_not, offered=scheme)
 
 
 ANSWER_KEY = "reference_answer"

@@ -20,7 +20,7 @@ import pandas as pd
 from .types._base.adapter import INSTANCE, Judgements
 from .analysis.collect import COMMON_COLUMNS, TIMESTAMP, Collection, SchemeTable
 from .types._base.statistics import USER, Figure
-from .decisions import NOT_JUDGED, decisions
+from .decisions import decisions, not_judged
 from .judgments import Judgment, our_schemes
 from .task import Task
 from .trace import derive
@@ -105,7 +105,7 @@ def _unit_accuracy(table: SchemeTable, scheme: dict, mine: List[Judgment], recor
                    gold: Mapping[str, dict]) -> Figure:
     """Share of units (judge's and gold's together) where the judge decided as the gold value does."""
     measure = "unit accuracy vs gold (scheme value)"
-    missing = NOT_JUDGED[table.scheme.widget]
+    missing = not_judged(table.scheme.widget)
     matches, items = [], 0
     for judgment in mine:
         gold_value = ((gold.get(judgment.id) or {}).get("schemes") or {}).get(table.name)

@@ -9,6 +9,8 @@ const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const shim = require(path.join(PACKAGE, 'web', 'node_shim.js'));
 const trace = require(path.join(PACKAGE, 'web', 'trace_view.js'));
 const marks = shim.load('failure_attribution');
+['handoff_review', 'tool_call_review', 'emergent_behavior'].forEach(shim.load);
+const rulesOf = shim.core.registeredMarks;
 
 const judgments = [
   {source: 'gpt-4o judge', value: {responsible_agent: 'WebSurfer', decisive_step: 12, reason: 'It clicked the wrong link.'}},
@@ -71,15 +73,15 @@ test('trace view: markers on the steps judgments point at, only for schemes show
     {name: 'behaviours', widget: 'emergent_behavior', config: {show_judgments: 'always'}},
     {name: 'attribution_bad', widget: 'failure_attribution', config: {}},
   ];
-  assert.deepEqual(trace.judgmentMarks(record, schemes), {
+  assert.deepEqual(trace.judgmentMarks(record, schemes, rulesOf), {
     1: ['judge gpt: handoff lost constraint quality 2', 'judge gpt: echo chamber'],
     2: ['judge gpt: decisive step'],
     3: ['judge base: tool call wrong tool'],
     4: ['judge gpt: echo chamber'],
   });
-  assert.deepEqual(trace.judgmentMarks({}, schemes), {});
+  assert.deepEqual(trace.judgmentMarks({}, schemes, rulesOf), {});
   assert.deepEqual(trace.judgmentMarks({verdicts: record.judgments}, [
-    {name: 'attribution', widget: 'failure_attribution', config: {judgments_key: 'verdicts'}}]), {2: ['judge gpt: decisive step']});
+    {name: 'attribution', widget: 'failure_attribution', config: {judgments_key: 'verdicts'}}], rulesOf), {2: ['judge gpt: decisive step']});
 });
 
 test('web/judgments.js, the one reading of a record\'s judgments: key, shape test, JSON text, hostile entries', () => {

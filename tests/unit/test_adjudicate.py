@@ -228,3 +228,25 @@ def test_each_other_type_is_worded_by_what_it_judges():
     assert said == {"critical path": "Booker -> Planner", "edge Planner -> Booker": "problematic"}
     assert differences("agent_interaction_graph", {"a": said, "b": {"critical path": "Booker -> Planner"}}) == {
         "edge Planner -> Booker": {"a": "problematic", "b": "normal"}}
+
+
+def test_a_type_that_declares_no_describer_gets_the_default_words_not_a_key_error():
+    """Shared code asks the type's adapter; one that declares neither ``describe`` nor
+    ``not_judged`` is worded row by row from its item key, and a left-out unit is "not judged"."""
+    from potato_multiagent.types._base.adapter import Adapter
+
+    class PlanAdherenceAdapter(Adapter):
+        item_key = ("step",)
+
+    rows = [{"step": 0, "followed": True}, {"step": 2, "followed": False}]
+    assert PlanAdherenceAdapter.describe(rows, config=None) == {"step 0": "followed True",
+                                                                "step 2": "followed False"}
+    assert differences("plan_adherence", {"alice": {"step 0": "followed True"}, "bob": {}}) == {
+        "step 0": {"alice": "followed True", "bob": "not judged"}}
+
+
+def test_each_built_in_type_words_its_left_out_units_itself():
+    from potato_multiagent.decisions import not_judged
+
+    assert not_judged("handoff_review") == "not reviewed"
+    assert not_judged("mast") == "not tagged"

@@ -485,7 +485,7 @@
       staleReferenceEntries: staleReferenceEntries, sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
       stepAgentWords: windowing.stepAgentWords, checkValue: checkValue, pageBounds: windowing.pageBounds,
       formatCount: windowing.formatCount, judgmentsOf: judgments.judgmentsOf,
-      judgmentsShown: judgments.judgmentsShown};
+      judgmentsShown: judgments.judgmentsShown, isPlainObject: isPlainObject};
   }
 
   /** marks(typeName, factory): a type's marks.js registers its pure rules (factory(lib) -> api). */
@@ -493,6 +493,11 @@
     var api = factory(marksLib());
     marksByType[typeName] = api;
     return api;
+  }
+
+  /** The pure rules of a type whose marks.js registered them, else null (the trace view asks any scheme's type). */
+  function registeredMarks(typeName) {
+    return Object.prototype.hasOwnProperty.call(marksByType, typeName) ? marksByType[typeName] : null;
   }
 
   /** The pure rules a type's marks.js registered (its view.js and the node tests read them). */
@@ -508,7 +513,7 @@
     parseStored: parseStored, debounce: debounce, flushEdits: flushEdits,
     deriveOptions: deriveOptions, checkValue: checkValue, readChecked: readChecked,
     isPlainObject: isPlainObject, stableJSON: stableJSON, sameValue: sameValue, entryKey: entryKey,
-    mergeValues: mergeValues, errorText: errorText, marks: marks, marksOf: marksOf,
+    mergeValues: mergeValues, errorText: errorText, marks: marks, marksOf: marksOf, registeredMarks: registeredMarks,
     stepRef: stepRef, stepProblems: stepProblems, withRefs: withRefs, staleReferenceEntries: staleReferenceEntries
   };
 }));

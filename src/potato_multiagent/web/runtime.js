@@ -36,10 +36,12 @@
   var mounts = new WeakMap();   // form -> its mount (see mountOf)
 
   var prepares = Object.create(null);   // widget name -> its spec.prepare (see prepareUnbuilt)
+  var stepButtons = Object.create(null);   // step action -> {label, applies(row)} (see stepButton)
 
   /** define(name, {describe, render[, entryKey][, stepActions][, prepare][, references]}): a widget on
    * this runtime; stepActions lists the trace-view actions its forms take (ui.onStepAction), offered
-   * before a form is built; prepare is pure work done before the form is built (prepareUnbuilt);
+   * before a form is built: a name, or {action, label, applies(row)} for one the trace view offers as
+   * a button on the steps where applies says so (every step without it); prepare is pure work done before the form is built (prepareUnbuilt);
    * references(value) lists the value's step references (its marks.js), which model.set gives the
    * identity of their step (withIdentities). */
   function define(name, spec) {
@@ -47,8 +49,20 @@
       throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
     }
     if (typeof spec.prepare === 'function') { prepares[name] = spec.prepare; }
+    var actions = (spec.stepActions || []).map(function (action) {
+      if (typeof action === 'string') { return action; }
+      stepButtons[action.action] = {label: String(action.label),
+        applies: typeof action.applies === 'function' ? action.applies : function () { return true; }};
+      return action.action;
+    });
     core.register(name, function (ctx) { renderPass(spec, ctx); }, {entryKey: spec.entryKey,
-      stepActions: spec.stepActions, describe: function (ctx) { describePass(spec, ctx); }});
+      stepActions: actions, describe: function (ctx) { describePass(spec, ctx); }});
+  }
+
+  /** The trace view's button for a step action a defined type labelled ({label, applies(row)}), else
+   * null (an action without a button is dispatched by the view's own controls, e.g. mode chips). */
+  function stepButton(action) {
+    return Object.prototype.hasOwnProperty.call(stepButtons, action) ? stepButtons[action] : null;
   }
 
   /**
@@ -362,7 +376,7 @@
   /*
    * API (window.PotatoMultiagent, added to widget.js's):
    *   define(name, {describe(value, ctx) -> {summary, incomplete, notices, stale[, removeAllStale]},
-   *     render(args)[, entryKey][, stepActions: ['decisive', ...]][, prepare({derivation, config, el})]
+   *     render(args)[, entryKey][, stepActions: ['mast-tag' | {action, label[, applies(row)]}, ...]][, prepare({derivation, config, el})]
    *     [, references(value) -> [{key, field, index, ref, set(index, ref), remove(value)}]]})
    *     ctx = {derivation, config, record, unreadable, stored} (stored = the raw {raw, value, error} read)
    *     args = {model, el, derivation, config, record, schemaName, ui}
@@ -374,5 +388,6 @@
    *   marks(typeName, factory(lib)) / marksOf(typeName): a type's marks.js (in widget.js)
    */
   core.define = define;
+  core.stepButton = stepButton;
   core.textLimit = TEXT_LIMIT;
 }(typeof globalThis !== 'undefined' ? globalThis : this));

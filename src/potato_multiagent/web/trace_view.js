@@ -98,7 +98,7 @@
       return;
     }
     paintTask(this.section, page.record, this.config);
-    this.judged = judgments.judgmentMarks(page.record, core.pageSchemes());
+    this.judged = judgments.judgmentMarks(page.record, core.pageSchemes(), core.registeredMarks);
     if (rows.modes) { rows.modes.load(this, page.record); }
     if (page.derivation === this.derivation) { return; }
     var derivation = this.derivation = page.derivation;
@@ -459,8 +459,8 @@
     var event = new CustomEvent('multiagent:step-action', {cancelable: true, detail: {index: index, action: action}});
     var handled = !document.dispatchEvent(event);
     if (handled) { this.markKeepingPlace(index, button); }
-    this.say(handled ? rows.ACTIONS[action] + ': done for ' + entry.number + ' (' + entry.agentLabel + ').'
-      : rows.ACTIONS[action] + ': nothing on this page took ' + entry.number + '.');
+    this.say(handled ? rows.actionLabel(action) + ': done for ' + entry.number + ' (' + entry.agentLabel + ').'
+      : rows.actionLabel(action) + ': nothing on this page took ' + entry.number + '.');
   };
 
   // ---------------------------------------------------------------------------------------------

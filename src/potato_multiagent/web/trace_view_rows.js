@@ -16,25 +16,21 @@
     return;
   }
   var h = core.h;
-  var own = root.PotatoMultiagentTraceModel.own;
   var modes = core.traceParts && core.traceParts.modes;   // failure-mode chips (trace_view_modes.js)
-  var ACTIONS = {
-    'decisive': 'Set as decisive step',
-    'add-to-behaviour': 'Add to behaviour',
-    'open-handoff': 'Open handoff',
-    'open-tool-call': 'Open tool call'
-  };
-
-  /** The actions some widget on the page takes (form[data-ma-step-actions]). */
+  /** The step actions some widget on the page takes (form[data-ma-step-actions]) that its type
+   * offers as a button (define's stepActions), in page order. */
   function offeredActions() {
-    var offered = Object.create(null);
+    var offered = [];
     document.querySelectorAll('[data-ma-step-actions]').forEach(function (node) {
       String(node.getAttribute('data-ma-step-actions')).split(/\s+/).forEach(function (action) {
-        if (own(ACTIONS, action)) { offered[action] = true; }
+        if (core.stepButton(action) && offered.indexOf(action) < 0) { offered.push(action); }
       });
     });
-    return Object.keys(ACTIONS).filter(function (action) { return offered[action]; });
+    return offered;
   }
+
+  /** The words of a step action's button. */
+  function actionLabel(action) { return core.stepButton(action).label; }
 
   // ---------------------------------------------------------------------------------------------
   // Turn-level slots (Potato's turn_annotations DOM contract; turn-annotations.js handles clicks)
@@ -200,16 +196,12 @@
   }
 
   function actionButtons(view, entry) {
-    var actions = view.actions.filter(function (action) {
-      if (action === 'open-handoff') { return entry.handoffs.length > 0; }
-      if (action === 'open-tool-call') { return entry.toolCalls.length > 0; }
-      return true;
-    });
+    var actions = view.actions.filter(function (action) { return core.stepButton(action).applies(entry); });
     if (!actions.length) { return null; }
     return h('div', {class: 'ma-trace-actions', role: 'group', 'aria-label': 'Actions on ' + entry.number},
       actions.map(function (action) {
         return h('button', {type: 'button', class: 'ma-trace-action', 'data-action': action,
-          'data-step': entry.index, text: ACTIONS[action]});
+          'data-step': entry.index, text: actionLabel(action)});
       }));
   }
 
@@ -267,6 +259,6 @@
     return wrapper;
   }
 
-  root.PotatoMultiagentTraceRows = {ACTIONS: ACTIONS, offeredActions: offeredActions, row: row,
+  root.PotatoMultiagentTraceRows = {actionLabel: actionLabel, offeredActions: offeredActions, row: row,
     paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, modes: modes};
 }(typeof globalThis !== 'undefined' ? globalThis : this));

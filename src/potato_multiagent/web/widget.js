@@ -625,6 +625,7 @@
     mergeValues: base.mergeValues,
     entryKey: base.entryKey,
     marks: base.marks,
-    marksOf: base.marksOf
+    marksOf: base.marksOf,
+    registeredMarks: base.registeredMarks
   };
 }));

@@ -8,7 +8,7 @@ every annotator's rows. Export adds ``instance_id``, ``user`` and ``timestamp`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Optional, Tuple
 
 import pandas as pd
 
@@ -60,6 +60,21 @@ class Adapter:
     the part column: (table suffix, its columns)}``; ``part_column`` says which column it is."""
     part_column: ClassVar[Optional[str]] = None
 
+    not_judged: ClassVar[str] = "not judged"
+    """The decision, in the type's own words, of a unit one value leaves out (``not reviewed``)."""
+
+    @classmethod
+    def describe(cls, rows: List[dict], config: Any) -> Dict[str, str]:
+        """``{unit label: decision in words}`` of one value's rows, what adjudication and judge
+        agreement compare. This default labels a row by its ``item_key`` columns (the instance when
+        there are none) and words every other column; a type overrides it to leave out context
+        (derived text, free-text reasons) that is not a decision."""
+        found = {}
+        for row in rows:
+            unit = " ".join(f"{key} {row.get(key)}" for key in cls.item_key) or "value"
+            found[unit] = "; ".join(f"{key} {value}" for key, value in row.items() if key not in cls.item_key)
+        return found
+
     @classmethod
     def unit(cls) -> Tuple[str, ...]:
         """What two annotators' rows must share to be judgements of the same item."""
@@ -69,6 +84,11 @@ class Adapter:
 def number_column(column: str) -> str:
     """The ``#N`` companion of a 0-based step column: ``decisive_step`` -> ``decisive_step_number``."""
     return f"{column}_number"
+
+
+def step_words(step: Any) -> str:
+    """A 0-based step index as annotators see it, in words: ``#N`` = index + 1."""
+    return "no step" if step is None else f"#{int(step) + 1}"
 
 
 def step_number(index: Any) -> Any:

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from ...rendering import escape_braces, render_template
 from ...trace import DeriveOptions, Derivation, derive, unique_names
 from ...trace.jsjson import StrictJSONError, strict_loads
+from .proposal import Choice, Survey, when
 from .words import field_path, shape_problem, word
 
 
@@ -135,6 +136,29 @@ class Scheme:
     Config: ClassVar[Type[SchemeConfig]]
     Value: ClassVar[Type[BaseModel]]
     summary: ClassVar[str] = ""
+    proposal_order: ClassVar[int] = 1000
+    """Where ``init`` lists the type among the others (lower first; the built-ins use 10 to 80)."""
+
+    proposed_for: ClassVar[Optional[str]] = None
+    """The :class:`Survey` count that makes ``init`` propose the type (``with_handoffs``), or None."""
+    proposed_as: ClassVar[dict] = {}
+    """The scheme ``init`` writes, beside its ``annotation_type`` (``name``, ``description``, ...)."""
+    proposed_because: ClassVar[Tuple[str, str]] = ("", "")
+    """Why it is proposed (``{count}`` and ``{runs}`` filled in), and why it is left out."""
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        """Whether ``init`` writes this type for runs like ``found``: a :class:`Choice` with the
+        scheme and the reason, or without a scheme and the reason it is left out. This default
+        reads ``proposed_for``/``proposed_as``/``proposed_because``; a type that sets none is
+        left out, to be added by hand."""
+        if cls.proposed_for is None:
+            return Choice(cls.widget, None, f"{cls.widget} is not proposed by init: add it by hand "
+                                            f"(see: potato-multiagent docs {cls.widget})")
+        count = getattr(found, cls.proposed_for)
+        because, not_because = cls.proposed_because
+        return when(count, cls.proposed_as["name"], {"annotation_type": cls.type_name(), **cls.proposed_as},
+                    because.format(count=count, runs=found.of_runs()), not_because)
 
     @classmethod
     def type_name(cls) -> str:

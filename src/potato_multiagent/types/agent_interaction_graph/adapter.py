@@ -19,12 +19,24 @@ from .scheme import (AgentInteractionGraphConfig, AgentInteractionGraphValue,
                                                 edge_key)
 from ...trace import Derivation
 from .._base.statistics import Figure, krippendorff_alpha, mean_pairwise_jaccard, pairwise_rate
-from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge
+from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge, step_words
 
 AGENT_ELEMENT, EDGE_ELEMENT, NORMAL = "agent", "edge", "normal"
 
 
 class AgentInteractionGraphAdapter(Adapter):
+    not_judged = 'normal'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        path = sorted((row for row in rows if row["element"] == "agent" and row["critical"]),
+                      key=lambda row: row["path_position"])
+        found = {"critical path": " -> ".join(row["agent"] for row in path) or "none"}
+        for row in rows:
+            if row["element"] == "edge" and row["status"] != "normal":
+                found[f"edge {row['from']} -> {row['to']}"] = row["status"]
+        return found
+
     item_key = ("element", "agent", "from", "to")
     step_columns = ("steps",)
     part_column = "element"

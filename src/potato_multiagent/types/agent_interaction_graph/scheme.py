@@ -72,6 +72,11 @@ class AgentInteractionGraph(Scheme):
     Config = AgentInteractionGraphConfig
     Value = AgentInteractionGraphValue
     summary = "Mark the critical path and flag edges on the directed graph of who passed control to whom."
+    proposal_order = 20
+    proposed_for = "multi_agent"
+    proposed_as = {"name": "interaction_graph",
+                   "description": "Mark the critical path through the team and flag problematic edges."}
+    proposed_because = ("{count} {runs} have two or more agents talking to each other", "no run has two agents")
 
     @classmethod
     def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,

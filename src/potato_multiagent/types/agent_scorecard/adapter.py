@@ -16,12 +16,26 @@ from typing import Any, Dict, List, Mapping, Optional
 from .scheme import AgentScorecardConfig, AgentScorecardValue
 from ...trace import Derivation
 from .._base.statistics import Figure, krippendorff_alpha
-from .._base.adapter import Adapter, Judgements
+from .._base.adapter import Adapter, Judgements, step_words
 
 AGENT_SCOPE, TEAM_SCOPE, MILESTONE_SCOPE = "agent", "team", "milestone"
 
 
 class AgentScorecardAdapter(Adapter):
+    not_judged = 'not scored'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        found = {}
+        for row in rows:
+            if row["scope"] == "milestone":
+                reached = f"reached at {step_words(row['reached_step'])}" if row["reached_step"] is not None else "reached"
+                found[f"milestone '{row['item']}'"] = reached if row["reached"] else "not reached"
+            else:
+                who = row["agent"] if row["scope"] == "agent" else "team"
+                found[f"{who} '{row['item']}'"] = "not applicable" if row["not_applicable"] else f"score {row['score']}"
+        return found
+
     item_key = ("scope", "agent", "item")
     step_columns = ("reached_step",)
 

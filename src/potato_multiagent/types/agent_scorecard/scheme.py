@@ -18,6 +18,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, 
 from ...trace import Derivation, unique_names
 from .._base import (Labels, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int, json_ref,
                      not_in_trace, put_ref, step_problems, unique_list)
+from .._base.proposal import Choice, Survey
 
 MAX_SCALE = 10
 
@@ -120,6 +121,13 @@ class AgentScorecard(Scheme):
     Config = AgentScorecardConfig
     Value = AgentScorecardValue
     summary = "Score every agent and the team on dimensions, mark cells not applicable, tick milestones."
+    proposal_order = 70
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return Choice("scorecard", None, "agent_scorecard needs dimensions and milestones only the task "
+                                         "author knows: add it by hand (see: potato-multiagent docs agent_scorecard)")
+
 
     @classmethod
     def trace_problems(cls, value: AgentScorecardValue, derivation: Derivation,

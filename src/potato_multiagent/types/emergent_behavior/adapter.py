@@ -17,10 +17,21 @@ from typing import Any, Dict, List, Mapping, Optional
 from .scheme import EmergentBehaviorConfig, EmergentBehaviorValue
 from ...trace import Derivation
 from .._base.statistics import Figure, mean_pairwise_jaccard
-from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge
+from .._base.adapter import INSTANCE, Adapter, Judgements, per_judge, step_words
 
 
 class EmergentBehaviorAdapter(Adapter):
+    not_judged = 'none'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        turns: Dict[str, set] = {behavior: set() for behavior in config.behaviors}
+        for row in rows:
+            if not row["none_observed"]:
+                turns.setdefault(row["behavior"], set()).update(row["turns"])
+        return {f"behaviour '{behavior}'": (f"turns {', '.join(step_words(t) for t in sorted(marked))}" if marked else "none")
+                for behavior, marked in turns.items()}
+
     item_key = ("behavior", "occurrence")
     step_columns = ("turns",)
 

@@ -475,7 +475,19 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     };
   }
 
+  /** What a judgment's value marks in the trace view: [[turn, behaviour]] (hostile input: checked). */
+  function judgedSteps(value) {
+    if (!lib.isPlainObject(value)) { return []; }
+    var found = [];
+    Object.keys(value).forEach(function (behaviour) {
+      var turns = value[behaviour] && Array.isArray(value[behaviour].turns) ? value[behaviour].turns : [];
+      turns.forEach(function (turn) { found.push([turn, behaviour]); });
+    });
+    return found;
+  }
+
   return {
+    judgedSteps: judgedSteps,
     PAGE_SIZE: PAGE_SIZE,
     NO_AGENT: NO_AGENT,
     NONE_LABEL: NONE_LABEL,

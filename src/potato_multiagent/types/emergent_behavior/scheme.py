@@ -25,6 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, St
 
 from ...trace import Derivation
 from .._base import MAX_TEXT, FreeText, Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, step_problems, unique_list
+from .._base.proposal import Choice, Survey
 
 MAX_JOINED_NOTES = 10 * MAX_TEXT
 """The seed's ``note`` joins its instances' notes, each at most ``MAX_TEXT`` characters."""
@@ -82,6 +83,13 @@ class EmergentBehavior(Scheme):
     Config = EmergentBehaviorConfig
     Value = EmergentBehaviorValue
     summary = "Mark, per collective behaviour, each instance's set of turns across agents, with a note."
+    proposal_order = 80
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return Choice("emergent", None, "emergent_behavior needs the behaviours to look for: add it by hand "
+                                        "(see: potato-multiagent docs emergent_behavior)")
+
 
     @classmethod
     def trace_problems(cls, value: EmergentBehaviorValue, derivation: Derivation,

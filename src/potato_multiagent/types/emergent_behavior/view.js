@@ -434,5 +434,5 @@
 
 
   runtime.define('emergent_behavior', {describe: describeWithAction, render: render,
-    stepActions: ['add-to-behaviour'], references: marks.references});
+    stepActions: [{action: 'add-to-behaviour', label: 'Add to behaviour'}], references: marks.references});
 }(PotatoMultiagent));

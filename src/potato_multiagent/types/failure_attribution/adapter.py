@@ -22,13 +22,21 @@ import pandas as pd
 from .scheme import FailureAttributionValue
 from ...trace import Derivation
 from .._base.statistics import Figure, USER, cohen_kappa, krippendorff_alpha, pairwise_rate
-from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text
+from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent, step_text, step_words
 
 AGENT, STEP = "responsible_agent", "decisive_step"
 CERTAINTY, PLAUSIBLE = "certainty", "plausible_steps"
 
 
 class FailureAttributionAdapter(Adapter):
+    not_judged = 'nothing'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        row = rows[0]
+        agent = row["responsible_agent"] if row["responsible_agent"] is not None else "no agent"
+        return {"attribution": f"{agent} {step_words(row['decisive_step'])}"}
+
     step_columns = (STEP, PLAUSIBLE)
 
     @classmethod

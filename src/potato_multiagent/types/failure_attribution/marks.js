@@ -262,7 +262,13 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     };
   }
 
+  /** What a judgment's value marks in the trace view: [[step, words]] (the trace view keeps whole steps only). */
+  function judgedSteps(value) {
+    return value && typeof value === 'object' ? [[value.decisive_step, 'decisive step']] : [];
+  }
+
   return {
+    judgedSteps: judgedSteps,
     NOT_IN_TRACE: NOT_IN_TRACE,
     CHANGED: CHANGED,
     references: references,

@@ -14,6 +14,7 @@ from ...trace import Derivation
 from .._base import (FreeText, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref,
                      not_in_trace, put_ref, step_problems)
 from .._base.words import word
+from .._base.proposal import Choice, Survey, when
 
 
 DECISIVE_STEP_HELP = ("The decisive step is the earliest step whose error, had it been fixed, would have "
@@ -68,6 +69,17 @@ class FailureAttribution(Scheme):
     Config = FailureAttributionConfig
     Value = FailureAttributionValue
     summary = "Pick the responsible agent, the decisive step and the reason of a failed run."
+    proposal_order = 10
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return when(found.multi_agent, "attribution", {
+            "annotation_type": "multiagent.failure_attribution", "name": "attribution",
+            "description": "Which agent caused the failure, and at which step?", "label_requirement": {"required": True},
+            "display_logic": {"show_when": [{"schema": "outcome", "operator": "equals", "value": "failure"}]}},
+            f"{found.multi_agent} {found.of_runs()} have two or more agents: who failed, and when, shown only when "
+            f"the outcome is 'failure'", "no run has two agents: there is no one to attribute a failure to among others")
+
 
     @classmethod
     def trace_problems(cls, value: FailureAttributionValue, derivation: Derivation,

@@ -340,6 +340,6 @@
     });
   }
 
-  runtime.define('failure_attribution', {describe: marks.describe, render: render, stepActions: ['decisive'],
+  runtime.define('failure_attribution', {describe: marks.describe, render: render, stepActions: [{action: 'decisive', label: 'Set as decisive step'}],
     references: marks.references});
 }(PotatoMultiagent));

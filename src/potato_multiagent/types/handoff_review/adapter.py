@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 from .scheme import HandoffReviewConfig, HandoffReviewEntry, HandoffReviewValue
 from ...trace import Derivation
 from .._base.statistics import Figure, krippendorff_alpha
-from .._base.adapter import Adapter, Judgements, step_text
+from .._base.adapter import Adapter, Judgements, step_text, step_words
 
 
 def flag_column(flag: str) -> str:
@@ -22,6 +22,22 @@ def flag_column(flag: str) -> str:
 
 
 class HandoffReviewAdapter(Adapter):
+    not_judged = 'not reviewed'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        found = {}
+        for row in rows:
+            unit = f"handoff {row['from']} {step_words(row['from_step'])} -> {row['to']} {step_words(row['step'])}"
+            if not row["reviewed"]:
+                continue
+            flags = [flag for flag in config.flags if row.get(f"flag_{flag}")]
+            words = [f"flags {', '.join(flags)}" if flags else "no flag"]
+            if row["quality"] is not None:
+                words.append(f"quality {row['quality']}")
+            found[unit] = "; ".join(words)
+        return found
+
     item_key = ("from_step", "step", "from", "to")
     step_columns = ("from_step", "step")
     bulk_column = "bulk"

@@ -502,7 +502,17 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     };
   }
 
+  /** What a judgment's value marks in the trace view: [[step, words]] per handoff (hostile input: checked). */
+  function judgedSteps(value) {
+    return (Array.isArray(value) ? value : []).filter(lib.isPlainObject).map(function (entry) {
+      var flags = Array.isArray(entry.flags) ? entry.flags.filter(function (f) { return typeof f === 'string'; }) : [];
+      return [entry.step, 'handoff' + (flags.length ? ' ' + flags.join(', ') : '') +
+        (typeof entry.quality === 'number' ? ' quality ' + entry.quality : '')];
+    });
+  }
+
   return {
+    judgedSteps: judgedSteps,
     PAGE_SIZE: PAGE_SIZE,
     SNIPPET_LENGTH: SNIPPET_LENGTH,
     MAX_LISTED: MAX_LISTED,

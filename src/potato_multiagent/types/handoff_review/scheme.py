@@ -99,6 +99,10 @@ class HandoffReview(Scheme):
     Config = HandoffReviewConfig
     Value = HandoffReviewValue
     summary = "Flag misalignment on each handoff A -> B and rate its quality; long runs paged."
+    proposal_order = 30
+    proposed_for = "with_handoffs"
+    proposed_as = {"name": "handoffs", "description": "Review every handoff: what was lost or garbled, and how good was it?"}
+    proposed_because = ("{count} {runs} pass control between agents", "no run passes control between agents")
 
     @classmethod
     def trace_problems(cls, value: HandoffReviewValue, derivation: Derivation,

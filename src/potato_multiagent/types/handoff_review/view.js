@@ -514,6 +514,7 @@
     });
   }
 
-  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: ['open-handoff'],
+  runtime.define('handoff_review', {describe: marks.describe, render: render, stepActions: [{action: 'open-handoff', label: 'Open handoff',
+      applies: function (row) { return row.handoffs.length > 0; }}],
     references: marks.references});
 }(PotatoMultiagent));

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ...taxonomy import Taxonomy
 from ...trace import Derivation
-from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent
+from .._base.adapter import INSTANCE, Adapter, Judgements, step_agent, step_words
 from .._base.statistics import USER, Figure, cohen_kappa, krippendorff_alpha
 from .scheme import MastConfig, MastValue
 
@@ -40,6 +40,21 @@ TRACE_COLUMNS = ("taxonomy", "mode", "mode_name", "category", "present", "locate
 
 
 class MastAdapter(Adapter):
+    not_judged = 'not tagged'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each step tag (``#4 (Coder) 1.3 Step repetition``: tagged), and each mode of the run (``whole
+        run: 1.3 Step repetition``: present or absent, wherever it was tagged)."""
+        found = {}
+        for row in rows:
+            label = f"{row['mode']} {row['mode_name']}" if row["mode_name"] else row["mode"]
+            if row["level"] == "step":
+                agent = row["step_agent"] if row["step_agent"] is not None else "no agent"
+                found[f"{step_words(row['step'])} ({agent}) {label}"] = "tagged"
+            else:
+                found[f"whole run: {label}"] = "present" if row["present"] else "absent"
+        return found
+
     item_key = (LEVEL, "step", "mode")
     step_columns = ("step", "steps")
     part_column = LEVEL

@@ -29,6 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from ...taxonomy import DEFAULT_PRESET, Taxonomy, TaxonomyError, resolve
 from ...trace import Derivation
 from .._base import Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, put_ref, step_problems
+from .._base.proposal import Choice, Survey, when
+
+GOLD_KEYS = {"mast", "failure_modes", "failure_mode_votes", "mast_annotation"}
+"""Gold keys holding a run's MAST labels (``adapter.gold_modes`` reads them)."""
 
 DEFAULT_SEVERITIES = ["minor", "major", "critical"]
 """Potato's ``trajectory_eval`` severities."""
@@ -158,6 +162,18 @@ class Mast(Scheme):
     Config = MastConfig
     Value = MastValue
     summary = "Tag failure modes (MAST by default, with definitions) on steps and on the whole run."
+    proposal_order = 60
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return when(found.multi_agent, "mast", {
+            "annotation_type": "multiagent.mast", "name": "mast", "description": "MAST failure modes"},
+            "MAST's 14 failure modes of multi-agent systems (Potato's codes, names and definitions), tagged on "
+            "each step of the trace view and for the whole run, with a note and a severity per tag"
+            + (" (the source's own MAST labels are in gold: agreement --gold compares each annotator's run "
+               "modes with them)" if GOLD_KEYS & set(found.gold_keys) else ""),
+            "MAST describes failures between agents, and no run has two")
+
 
     @classmethod
     def widget_config(cls, config: MastConfig) -> dict:

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional
 from .scheme import CallIndex, ToolCallJudgement, ToolCallReviewConfig, ToolCallReviewValue
 from ...trace import Derivation
 from .._base.statistics import Figure, cohen_kappa, krippendorff_alpha
-from .._base.adapter import Adapter, Judgements, step_text
+from .._base.adapter import Adapter, Judgements, step_text, step_words
 
 
 def verdict_column(verdict: str) -> str:
@@ -23,6 +23,22 @@ def verdict_column(verdict: str) -> str:
 
 
 class ToolCallReviewAdapter(Adapter):
+    not_judged = 'no verdict'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        found = {}
+        for row in rows:
+            if row["verdict"] is None:
+                continue
+            unit = f"call {row['tool']} by {row['agent']} at {step_words(row['step'])}"
+            if getattr(config, "multi_verdict", False):
+                given = [v for v in config.verdict_options if row.get(f"verdict_{v}")]
+                found[unit] = f"verdicts {', '.join(given)}"
+            else:
+                found[unit] = f"verdict {row['verdict']}"
+        return found
+
     item_key = ("call_index",)
     step_columns = ("step", "result_step")
 

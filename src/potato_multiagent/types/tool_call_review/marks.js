@@ -497,7 +497,15 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return -1;
   }
 
+  /** What a judgment's value marks in the trace view: [[step, words]] per call (hostile input: checked). */
+  function judgedSteps(value) {
+    return (Array.isArray(value) ? value : []).filter(lib.isPlainObject).map(function (entry) {
+      return [entry.step, 'tool call' + (typeof entry.verdict === 'string' ? ' ' + entry.verdict : '')];
+    });
+  }
+
   return {
+    judgedSteps: judgedSteps,
     ALL: ALL,
     callPositions: callPositions,
     indexCalls: indexCalls,

@@ -110,6 +110,10 @@ class ToolCallReview(Scheme):
     Config = ToolCallReviewConfig
     Value = ToolCallReviewValue
     summary = "Judge every tool call of a trace: right tool, right arguments, right order."
+    proposal_order = 40
+    proposed_for = "with_tool_calls"
+    proposed_as = {"name": "tool_calls", "description": "Judge every tool call: right tool, right arguments, right order?"}
+    proposed_because = ("{count} {runs} call tools", "no run calls a tool")
 
     @classmethod
     def trace_problems(cls, value: ToolCallReviewValue, derivation: Derivation,

@@ -412,6 +412,7 @@
     });
   }
 
-  runtime.define('tool_call_review', {describe: marks.describe, render: render, stepActions: ['open-tool-call'],
+  runtime.define('tool_call_review', {describe: marks.describe, render: render, stepActions: [{action: 'open-tool-call', label: 'Open tool call',
+      applies: function (row) { return row.toolCalls.length > 0; }}],
     references: marks.references});
 }(PotatoMultiagent));

@@ -14,10 +14,16 @@ from typing import Any, Dict, List, Mapping, Optional
 from .scheme import ToolContentionConfig, ToolContentionValue, describe_region, region_key
 from ...trace import Derivation
 from .._base.statistics import Figure, krippendorff_alpha
-from .._base.adapter import Adapter, Judgements
+from .._base.adapter import Adapter, Judgements, step_words
 
 
 class ToolContentionAdapter(Adapter):
+    not_judged = 'unlabelled'
+    @classmethod
+    def describe(cls, rows: List[dict], config) -> Dict[str, str]:
+        """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""
+        return {f"region {row['region']}": f"label {row['label']}" for row in rows if row["label"] is not None}
+
     item_key = ("region",)
     float_columns = ("start", "end")
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 from ...trace import Derivation
 from ...trace.jsjson import js_number
 from .._base import FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+from .._base.proposal import Choice, Survey, when
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
 
@@ -103,6 +104,17 @@ class ToolContention(Scheme):
     Config = ToolContentionConfig
     Value = ToolContentionValue
     summary = "Label each shared-resource contention region on a multi-lane timeline of the agents' calls."
+    proposal_order = 50
+
+    @classmethod
+    def propose(cls, found: Survey) -> Choice:
+        return when(found.with_contention, "contention", {
+            "annotation_type": "multiagent.tool_contention", "name": "contention",
+            "description": "Classify every conflict over a shared resource."},
+            f"{found.with_contention} {found.of_runs()} have timed calls of two agents overlapping on one shared resource",
+            f"{found.with_timed_calls} {found.of_runs()} have timed calls, but no two agents overlap on a resource"
+            if found.with_timed_calls else "no run has timed calls on shared resources")
+
 
     @classmethod
     def trace_problems(cls, value: ToolContentionValue, derivation: Derivation,
