@@ -28,7 +28,11 @@
     "step_moved": "that step is now #{number} ({agent})",
     "step_moved_among": "that step is now one of {numbers}",
     "step_lost": "that step is not in this trace",
-    "no_agent": "no agent"
+    "no_agent": "no agent",
+    "repeats_entry": "{field}: repeats {first}",
+    "ref_without_step": "{field}: saved without a step in {step_field}",
+    "not_configured": "{field}: '{value}' is not one of the configured {key}",
+    "notes_off": "{field}: notes are turned off for this scheme ({key}: false)"
   },
   "typeWords": {
     "string": "a text",

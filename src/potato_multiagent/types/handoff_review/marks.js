@@ -92,7 +92,7 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     var found = [];
     ['from_step', 'step'].forEach(function (field) {
       var ref = entry[field + '_ref'];
-      if (typeof ref === 'string') { found = found.concat(lib.stepProblems(where + '.' + field, entry[field], ref, derivation)); }
+      if (typeof ref === 'string') { found = found.concat(lib.stepProblems(where + '.' + field, entry[field], ref, derivation).map(lib.words)); }
     });
     return found;
   }
@@ -130,9 +130,9 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
 
   function identityProblems(where, entry, handoff, stepCount, earlierPosition) {
     var outOfRange = ['from_step', 'step'].filter(function (field) { return entry[field] >= stepCount; })
-      .map(function (field) { return lib.notInTrace(where + '.' + field, entry[field]); });
+      .map(function (field) { return lib.words(lib.notInTrace(where + '.' + field, entry[field])); });
     if (outOfRange.length) { return outOfRange; }
-    if (!handoff) { return [lib.notInTrace(where, describeEntry(entry))]; }
+    if (!handoff) { return [lib.words(lib.notInTrace(where, describeEntry(entry)))]; }
     var problems = [];
     if (earlierPosition !== undefined) { problems.push(where + ': repeats the handoff of [' + earlierPosition + ']'); }
     if (entry.index !== handoff.index) {
@@ -148,7 +148,7 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     var problems = entry.flags.filter(function (flag) { return config.flags.indexOf(flag) < 0; })
       .map(function (flag) { return where + ".flags: '" + flag + "' is not one of the configured flags"; });
     if (entry.quality !== null && entry.quality > config.quality_scale) {
-      problems.push(lib.aboveBound(where + '.quality', entry.quality, config.quality_scale));
+      problems.push(lib.words(lib.aboveBound(where + '.quality', entry.quality, config.quality_scale)));
     }
     if (entry.note && !config.allow_note) {
       problems.push(where + '.note: notes are turned off for this scheme (allow_note: false)');

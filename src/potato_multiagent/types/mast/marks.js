@@ -327,7 +327,7 @@ PotatoMultiagent.marks('mast', function (lib) {
     var firstTag = Object.create(null);
     stepTags(value).forEach(function (tag, position) {
       var where = 'steps[' + position + ']';
-      found = found.concat(lib.stepProblems(where + '.step', tag.step, tag.step_ref, derivation));
+      found = found.concat(lib.stepProblems(where + '.step', tag.step, tag.step_ref, derivation).map(lib.words));
       if (!(tag.mode in taxonomy.byCode)) { found.push(WORDS.unknownMode(where + '.mode', tag.mode, taxonomy.id)); }
       var key = tag.step + '\u0000' + tag.mode;
       if (key in firstTag) { found.push(WORDS.repeatedTag(where, 'steps[' + firstTag[key] + ']')); } else { firstTag[key] = position; }
