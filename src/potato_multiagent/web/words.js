@@ -29,10 +29,11 @@
     "step_moved_among": "that step is now one of {numbers}",
     "step_lost": "that step is not in this trace",
     "no_agent": "no agent",
-    "repeats_entry": "{field}: repeats {first}",
+    "repeats_entry": "{field}: repeats the entry at {first}",
     "ref_without_step": "{field}: saved without a step in {step_field}",
     "not_configured": "{field}: '{value}' is not one of the configured {key}",
-    "notes_off": "{field}: notes are turned off for this scheme ({key}: false)"
+    "notes_off": "{field}: notes are turned off for this scheme ({key}: false)",
+    "not_as_in_trace": "{field}: should be {expected} as in this trace, got {got}"
   },
   "typeWords": {
     "string": "a text",

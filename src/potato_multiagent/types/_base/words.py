@@ -42,10 +42,11 @@ WORDS: Dict[str, str] = {
     "step_moved_among": "that step is now one of {numbers}",
     "step_lost": "that step is not in this trace",
     "no_agent": "no agent",
-    "repeats_entry": "{field}: repeats {first}",
+    "repeats_entry": "{field}: repeats the entry at {first}",
     "ref_without_step": "{field}: saved without a step in {step_field}",
     "not_configured": "{field}: '{value}' is not one of the configured {key}",
     "notes_off": "{field}: notes are turned off for this scheme ({key}: false)",
+    "not_as_in_trace": "{field}: should be {expected} as in this trace, got {got}",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
@@ -82,8 +83,9 @@ def problem(code: str, **params: Any) -> Problem:
 
 def say(found: Any) -> str:
     """A problem in words (a text is already words: a shape problem, or a rule not yet data)."""
-    if isinstance(found, dict):
-        return word(found["code"], **{key: value for key, value in found.items() if key != "code"})
+    if isinstance(found, dict):   # true/false/null as JSON and JS's String() write them
+        return word(found["code"], **{key: json.dumps(value) if isinstance(value, bool) or value is None else value
+                                      for key, value in found.items() if key != "code"})
     return found
 
 
