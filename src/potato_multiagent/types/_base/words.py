@@ -47,6 +47,12 @@ WORDS: Dict[str, str] = {
     "not_configured": "{field}: '{value}' is not one of the configured {key}",
     "notes_off": "{field}: notes are turned off for this scheme ({key}: false)",
     "not_as_in_trace": "{field}: should be {expected} as in this trace, got {got}",
+    "other_taxonomy": "taxonomy: '{got}' is not this scheme's taxonomy '{want}' (answers made under two "
+                      "taxonomies are never compared)",
+    "unknown_mode": "{field}: '{value}' is not a mode of {taxonomy}",
+    "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
+    "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
+    "none_with_tags": "none_found: true, but the value has tags",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
