@@ -201,8 +201,8 @@ test('a verdict never re-attaches to a different handoff: what matches nothing s
   assert.deepEqual(value.map((e) => [e.from, e.to, e.quality]),
     [['Planner', 'Coder', 4], ['Billing', 'Coder', 3], ['Alice', 'Bob', 2], ['Planner', 'Coder', 1]]);
   assert.deepEqual(hr.traceProblems(value, derivation, CONFIG), [
-    "[2]: 'Alice to Bob, from_step 0, step 1' is not in this trace",
-    '[3]: repeats the handoff of [0]',
+    {code: 'not_in_trace', field: '[2]', value: 'Alice to Bob, from_step 0, step 1'},
+    {code: 'repeats_entry', field: '[3]', first: '[0]'},
   ]);
 });
 

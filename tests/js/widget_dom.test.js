@@ -22,10 +22,12 @@ function stored(raw) {
 // Runtime helpers
 // ---------------------------------------------------------------------------------------------
 
-test('notInTrace uses the same wording as Python not_in_trace', () => {
-  assert.equal(runtime.notInTrace('responsible_agent', 'Agent "Smith"'),
-    "responsible_agent: 'Agent \"Smith\"' is not in this trace");
-  assert.equal(runtime.notInTrace('decisive_step', 7), "decisive_step: '7' is not in this trace");
+test('notInTrace is data, said in the same words as Python not_in_trace', () => {
+  const base = require(path.join(WEB, 'base.js'));
+  const found = base.notInTrace('responsible_agent', 'Agent "Smith"');
+  assert.deepEqual(found, {code: 'not_in_trace', field: 'responsible_agent', value: 'Agent "Smith"'});
+  assert.equal(base.words(found), "responsible_agent: 'Agent \"Smith\"' is not in this trace");
+  assert.equal(base.words(base.notInTrace('decisive_step', 7)), "decisive_step: '7' is not in this trace");
 });
 
 test('snippet: first non-blank line, whitespace collapsed, cut with an ellipsis', () => {

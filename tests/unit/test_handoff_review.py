@@ -115,9 +115,9 @@ def test_the_stored_list_stays_readable_as_the_seed_list():
     ([entry(0, step=2)], ["[0]: 'Planner to Coder, from_step 0, step 2' is not in this trace"]),
     ([entry(0, step=9)], ["[0].step: '9' is not in this trace"]),
     ([entry(0, from_step=7, step=9)], ["[0].from_step: '7' is not in this trace", "[0].step: '9' is not in this trace"]),
-    ([entry(0), entry(1), entry(0, quality=1)], ["[2]: repeats the handoff of [0]"]),
-    ([entry(0, index=3)], ["[0].index: should be 0 for this handoff, got 3"]),
-    ([entry(1, explicit=False)], ["[0].explicit: should be true for this handoff"]),
+    ([entry(0), entry(1), entry(0, quality=1)], ["[2]: repeats the entry at [0]"]),
+    ([entry(0, index=3)], ["[0].index: should be 0 as in this trace, got 3"]),
+    ([entry(1, explicit=False)], ["[0].explicit: should be true as in this trace, got false"]),
     ([entry(2, flags=["info_loss", "not_a_flag"])], ["[0].flags: 'not_a_flag' is not one of the configured flags"]),
     ([entry(0), entry(3, quality=6)], ["[1].quality: should be at most 5, got 6"]),
 ])
@@ -217,8 +217,9 @@ def test_the_widget_reports_the_same_problems_as_python():
                           "values": values}),
         capture_output=True, text=True, check=True, timeout=60)
     from_js = json.loads(result.stdout)
-    from_python = [validate_value(TYPE, {**CONFIG, "allow_note": False}, json.dumps(value), RECORD) for value in values]
-    assert from_js == from_python
+    scheme, derivation = SCHEMES[TYPE], derive(RECORD, **config.derive_options())
+    from_python = [scheme.trace_problems(scheme.Value.model_validate(value), derivation, config) for value in values]
+    assert from_js == from_python   # as data: codes and parameters
     assert all(from_python[1:]), "every value but the first has problems"
 
 

@@ -93,9 +93,23 @@
     });
   }
 
-  /** The one wording for a stored mark the record does not contain (same as Python's). */
+  /** problem('not_configured', {field, value, key}): a problem as data, a code and its parameters
+   * (words.py's problem); only words(problem) says it, from the one table. */
+  function problem(code, params) {
+    if (typeof problemWords().words[code] !== 'string') { throw new Error('problem(): no words for "' + code + '"'); }
+    var found = {code: code};
+    Object.keys(params || {}).forEach(function (key) { found[key] = params[key]; });
+    return found;
+  }
+
+  /** A problem in words (a text is already words). */
+  function words(found) {
+    return typeof found === 'string' ? found : say(found.code, found);
+  }
+
+  /** A stored mark the record does not contain (same as Python's not_in_trace). */
   function notInTrace(field, value) {
-    return say('not_in_trace', {field: field, value: value});
+    return problem('not_in_trace', {field: field, value: value});
   }
 
   /**
@@ -103,7 +117,7 @@
    * `scale`): same as Python's above_bound and as value_shape.js for a schema bound.
    */
   function aboveBound(field, value, bound) {
-    return say('at_most', {field: field, limit: bound, got: value});
+    return problem('at_most', {field: field, limit: bound, got: value});
   }
 
   var LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/g;
@@ -388,10 +402,10 @@
     if (stepRef(derivation, index) === ref) { return []; }
     var where = whereWords(deriveApi().stepsWithRef(derivation, ref), derivation);
     if (index < steps.length) {
-      return [say('stale_step', {field: field, number: index + 1, ref: ref, now: agentWords(steps[index].agent),
+      return [problem('stale_step', {field: field, number: index + 1, ref: ref, now: agentWords(steps[index].agent),
         where: where})];
     }
-    return [say('stale_gone', {field: field, number: index + 1, ref: ref, where: where})];
+    return [problem('stale_gone', {field: field, number: index + 1, ref: ref, where: where})];
   }
 
   function copyJSON(value) { return value === null || value === undefined ? value : JSON.parse(JSON.stringify(value)); }
@@ -451,7 +465,7 @@
     }).map(function (reference) {
       var moved = deriveApi().stepsWithRef(derivation, reference.ref);
       var target = moved.length === 1 ? moved[0] : reference.index < derivation.steps.length ? reference.index : null;
-      var entry = {text: stepProblems(reference.field, reference.index, reference.ref, derivation)[0],
+      var entry = {text: words(stepProblems(reference.field, reference.index, reference.ref, derivation)[0]),
         remove: function () { return reference.remove(copyJSON(value)); }};
       if (target !== null) {
         entry.repoint = {label: target === reference.index ? 'Keep #' + (target + 1) + ' as it is now' : 'Re-point to #' + (target + 1),
@@ -480,7 +494,7 @@
     var judgments = typeof module === 'object' && module !== null && module.exports
       ? require('./judgments.js') : root.PotatoMultiagentJudgments;
     if (!judgments) { throw new Error('judgments.js did not load (window.PotatoMultiagentJudgments is missing)'); }
-    return {say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
+    return {say: say, problem: problem, words: words, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet, entryKey: entryKey,
       stepRef: stepRef, isStale: isStale, stepProblems: stepProblems, withRefs: withRefs,
       staleReferenceEntries: staleReferenceEntries, sameValue: sameValue, firstMeaningfulLine: windowing.firstMeaningfulLine,
       stepAgentWords: windowing.stepAgentWords, checkValue: checkValue, pageBounds: windowing.pageBounds,
@@ -509,7 +523,7 @@
 
   return {
     h: h, setAttributes: setAttributes, appendChildren: appendChildren, clear: clear,
-    say: say, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet,
+    say: say, problem: problem, words: words, notInTrace: notInTrace, aboveBound: aboveBound, snippet: snippet,
     parseStored: parseStored, debounce: debounce, flushEdits: flushEdits,
     deriveOptions: deriveOptions, checkValue: checkValue, readChecked: readChecked,
     isPlainObject: isPlainObject, stableJSON: stableJSON, sameValue: sameValue, entryKey: entryKey,

@@ -28,7 +28,17 @@
     "step_moved": "that step is now #{number} ({agent})",
     "step_moved_among": "that step is now one of {numbers}",
     "step_lost": "that step is not in this trace",
-    "no_agent": "no agent"
+    "no_agent": "no agent",
+    "repeats_entry": "{field}: repeats the entry at {first}",
+    "ref_without_step": "{field}: saved without a step in {step_field}",
+    "not_configured": "{field}: '{value}' is not one of the configured {key}",
+    "notes_off": "{field}: notes are turned off for this scheme ({key}: false)",
+    "not_as_in_trace": "{field}: should be {expected} as in this trace, got {got}",
+    "other_taxonomy": "taxonomy: '{got}' is not this scheme's taxonomy '{want}' (answers made under two taxonomies are never compared)",
+    "unknown_mode": "{field}: '{value}' is not a mode of {taxonomy}",
+    "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
+    "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
+    "none_with_tags": "none_found: true, but the value has tags"
   },
   "typeWords": {
     "string": "a text",

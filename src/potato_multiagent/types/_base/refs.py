@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Optional
 
 from ...trace import Derivation, StepRefs
-from .words import word
+from .words import Problem, problem, word
 
 
 @dataclass
@@ -50,21 +50,21 @@ def is_stale(index: int, ref: Optional[str], derivation: Derivation) -> bool:
     return ref is not None and refs_of(derivation).ref(index) != ref
 
 
-def step_problems(field: str, index: int, ref: Optional[str], derivation: Derivation) -> List[str]:
-    """The problem of one stored step reference: none; the step is not in the trace
+def step_problems(field: str, index: int, ref: Optional[str], derivation: Derivation) -> List[Problem]:
+    """The problem of one stored step reference (data, :func:`.words.problem`): none; the step is not in the trace
     (``not_in_trace``, for a reference saved without an identity); or it is stale, with the step
     the index names now and where the step it was saved on is now."""
     steps = derivation.steps
     if ref is None:
-        return [] if index < len(steps) else [word("not_in_trace", field=field, value=index)]
+        return [] if index < len(steps) else [problem("not_in_trace", field=field, value=index)]
     refs = refs_of(derivation)
     if refs.ref(index) == ref:
         return []
     where = _where(refs.where(ref), derivation)
     if index < len(steps):
-        return [word("stale_step", field=field, number=index + 1, ref=ref, now=agent_words(steps[index].agent),
-                     where=where)]
-    return [word("stale_gone", field=field, number=index + 1, ref=ref, where=where)]
+        return [problem("stale_step", field=field, number=index + 1, ref=ref, now=agent_words(steps[index].agent),
+                        where=where)]
+    return [problem("stale_gone", field=field, number=index + 1, ref=ref, where=where)]
 
 
 def stale_references(references: List[StepReference], derivation: Derivation) -> List[StepReference]:

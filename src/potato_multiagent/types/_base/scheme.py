@@ -18,7 +18,7 @@ from ...rendering import escape_braces, render_template
 from ...trace import DeriveOptions, Derivation, derive, unique_names
 from ...trace.jsjson import StrictJSONError, strict_loads
 from .proposal import Choice, Survey, when
-from .words import field_path, shape_problem, word
+from .words import Problem, field_path, problem, say, shape_problem, word
 
 
 def _integral_float_to_int(value: Any) -> Any:
@@ -110,15 +110,15 @@ def format_validation_error(error: ValidationError, model: Type[BaseModel], data
     return [shape_problem(item, root, data) for item in error.errors()]
 
 
-def above_bound(field: str, value: Any, bound: Any) -> str:
+def above_bound(field: str, value: Any, bound: Any) -> Problem:
     """The one wording for a stored number above the bound its scheme's config sets (a score past
     ``scale``): the configured bound, never the schema's ceiling. Same as value_shape.js's."""
-    return word("at_most", field=field, limit=bound, got=value)
+    return problem("at_most", field=field, limit=bound, got=value)
 
 
-def not_in_trace(field: str, value: Any) -> str:
+def not_in_trace(field: str, value: Any) -> Problem:
     """The one wording for a stored mark the record does not contain (SPEC §5)."""
-    return word("not_in_trace", field=field, value=value)
+    return problem("not_in_trace", field=field, value=value)
 
 
 class Scheme:
@@ -126,8 +126,9 @@ class Scheme:
 
     A type folder's ``scheme.py`` defines one subclass; it sets ``Config`` and ``Value`` (the
     registry sets ``widget`` from the folder name) and defines the classmethod
-    ``trace_problems(value, derivation, config) -> list[str]``: the marks of a well-formed value
-    that the record does not contain, each worded by :func:`not_in_trace`.
+    ``trace_problems(value, derivation, config) -> list[Problem]``: what of a well-formed value
+    the record or the config does not allow, each a code and its parameters
+    (:func:`.words.problem`), worded only by :func:`.words.say` from the one table.
     """
 
     widget: ClassVar[str]
@@ -257,4 +258,4 @@ class Scheme:
             return format_validation_error(error, cls.Value, value)
         if derivation is None:
             derivation = derive(record, **config.derive_options())
-        return cls.trace_problems(parsed, derivation, config)
+        return [say(found) for found in cls.trace_problems(parsed, derivation, config)]

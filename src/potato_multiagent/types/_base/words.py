@@ -42,6 +42,17 @@ WORDS: Dict[str, str] = {
     "step_moved_among": "that step is now one of {numbers}",
     "step_lost": "that step is not in this trace",
     "no_agent": "no agent",
+    "repeats_entry": "{field}: repeats the entry at {first}",
+    "ref_without_step": "{field}: saved without a step in {step_field}",
+    "not_configured": "{field}: '{value}' is not one of the configured {key}",
+    "notes_off": "{field}: notes are turned off for this scheme ({key}: false)",
+    "not_as_in_trace": "{field}: should be {expected} as in this trace, got {got}",
+    "other_taxonomy": "taxonomy: '{got}' is not this scheme's taxonomy '{want}' (answers made under two "
+                      "taxonomies are never compared)",
+    "unknown_mode": "{field}: '{value}' is not a mode of {taxonomy}",
+    "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
+    "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
+    "none_with_tags": "none_found: true, but the value has tags",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
@@ -61,6 +72,27 @@ _LENGTHS = {"string_too_short": ("min_characters", "min_length"), "string_too_lo
 def word(kind: str, **values: Any) -> str:
     """The problem ``kind`` of :data:`WORDS` with its values filled in."""
     return WORDS[kind].format(**values)
+
+
+Problem = Dict[str, Any]
+"""A trace problem as data: its code (a key of :data:`WORDS`) and its parameters,
+``{"code": "not_configured", "field": "[0].flags", "value": "x", "key": "flags"}``. Cases compare
+these; only :func:`say` turns one into words, so every type says one rule the same way."""
+
+
+def problem(code: str, **params: Any) -> Problem:
+    """A problem of ``code`` (which must have words) with its parameters."""
+    if code not in WORDS:
+        raise KeyError(f"no words for the problem code {code!r} (add it to WORDS)")
+    return {"code": code, **params}
+
+
+def say(found: Any) -> str:
+    """A problem in words (a text is already words: a shape problem, or a rule not yet data)."""
+    if isinstance(found, dict):   # true/false/null as JSON and JS's String() write them
+        return word(found["code"], **{key: json.dumps(value) if isinstance(value, bool) or value is None else value
+                                      for key, value in found.items() if key != "code"})
+    return found
 
 
 def describe(value: Any) -> str:

@@ -144,7 +144,7 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
       if (path.indexOf(name) < position) {
         add('fixable', 'critical_nodes[' + position + "]: '" + name + "' is listed twice");
       } else if (!graph.agentSet.has(name)) {
-        add('stale', lib.notInTrace('critical_nodes[' + position + ']', name));
+        add('stale', lib.words(lib.notInTrace('critical_nodes[' + position + ']', name)));
       }
     });
     var seen = new Set();
@@ -153,13 +153,13 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
       if (seen.has(id)) {
         add('fixable', 'edge_marks[' + position + "]: '" + edgeWords(mark.from, mark.to) + "' is listed twice");
       } else if (!graph.byId.has(id)) {
-        add('stale', lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to)));
+        add('stale', lib.words(lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to))));
       }
       seen.add(id);
     });
     mapEntries(value.edges).forEach(function (entry) {
       var named = graph.byKey.get(entry[0]) || [];
-      if (!named.length) { add('stale', lib.notInTrace('edges', entry[0])); }
+      if (!named.length) { add('stale', lib.words(lib.notInTrace('edges', entry[0]))); }
       if (named.length > 1) { add(settled(named, seen) ? 'fixable' : 'stale', ambiguousKey(entry[0], named.length)); }
     });
     if (hasOwn(value, 'edge_marks')) { mapAgreesWithMarks(value, graph, add); }
@@ -190,14 +190,14 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
     var stale = [];
     marks.path.forEach(function (name, position) {
       if (!graph.agentSet.has(name)) {
-        stale.push({kind: 'node', name: name, text: lib.notInTrace('critical_nodes[' + position + ']', name),
+        stale.push({kind: 'node', name: name, text: lib.words(lib.notInTrace('critical_nodes[' + position + ']', name)),
           action: 'Remove agent ' + name + ' from the critical path'});
       }
     });
     var position = 0;
     marks.edges.forEach(function (mark, id) {
       if (!graph.byId.has(id)) {
-        stale.push({kind: 'edge', id: id, text: lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to)),
+        stale.push({kind: 'edge', id: id, text: lib.words(lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to))),
           action: 'Remove the ' + mark.status + ' mark on ' + edgeWords(mark.from, mark.to)});
       }
       position++;
@@ -205,7 +205,7 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
     marks.seedKeys.forEach(function (entry) {
       var count = (graph.byKey.get(entry.key) || []).length;
       stale.push({kind: 'seed', key: entry.key,
-        text: count ? ambiguousKey(entry.key, count) : lib.notInTrace('edges', entry.key),
+        text: count ? ambiguousKey(entry.key, count) : lib.words(lib.notInTrace('edges', entry.key)),
         action: 'Remove the ' + entry.status + ' mark on edges key ' + entry.key});
     });
     return stale;

@@ -218,7 +218,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     var found = [];
     function add(kind, text) { found.push({kind: kind, text: text}); }
     Object.keys(value.agents).forEach(function (name) {
-      if (agents.indexOf(name) < 0) { add('stale-agent', lib.notInTrace('agents', name)); }
+      if (agents.indexOf(name) < 0) { add('stale-agent', lib.words(lib.notInTrace('agents', name))); }
       auditScores('agents.' + name, value.agents[name], config.agent_dimensions, 'agent_dimensions', config, add);
     });
     auditScores('team', value.team, config.team_dimensions, 'team_dimensions', config, add);
@@ -238,7 +238,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
     known.forEach(function (dim) {
       if (scores[dim] > config.scale) {
-        add('unasked', lib.aboveBound(path + '.' + dim, scores[dim], config.scale));
+        add('unasked', lib.words(lib.aboveBound(path + '.' + dim, scores[dim], config.scale)));
       }
     });
   }
@@ -263,7 +263,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       } else if (own(value.milestones, name) !== true) {
         add('unasked', 'milestone_steps.' + name + ': the milestone is not marked reached');
       } else {
-        lib.stepProblems('milestone_steps.' + name, steps[name], own(value.milestone_step_refs, name), derivation)
+        lib.stepProblems('milestone_steps.' + name, steps[name], own(value.milestone_step_refs, name), derivation).map(lib.words)
           .forEach(function (text) { add('stale-step', text); });
       }
     });
@@ -298,7 +298,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       return;
     }
     Object.keys(markedAgents).forEach(function (name) {
-      if (agents.indexOf(name) < 0) { add('stale-agent', lib.notInTrace('not_applicable.agents', name)); }
+      if (agents.indexOf(name) < 0) { add('stale-agent', lib.words(lib.notInTrace('not_applicable.agents', name))); }
       auditMarked('not_applicable.agents.' + name, markedAgents[name], config.agent_dimensions,
         'agent_dimensions', own(value.agents, name) || {}, add);
     });

@@ -259,7 +259,7 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
       if (behaviors.indexOf(name) < 0) { found.push("value: '" + name + "' is not one of the configured behaviors"); }
       consistencyProblems(name, entry).forEach(function (text) { found.push(text); });
       turnReferences(name, entry).forEach(function (turn) {
-        lib.stepProblems(turn.field, turn.index, turn.ref, derivation).forEach(function (text) { found.push(text); });
+        lib.stepProblems(turn.field, turn.index, turn.ref, derivation).map(lib.words).forEach(function (text) { found.push(text); });
       });
     });
     return found;

@@ -186,7 +186,8 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     };
   }
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation) {
     var stale = staleMarks(value, derivation);
     var found = [];
@@ -195,7 +196,7 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
     if (step !== null) {
       found = found.concat(lib.stepProblems('decisive_step', step, value.decisive_step_ref, derivation));
     } else if (value && typeof value.decisive_step_ref === 'string') {
-      found.push('decisive_step_ref: saved without a decisive_step');
+      found.push(lib.problem('ref_without_step', {field: 'decisive_step_ref', step_field: 'decisive_step'}));
     }
     var seen = [step];
     plausibleOf(value).forEach(function (entry, position) {
@@ -204,7 +205,7 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
       if (stepProblems.length) {
         found = found.concat(stepProblems);
       } else if (seen.indexOf(entry.step) >= 0) {
-        found.push(lib.say('repeat', {field: where}));
+        found.push(lib.problem('repeat', {field: where}));
       }
       seen.push(entry.step);
     });
@@ -247,7 +248,7 @@ PotatoMultiagent.marks('failure_attribution', function (lib) {
         notices.push({level: 'warning', text: 'This trace has no steps to choose from: ' + problem.message});
       }
     });
-    problems(value, derivation).forEach(function (text) { notices.push({level: 'warning', text: text}); });
+    problems(value, derivation).forEach(function (found) { notices.push({level: 'warning', text: lib.words(found)}); });
     return notices;
   }
 

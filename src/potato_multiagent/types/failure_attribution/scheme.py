@@ -12,8 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
 from .._base import (FreeText, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, json_ref,
-                     not_in_trace, put_ref, step_problems)
-from .._base.words import word
+                     Problem, not_in_trace, problem, put_ref, step_problems)
 from .._base.proposal import Choice, Survey, when
 
 
@@ -83,14 +82,14 @@ class FailureAttribution(Scheme):
 
     @classmethod
     def trace_problems(cls, value: FailureAttributionValue, derivation: Derivation,
-                       config: FailureAttributionConfig) -> List[str]:
+                       config: FailureAttributionConfig) -> List[Problem]:
         problems = []
         if value.responsible_agent is not None and value.responsible_agent not in derivation.agents:
             problems.append(not_in_trace("responsible_agent", value.responsible_agent))
         if value.decisive_step is not None:
             problems += step_problems("decisive_step", value.decisive_step, value.decisive_step_ref, derivation)
         elif value.decisive_step_ref is not None:
-            problems.append("decisive_step_ref: saved without a decisive_step")
+            problems.append(problem("ref_without_step", field="decisive_step_ref", step_field="decisive_step"))
         seen = {value.decisive_step}
         for position, entry in enumerate(value.plausible_steps):
             where = f"plausible_steps[{position}].step"
@@ -98,7 +97,7 @@ class FailureAttribution(Scheme):
             if found:
                 problems += found
             elif entry.step in seen:
-                problems.append(word("repeat", field=where))
+                problems.append(problem("repeat", field=where))
             seen.add(entry.step)
         return problems
 

@@ -134,24 +134,27 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
     if (outOfRange.length) { return outOfRange; }
     if (!handoff) { return [lib.notInTrace(where, describeEntry(entry))]; }
     var problems = [];
-    if (earlierPosition !== undefined) { problems.push(where + ': repeats the handoff of [' + earlierPosition + ']'); }
+    if (earlierPosition !== undefined) {
+      problems.push(lib.problem('repeats_entry', {field: where, first: '[' + earlierPosition + ']'}));
+    }
     if (entry.index !== handoff.index) {
-      problems.push(where + '.index: should be ' + handoff.index + ' for this handoff, got ' + entry.index);
+      problems.push(lib.problem('not_as_in_trace', {field: where + '.index', expected: handoff.index, got: entry.index}));
     }
     if (entry.explicit !== handoff.explicit) {
-      problems.push(where + '.explicit: should be ' + handoff.explicit + ' for this handoff');
+      problems.push(lib.problem('not_as_in_trace', {field: where + '.explicit', expected: handoff.explicit,
+        got: entry.explicit}));
     }
     return problems;
   }
 
   function configProblems(where, entry, config) {
     var problems = entry.flags.filter(function (flag) { return config.flags.indexOf(flag) < 0; })
-      .map(function (flag) { return where + ".flags: '" + flag + "' is not one of the configured flags"; });
+      .map(function (flag) { return lib.problem('not_configured', {field: where + '.flags', value: flag, key: 'flags'}); });
     if (entry.quality !== null && entry.quality > config.quality_scale) {
       problems.push(lib.aboveBound(where + '.quality', entry.quality, config.quality_scale));
     }
     if (entry.note && !config.allow_note) {
-      problems.push(where + '.note: notes are turned off for this scheme (allow_note: false)');
+      problems.push(lib.problem('notes_off', {field: where + '.note', key: 'allow_note'}));
     }
     return problems;
   }
@@ -452,14 +455,15 @@ PotatoMultiagent.marks('handoff_review', function (lib) {
         notices.push({level: 'warning', text: 'This trace has no steps to review: ' + problem.message});
       }
     });
-    problems.slice(0, MAX_LISTED).forEach(function (text) { notices.push({level: 'warning', text: text}); });
+    problems.slice(0, MAX_LISTED).forEach(function (found) { notices.push({level: 'warning', text: lib.words(found)}); });
     if (problems.length > MAX_LISTED) {
       notices.push({level: 'warning', text: 'and ' + (problems.length - MAX_LISTED) + ' more problems in the saved answer.'});
     }
     return notices;
   }
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation, config) {
     return Array.isArray(value) ? traceProblems(value, derivation, config) : [];
   }

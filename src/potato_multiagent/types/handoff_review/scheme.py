@@ -18,7 +18,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, S
 
 from ...trace import Derivation
 from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int,
-                     is_stale, json_ref, not_in_trace, put_ref, step_problems, unique_list)
+                     Problem, is_stale, json_ref, not_in_trace, problem, put_ref, step_problems, unique_list)
 
 DEFAULT_FLAGS = ["info_loss", "dropped_constraint", "garbling", "goal_drift"]
 SNAKE_CASE = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+")
@@ -106,10 +106,10 @@ class HandoffReview(Scheme):
 
     @classmethod
     def trace_problems(cls, value: HandoffReviewValue, derivation: Derivation,
-                       config: HandoffReviewConfig) -> List[str]:
+                       config: HandoffReviewConfig) -> List[Problem]:
         handoffs = {_handoff_identity(handoff): handoff for handoff in derivation.handoffs}
         first_position: Dict[Tuple[int, int, str, str], int] = {}
-        problems: List[str] = []
+        problems: List[Problem] = []
         for position, entry in enumerate(value.root):
             where = f"[{position}]"
             problems.extend(_identity_problems(where, entry, handoffs, derivation, first_position))
@@ -149,7 +149,7 @@ STEP_FIELDS = ("from_step", "step")
 
 
 def _identity_problems(where: str, entry: HandoffReviewEntry, handoffs: dict, derivation: Derivation,
-                       first_position: dict) -> List[str]:
+                       first_position: dict) -> List[Problem]:
     """Whether the entry names one handoff of this trace, once (its steps first: a step that changed
     since the review makes everything else about the entry moot)."""
     stale = [problem for field in STEP_FIELDS if getattr(entry, f"{field}_ref") is not None
@@ -167,20 +167,21 @@ def _identity_problems(where: str, entry: HandoffReviewEntry, handoffs: dict, de
         return [not_in_trace(where, entry.described())]
     problems = []
     if entry.identity() in first_position:
-        problems.append(f"{where}: repeats the handoff of [{first_position[entry.identity()]}]")
+        problems.append(problem("repeats_entry", field=where, first=f"[{first_position[entry.identity()]}]"))
     if entry.index != handoff["index"]:
-        problems.append(f"{where}.index: should be {handoff['index']} for this handoff, got {entry.index}")
+        problems.append(problem("not_as_in_trace", field=f"{where}.index", expected=handoff["index"], got=entry.index))
     if entry.explicit != handoff["explicit"]:
-        problems.append(f"{where}.explicit: should be {'true' if handoff['explicit'] else 'false'} for this handoff")
+        problems.append(problem("not_as_in_trace", field=f"{where}.explicit", expected=handoff["explicit"],
+                                got=entry.explicit))
     return problems
 
 
-def _config_problems(where: str, entry: HandoffReviewEntry, config: HandoffReviewConfig) -> List[str]:
+def _config_problems(where: str, entry: HandoffReviewEntry, config: HandoffReviewConfig) -> List[Problem]:
     """Marks the scheme's config does not offer: unknown flags, quality past the scale, notes when off."""
-    problems = [f"{where}.flags: '{flag}' is not one of the configured flags"
+    problems = [problem("not_configured", field=f"{where}.flags", value=flag, key="flags")
                 for flag in entry.flags if flag not in config.flags]
     if entry.quality is not None and entry.quality > config.quality_scale:
         problems.append(above_bound(f"{where}.quality", entry.quality, config.quality_scale))
     if entry.note and not config.allow_note:
-        problems.append(f"{where}.note: notes are turned off for this scheme (allow_note: false)")
+        problems.append(problem("notes_off", field=f"{where}.note", key="allow_note"))
     return problems

@@ -289,59 +289,43 @@ PotatoMultiagent.marks('mast', function (lib) {
 
   // -- problems and what the runtime paints ---------------------------------------------------------
 
-  var WORDS = {
-    otherTaxonomy: function (got, want) {
-      return 'taxonomy: \'' + got + '\' is not this scheme\'s taxonomy \'' + want +
-        '\' (answers made under two taxonomies are never compared)';
-    },
-    unknownMode: function (field, mode, taxonomy) { return field + ': \'' + mode + '\' is not a mode of ' + taxonomy; },
-    repeatedTag: function (field, first) { return field + ': repeats the tag of ' + first; },
-    repeatedMode: function (field, first) { return field + ': repeats the mode of ' + first; },
-    unknownSeverity: function (field, severity) {
-      return field + ': \'' + severity + '\' is not one of the configured severities';
-    },
-    severityOff: function (field) { return field + ': severities are turned off for this scheme (allow_severity: false)'; },
-    notesOff: function (field) { return field + ': notes are turned off for this scheme (allow_note: false)'; },
-    runOff: 'run: whole-run marks are turned off for this scheme (whole_run: false)',
-    noneWithTags: 'none_found: true, but the value has tags'
-  };
-
   function severities(config) { return Array.isArray(config.severities) ? config.severities : ['minor', 'major', 'critical']; }
 
   function detailProblems(where, tag, config) {
     var found = [];
     if (tag.severity !== null && tag.severity !== undefined && config.allow_severity === false) {
-      found.push(WORDS.severityOff(where + '.severity'));
+      found.push(lib.problem('severity_off', {field: where + '.severity'}));
     } else if (tag.severity !== null && tag.severity !== undefined && severities(config).indexOf(tag.severity) < 0) {
-      found.push(WORDS.unknownSeverity(where + '.severity', tag.severity));
+      found.push(lib.problem('not_configured', {field: where + '.severity', value: tag.severity, key: 'severities'}));
     }
-    if (tag.note && config.allow_note === false) { found.push(WORDS.notesOff(where + '.note')); }
+    if (tag.note && config.allow_note === false) { found.push(lib.problem('notes_off', {field: where + '.note', key: 'allow_note'})); }
     return found;
   }
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation, config) {
     var taxonomy = taxonomyOf(config);
-    if (value.taxonomy !== taxonomy.id) { return [WORDS.otherTaxonomy(value.taxonomy, taxonomy.id)]; }
+    if (value.taxonomy !== taxonomy.id) { return [lib.problem('other_taxonomy', {got: value.taxonomy, want: taxonomy.id})]; }
     var found = [];
     var firstTag = Object.create(null);
     stepTags(value).forEach(function (tag, position) {
       var where = 'steps[' + position + ']';
       found = found.concat(lib.stepProblems(where + '.step', tag.step, tag.step_ref, derivation));
-      if (!(tag.mode in taxonomy.byCode)) { found.push(WORDS.unknownMode(where + '.mode', tag.mode, taxonomy.id)); }
+      if (!(tag.mode in taxonomy.byCode)) { found.push(lib.problem('unknown_mode', {field: where + '.mode', value: tag.mode, taxonomy: taxonomy.id})); }
       var key = tag.step + '\u0000' + tag.mode;
-      if (key in firstTag) { found.push(WORDS.repeatedTag(where, 'steps[' + firstTag[key] + ']')); } else { firstTag[key] = position; }
+      if (key in firstTag) { found.push(lib.problem('repeats_entry', {field: where, first: 'steps[' + firstTag[key] + ']'})); } else { firstTag[key] = position; }
       found = found.concat(detailProblems(where, tag, config));
     });
-    if (runTags(value).length && config.whole_run === false) { found.push(WORDS.runOff); }
+    if (runTags(value).length && config.whole_run === false) { found.push(lib.problem('run_off')); }
     var firstMode = Object.create(null);
     runTags(value).forEach(function (tag, position) {
       var where = 'run[' + position + ']';
-      if (!(tag.mode in taxonomy.byCode)) { found.push(WORDS.unknownMode(where + '.mode', tag.mode, taxonomy.id)); }
-      if (tag.mode in firstMode) { found.push(WORDS.repeatedMode(where, 'run[' + firstMode[tag.mode] + ']')); } else { firstMode[tag.mode] = position; }
+      if (!(tag.mode in taxonomy.byCode)) { found.push(lib.problem('unknown_mode', {field: where + '.mode', value: tag.mode, taxonomy: taxonomy.id})); }
+      if (tag.mode in firstMode) { found.push(lib.problem('repeats_entry', {field: where, first: 'run[' + firstMode[tag.mode] + ']'})); } else { firstMode[tag.mode] = position; }
       found = found.concat(detailProblems(where, tag, config));
     });
-    if (value.none_found === true && hasTags(value)) { found.push(WORDS.noneWithTags); }
+    if (value.none_found === true && hasTags(value)) { found.push(lib.problem('none_with_tags')); }
     return found;
   }
 
@@ -415,7 +399,7 @@ PotatoMultiagent.marks('mast', function (lib) {
       return notices;
     }
     if (value) {
-      problems(value, ctx.derivation, ctx.config).forEach(function (text) { notices.push({level: 'warning', text: text}); });
+      problems(value, ctx.derivation, ctx.config).forEach(function (found) { notices.push({level: 'warning', text: lib.words(found)}); });
     }
     return notices;
   }

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 
 from ...taxonomy import DEFAULT_PRESET, Taxonomy, TaxonomyError, resolve
 from ...trace import Derivation
-from .._base import Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, put_ref, step_problems
+from .._base import Labels, Problem, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, problem, put_ref, step_problems
 from .._base.proposal import Choice, Survey, when
 
 GOLD_KEYS = {"mast", "failure_modes", "failure_mode_votes", "mast_annotation"}
@@ -139,25 +139,6 @@ class MastValue(BaseModel):
         return modes
 
 
-def problem_words(kind: str, **values) -> str:
-    """The rule words both halves say (marks.js has the same table)."""
-    return WORDS[kind].format(**values)
-
-
-WORDS = {
-    "other_taxonomy": "taxonomy: '{got}' is not this scheme's taxonomy '{want}' (answers made under two "
-                      "taxonomies are never compared)",
-    "unknown_mode": "{field}: '{mode}' is not a mode of {taxonomy}",
-    "repeated_tag": "{field}: repeats the tag of {first}",
-    "repeated_mode": "{field}: repeats the mode of {first}",
-    "unknown_severity": "{field}: '{severity}' is not one of the configured severities",
-    "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
-    "notes_off": "{field}: notes are turned off for this scheme (allow_note: false)",
-    "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
-    "none_with_tags": "none_found: true, but the value has tags",
-}
-
-
 class Mast(Scheme):
     Config = MastConfig
     Value = MastValue
@@ -180,35 +161,35 @@ class Mast(Scheme):
         return {**super().widget_config(config), "modes": _browser_taxonomy(config.taxonomy_model())}
 
     @classmethod
-    def trace_problems(cls, value: MastValue, derivation: Derivation, config: MastConfig) -> List[str]:
+    def trace_problems(cls, value: MastValue, derivation: Derivation, config: MastConfig) -> List[Problem]:
         taxonomy = config.taxonomy_model()
         if value.taxonomy != taxonomy.id:
-            return [problem_words("other_taxonomy", got=value.taxonomy, want=taxonomy.id)]
+            return [problem("other_taxonomy", got=value.taxonomy, want=taxonomy.id)]
         codes = set(taxonomy.codes)
-        problems: List[str] = []
+        problems: List[Problem] = []
         first_tag: Dict[Tuple[int, str], int] = {}
         for position, tag in enumerate(value.steps):
             where = f"steps[{position}]"
             problems += step_problems(f"{where}.step", tag.step, tag.step_ref, derivation)
             if tag.mode not in codes:
-                problems.append(problem_words("unknown_mode", field=f"{where}.mode", mode=tag.mode, taxonomy=taxonomy.id))
+                problems.append(problem("unknown_mode", field=f"{where}.mode", value=tag.mode, taxonomy=taxonomy.id))
             if tag.key() in first_tag:
-                problems.append(problem_words("repeated_tag", field=where, first=f"steps[{first_tag[tag.key()]}]"))
+                problems.append(problem("repeats_entry", field=where, first=f"steps[{first_tag[tag.key()]}]"))
             first_tag.setdefault(tag.key(), position)
             problems.extend(_detail_problems(where, tag, config))
         if value.run and not config.whole_run:
-            problems.append(problem_words("run_off"))
+            problems.append(problem("run_off"))
         first_mode: Dict[str, int] = {}
         for position, tag in enumerate(value.run):
             where = f"run[{position}]"
             if tag.mode not in codes:
-                problems.append(problem_words("unknown_mode", field=f"{where}.mode", mode=tag.mode, taxonomy=taxonomy.id))
+                problems.append(problem("unknown_mode", field=f"{where}.mode", value=tag.mode, taxonomy=taxonomy.id))
             if tag.mode in first_mode:
-                problems.append(problem_words("repeated_mode", field=where, first=f"run[{first_mode[tag.mode]}]"))
+                problems.append(problem("repeats_entry", field=where, first=f"run[{first_mode[tag.mode]}]"))
             first_mode.setdefault(tag.mode, position)
             problems.extend(_detail_problems(where, tag, config))
         if value.none_found and (value.steps or value.run):
-            problems.append(problem_words("none_with_tags"))
+            problems.append(problem("none_with_tags"))
         return problems
 
     @classmethod
@@ -228,14 +209,14 @@ class Mast(Scheme):
         return found
 
 
-def _detail_problems(where: str, tag, config: MastConfig) -> List[str]:
+def _detail_problems(where: str, tag, config: MastConfig) -> List[Problem]:
     problems = []
     if tag.severity is not None and not config.allow_severity:
-        problems.append(problem_words("severity_off", field=f"{where}.severity"))
+        problems.append(problem("severity_off", field=f"{where}.severity"))
     elif tag.severity is not None and tag.severity not in config.severities:
-        problems.append(problem_words("unknown_severity", field=f"{where}.severity", severity=tag.severity))
+        problems.append(problem("not_configured", field=f"{where}.severity", value=tag.severity, key="severities"))
     if tag.note and not config.allow_note:
-        problems.append(problem_words("notes_off", field=f"{where}.note"))
+        problems.append(problem("notes_off", field=f"{where}.note", key="allow_note"))
     return problems
 
 

@@ -91,14 +91,14 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return entries.map(function (item) {
       var entry = item.entry;
       var stale = typeof entry.step_ref === 'string' && index.derivation
-        ? lib.stepProblems('[' + item.k + '].step', entry.step, entry.step_ref, index.derivation) : [];
+        ? lib.stepProblems('[' + item.k + '].step', entry.step, entry.step_ref, index.derivation).map(lib.words) : [];
       if (stale.length) {   // judged on a step that changed: it names no call of this trace
         return {k: item.k, entry: entry, call: null, duplicateOf: null, problem: stale[0], changed: true};
       }
       var call = findCall(index, entry);
       if (call === null) {
-        var problem = given(entry, 'id') ? lib.notInTrace('[' + item.k + '].id', entry.id)
-          : lib.notInTrace('[' + item.k + ']', identityText(entry));
+        var problem = given(entry, 'id') ? lib.words(lib.notInTrace('[' + item.k + '].id', entry.id))
+          : lib.words(lib.notInTrace('[' + item.k + ']', identityText(entry)));
         return {k: item.k, entry: entry, call: null, duplicateOf: null, problem: problem};
       }
       if (claimed.has(call.index)) {

@@ -347,7 +347,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       var position = item.position;
       notices.push({level: 'warning', text: item.reason === 'repeat'
         ? 'regions[' + position + ']: repeats a region labelled earlier in the saved value'
-        : lib.notInTrace('regions[' + position + ']', describeRegion(item.mark))});
+        : lib.words(lib.notInTrace('regions[' + position + ']', describeRegion(item.mark)))});
     });
     if (stale.length > MAX_STALE_NOTICES) {
       notices.push({level: 'warning', text: (stale.length - MAX_STALE_NOTICES) + ' more saved labels are not in this trace.'});
@@ -395,7 +395,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       if (seen.has(key)) { found.push(field + ': repeats the region of regions[' + seen.get(key) + ']'); return; }
       seen.set(key, position);
       var region = byKey.get(key);
-      if (!region) { found.push(lib.notInTrace(field, describeRegion(mark))); return; }
+      if (!region) { found.push(lib.words(lib.notInTrace(field, describeRegion(mark)))); return; }
       found = found.concat(matchedRegionProblems(field, mark, region, callsByIndex));
     });
     return found.concat(mapProblems(value));
@@ -419,8 +419,8 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       if (left.get(key) > 0) {
         left.set(key, left.get(key) - 1);
       } else {
-        found.push(lib.notInTrace(field + '.calls[' + position + ']', call.agent + ' on ' + call.resource + ' [' +
-          String(call.start) + ', ' + String(call.end) + ')'));
+        found.push(lib.words(lib.notInTrace(field + '.calls[' + position + ']', call.agent + ' on ' + call.resource + ' [' +
+          String(call.start) + ', ' + String(call.end) + ')')));
       }
     });
     return found;
