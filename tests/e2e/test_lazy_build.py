@@ -263,6 +263,17 @@ def test_idle_time_builds_every_form(task, page):
         expect_built(page, name)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_jump_to_any_widget_at_once_after_load_finds_it_built(task, page, name):
+    """Issue 34: no widget is built later than the annotator can reach it. Right after the item is
+    shown (idle time held, so nothing is built for later), the page jumps to one form as a link, a
+    search or the scroll bar would: it is built, and its first control can be used."""
+    open_item(page, task, fresh_user())
+    form(page, name).evaluate("(target) => target.scrollIntoView({block: 'start'})")
+    expect_built(page, name)
+    expect(form(page, name).locator(".ma-body :is(input, select, textarea, button):visible").first).to_be_enabled()
+
+
 def test_a_graph_far_below_is_laid_out_and_drawn_before_it_is_built_and_shown_from_that_drawing(task, page):
     """The graph's prepare (runtime.js) lays it out and draws it outside the page in a task after
     the first pass, before the item is shown; the build puts that drawing in: one layout and one

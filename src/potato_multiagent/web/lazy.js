@@ -12,7 +12,10 @@
  *     when one does (the forms' column beside a trace view), once Potato has shown the item and
  *     restored its answers (`potato:instance-ready`; until then no form is built, so none is built
  *     twice): checked in the render pass, then by IntersectionObservers on the window and on the
- *     box that scrolls the form (the window's sees a form that box hides only once it shows);
+ *     box that scrolls the form (the window's sees a form that box hides only once it shows), once
+ *     the scrolling has settled (no scroll for SETTLE_MS): a jump (a link, a search, the scroll bar,
+ *     Bootstrap's smooth scrolling of the page) passes forms without building them, since forms built
+ *     on the way would lengthen the page under a scroll that aimed at the old place of its target;
  *   - it receives focus or a pointer (Tab reaches its placeholder button);
  *   - another part of the page needs it: buildFor(predicate), e.g. the runtime for a trace-view
  *     step action aimed at it;
@@ -43,6 +46,7 @@
 
   var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
   var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
+  var SETTLE_MS = 120;          // no scroll for this long: the scrolling has settled, near forms are built
   var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
   var IN_VIEW_MARK = 'multiagent:in-view-ready';
   var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
@@ -56,6 +60,7 @@
     var idleQueued = false;
     var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
     var describesQueued = false;
+    var settling = null;        // the timer that ends a scroll: near forms wait for it
 
     /**
      * Within about one screen of what can be seen: of the window, and of the box that scrolls the form
@@ -217,17 +222,34 @@
     /** A column's observer sees its forms whether or not the column is near the screen (or still
      * scrolls, after a resize): its forms are built only when isNear agrees. */
     function onIntersect(entries, observer) {
+      if (settling !== null) { return; }   // buildNear runs when the scroll settles
       var near = entries.filter(function (entry) {
         return entry.isIntersecting && (observer.root === null || isNear(entry.target));
       }).map(function (entry) { return entry.target; });
       if (near.length) { buildFor(function (state) { return near.indexOf(state.form) >= 0; }); }
     }
 
+    /** Any scroll of the page or of a box in it (captured) restarts the wait for it to settle. */
+    function onScroll() {
+      if (!shown) { return; }
+      if (settling !== null) { clearTimeout(settling); }
+      settling = setTimeout(buildNear, SETTLE_MS);
+    }
+
+    /** The scrolling has settled: build the deferred forms near what is on screen now. */
+    function buildNear() {
+      settling = null;
+      buildFor(function (state) { return isNear(state.form); });
+    }
+
     /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
      * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
      * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
     function itemShown(renderAll) {
-      if (!shown) { document.addEventListener('keydown', buildBeforeEnd); }
+      if (!shown) {
+        document.addEventListener('keydown', buildBeforeEnd);
+        document.addEventListener('scroll', onScroll, {capture: true, passive: true});
+      }
       shown = true;
       showing = true;
       try { renderAll(); } finally { showing = false; }
