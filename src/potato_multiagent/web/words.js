@@ -38,7 +38,9 @@
     "unknown_mode": "{field}: '{value}' is not a mode of {taxonomy}",
     "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
     "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
-    "none_with_tags": "none_found: true, but the value has tags"
+    "none_with_tags": "none_found: true, but the value has tags",
+    "off_in_config": "{field}: not recorded by this scheme ({key}: false)",
+    "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}"
   },
   "typeWords": {
     "string": "a text",

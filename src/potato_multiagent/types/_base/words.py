@@ -53,6 +53,8 @@ WORDS: Dict[str, str] = {
     "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
     "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
     "none_with_tags": "none_found: true, but the value has tags",
+    "off_in_config": "{field}: not recorded by this scheme ({key}: false)",
+    "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
