@@ -40,7 +40,10 @@
     "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
     "none_with_tags": "none_found: true, but the value has tags",
     "off_in_config": "{field}: not recorded by this scheme ({key}: false)",
-    "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}"
+    "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}",
+    "no_entry_in": "{field}: '{value}' has no entry in {source}",
+    "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
+    "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'"
   },
   "typeWords": {
     "string": "a text",
