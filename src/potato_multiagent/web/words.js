@@ -43,7 +43,8 @@
     "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}",
     "no_entry_in": "{field}: '{value}' has no entry in {source}",
     "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
-    "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'"
+    "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'",
+    "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which"
   },
   "typeWords": {
     "string": "a text",

@@ -58,6 +58,7 @@ WORDS: Dict[str, str] = {
     "no_entry_in": "{field}: '{value}' has no entry in {source}",
     "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
     "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'",
+    "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
