@@ -96,7 +96,7 @@ def test_a_type_folder_holds_the_whole_type(name):
 
 # Types whose trace problems are still worded in place (issue 35, item 4: each moves to data, a
 # code and its parameters, in one commit with its cases.json; the list only shrinks).
-NOT_YET_DATA = ["agent_scorecard", "emergent_behavior"]
+NOT_YET_DATA = ["agent_scorecard"]
 
 HELPER_CODES = {"not_in_trace(": {"not_in_trace"}, "notInTrace(": {"not_in_trace"}, "above_bound(": {"at_most"},
                 "aboveBound(": {"at_most"}, "step_problems(": {"not_in_trace"}, "stepProblems(": {"not_in_trace"}}

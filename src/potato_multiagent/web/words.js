@@ -44,7 +44,10 @@
     "no_entry_in": "{field}: '{value}' has no entry in {source}",
     "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
     "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'",
-    "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which"
+    "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which",
+    "marked_nothing": "{field}: has neither a turn nor a note (store only what was marked)",
+    "refs_per_turn": "{field}: should hold one identity per turn ({expected}), got {got}",
+    "not_union": "{field}: should be {expected}, the sorted union of the instances' turns"
   },
   "typeWords": {
     "string": "a text",

@@ -59,6 +59,9 @@ WORDS: Dict[str, str] = {
     "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
     "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'",
     "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which",
+    "marked_nothing": "{field}: has neither a turn nor a note (store only what was marked)",
+    "refs_per_turn": "{field}: should hold one identity per turn ({expected}), got {got}",
+    "not_union": "{field}: should be {expected}, the sorted union of the instances' turns",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
