@@ -47,7 +47,9 @@
     "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which",
     "marked_nothing": "{field}: has neither a turn nor a note (store only what was marked)",
     "refs_per_turn": "{field}: should hold one identity per turn ({expected}), got {got}",
-    "not_union": "{field}: should be {expected}, the sorted union of the instances' turns"
+    "not_union": "{field}: should be {expected}, the sorted union of the instances' turns",
+    "not_reached": "{field}: the milestone is not marked reached",
+    "also_scored": "{field}: '{value}' is also scored"
   },
   "typeWords": {
     "string": "a text",

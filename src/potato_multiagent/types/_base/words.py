@@ -62,6 +62,8 @@ WORDS: Dict[str, str] = {
     "marked_nothing": "{field}: has neither a turn nor a note (store only what was marked)",
     "refs_per_turn": "{field}: should hold one identity per turn ({expected}), got {got}",
     "not_union": "{field}: should be {expected}, the sorted union of the instances' turns",
+    "not_reached": "{field}: the milestone is not marked reached",
+    "also_scored": "{field}: '{value}' is also scored",
 }
 """Each kind of problem and its words; ``{field}`` is the path (``[0].flags``, ``value`` for the whole)."""
 
@@ -97,7 +99,7 @@ def problem(code: str, **params: Any) -> Problem:
 
 
 def say(found: Any) -> str:
-    """A problem in words (a text is already words: a shape problem, or a rule not yet data)."""
+    """A problem in words (a text is already words: a shape problem, worded by :func:`shape_problem`)."""
     if isinstance(found, dict):   # true/false/null as JSON and JS's String() write them
         return word(found["code"], **{key: json.dumps(value) if isinstance(value, bool) or value is None else value
                                       for key, value in found.items() if key != "code"})
