@@ -373,7 +373,7 @@ def test_restore_matches_by_identity_and_keeps_what_matches_nothing(task, page):
     expect(stale).to_contain_text("not in this trace")
     words = notices(page)
     assert "[1].id: 'ghost_call' is not in this trace" in words, words
-    assert '[0].index: 0 does not match the call it names (1)' in words, words
+    assert '[0].index: should be 1 as in this trace, got 0' in words, words
     assert hidden_value(page) == GHOST_VALUE   # nothing rewritten until the annotator acts
 
     stale.get_by_role("button", name=re.compile(r"^Remove saved mark: tool delete_db")).click()

@@ -155,7 +155,7 @@ test('audit sorts marks into rows, pickers and marks the question does not ask f
     milestones: { 'plan agreed': true, shipped: true }, milestone_steps: { 'plan agreed': 40, booked: 1 },
     not_applicable: { agents: { Planner: ['role fidelity'] }, team: ['coordination'] },
   };
-  assert.deepEqual(asc.audit(value, CONFIG, derivation), [
+  assert.deepEqual(asc.audit(value, CONFIG, derivation).map(({ kind, text }) => ({ kind, text })), [
     { kind: 'stale-agent', text: "agents: 'Ghost' is not in this trace" },
     { kind: 'unasked', text: "agents.Ghost: 'speed' is not one of the configured agent_dimensions" },
     { kind: 'unasked', text: 'agents.Planner.contribution: should be at most 5, got 7' },

@@ -105,8 +105,8 @@ test('matchEntries: the first judgement of a call wins; the rest say why they ma
   const rows = tcr.matchEntries([{ k: 0, entry: judgement(weather) }, { k: 1, entry: judgement(weather) },
     { k: 2, entry: { index: 0, step: 0, id: 'ghost', tool: 'f', verdict: null, notes: '' } }], calls);
   assert.deepEqual(rows.map((row) => row.call && row.call.index), [0, null, null]);
-  assert.deepEqual(rows.map((row) => row.problem), [null, '[1]: judges the same call as [0]',
-    "[2].id: 'ghost' is not in this trace"]);
+  assert.deepEqual(rows.map((row) => row.problem), [null, { code: 'repeats_entry', field: '[1]', first: '[0]' },
+    { code: 'not_in_trace', field: '[2].id', value: 'ghost' }]);
 });
 
 test('composeEntry stores identity, verdict and notes; nothing given stores nothing', () => {

@@ -14,9 +14,9 @@ const shim = require(path.join(PACKAGE, 'web', 'node_shim.js'));
 const { derive } = require(path.join(PACKAGE, 'web', 'derive.js'));
 const { deriveOptionNames } = require(path.join(PACKAGE, 'web', 'words.js'));
 
-/** A problem as comparable text: data with its keys in order, or (a rule not yet data) its words. */
+/** A problem (a code and its parameters) as comparable text: its keys in order. */
 function canonical(item) {
-  if (typeof item === 'string') { return item; }
+  assert.equal(typeof item, 'object', `a problem as data, not words: ${JSON.stringify(item)}`);
   const ordered = {};
   Object.keys(item).sort().forEach((key) => { ordered[key] = item[key]; });
   return JSON.stringify(ordered);

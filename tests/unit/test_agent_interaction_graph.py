@@ -94,12 +94,12 @@ def test_an_ambiguous_seed_key_must_be_resolved_by_edge_marks():
 # -- consistency and duplicates --------------------------------------------------------------------
 
 @pytest.mark.parametrize("stored, expected", [
-    (value(["C", "A", "C"]), ["critical_nodes[2]: 'C' is listed twice"]),
+    (value(["C", "A", "C"]), ["critical_nodes[2]: repeats the entry at critical_nodes[0]"]),
     (value(marks=[("C", "A", "critical"), ("C", "A", "problematic")], edges={"C->A": "critical"}),
-     ["edge_marks[1]: 'C to A' is listed twice"]),
-    (value(marks=[("C", "A", "critical")], edges={}), ["edges: 'C->A' should be 'critical' as in edge_marks"]),
+     ["edge_marks[1]: repeats the entry at edge_marks[0]"]),
+    (value(marks=[("C", "A", "critical")], edges={}), ["edges: 'C->A' is missing (edge_marks has an entry for it)"]),
     (value(marks=[("C", "A", "critical")], edges={"C->A": "problematic"}),
-     ["edges: 'C->A' should be 'critical' as in edge_marks"]),
+     ["edges: 'C->A' should be 'critical' as in edge_marks, got 'problematic'"]),
     (value(edges={"C->A": "critical"}), ["edges: 'C->A' has no entry in edge_marks"]),
 ])
 def test_edges_map_agrees_with_edge_marks_and_nothing_repeats(stored, expected):

@@ -155,13 +155,13 @@ def test_reports_marks_the_record_or_config_does_not_contain(stored, expected):
 
 def test_not_applicable_is_refused_when_the_scheme_does_not_offer_it():
     assert check(scorecard(not_applicable={"team": ["efficiency"]}), allow_na=False) == [
-        "not_applicable: not applicable is not offered by this scheme (allow_na is false)"]
+        "not_applicable: not recorded by this scheme (allow_na: false)"]
 
 
 def test_steps_are_refused_when_the_scheme_does_not_record_them():
     stored = scorecard(milestones={"plan agreed": True}, milestone_steps={"plan agreed": 0})
     assert check(stored, milestone_steps=False) == [
-        "milestone_steps: not recorded by this scheme (milestone_steps is false)"]
+        "milestone_steps: not recorded by this scheme (milestone_steps: false)"]
 
 
 def test_a_tampered_score_names_the_configured_scale_not_the_schema_ceiling():

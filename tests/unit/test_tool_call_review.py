@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from potato_multiagent import derive, validate_value
 from potato_multiagent.types import SCHEMES, scheme_for
+from potato_multiagent.types._base import say
 
 TYPE = "multiagent.tool_call_review"
 CONFIG = {"annotation_type": TYPE, "name": "review", "description": "Judge the calls"}
@@ -113,20 +114,20 @@ def test_an_id_names_its_call_wherever_the_call_sits():
     ([{**REACT, "tool": "delete_db"}], ["[0]: 'step 2, position 0, tool delete_db' is not in this trace"]),
     ([entry(0, 0, "delete_db")], ["[0]: 'call 0 at step 0, tool delete_db' is not in this trace"]),
     ([entry(7, 3, None, position=4)], ["[0]: 'step 3, position 4, no tool' is not in this trace"]),
-    ([OPENAI, {**OPENAI, "verdict": "wrong_tool"}], ["[1]: judges the same call as [0]"]),
-    ([REACT, entry(1, 2, "search")], ["[1]: judges the same call as [0]"]),
+    ([OPENAI, {**OPENAI, "verdict": "wrong_tool"}], ["[1]: repeats the entry at [0]"]),
+    ([REACT, entry(1, 2, "search")], ["[1]: repeats the entry at [0]"]),
 ])
 def test_reports_judgements_the_record_does_not_contain(value, expected):
     assert problems(value) == expected
 
 
 @pytest.mark.parametrize("value, expected", [
-    ([{**OPENAI, "index": 4}], ["[0].index: 4 does not match the call it names (0)"]),
-    ([{**OPENAI, "step": 1, "tool": "get_time"}], ['[0].step: 1 does not match the call it names (0)',
-                                                   '[0].tool: "get_time" does not match the call it names ("get_weather")']),
-    ([{**ANTHROPIC, "position": 0}], ["[0].position: 0 does not match the call it names (1)"]),
-    ([{**REACT, "id": None, "index": 2}], ["[0].index: 2 does not match the call it names (1)"]),
-    ([entry(0, 0, "get_weather", position=0, id=None)], ['[0].id: null does not match the call it names ("call_1")']),
+    ([{**OPENAI, "index": 4}], ["[0].index: should be 0 as in this trace, got 4"]),
+    ([{**OPENAI, "step": 1, "tool": "get_time"}], ['[0].step: should be 0 as in this trace, got 1',
+                                                   '[0].tool: should be get_weather as in this trace, got get_time']),
+    ([{**ANTHROPIC, "position": 0}], ["[0].position: should be 1 as in this trace, got 0"]),
+    ([{**REACT, "id": None, "index": 2}], ["[0].index: should be 1 as in this trace, got 2"]),
+    ([entry(0, 0, "get_weather", position=0, id=None)], ['[0].id: should be call_1 as in this trace, got null']),
 ])
 def test_reports_stated_fields_that_disagree_with_the_named_call(value, expected):
     assert problems(value) == expected
@@ -135,15 +136,16 @@ def test_reports_stated_fields_that_disagree_with_the_named_call(value, expected
 # -- verdicts and notes against the config ------------------------------------------------------
 
 @pytest.mark.parametrize("value, config, expected", [
-    ([{**OPENAI, "verdict": "great"}], {}, ["[0].verdict: 'great' is not one of the configured verdicts"]),
-    ([{**OPENAI, "verdicts": ["correct"]}], {}, ["[0].verdicts: only stored when multi_verdict is true"]),
+    ([{**OPENAI, "verdict": "great"}], {}, ["[0].verdict: 'great' is not one of the configured verdict_options"]),
+    ([{**OPENAI, "verdicts": ["correct"]}], {}, ["[0].verdicts: not recorded by this scheme (multi_verdict: false)"]),
     ([{**OPENAI, "verdict": "correct", "verdicts": ["correct", "nope", "correct"]}], {"multi_verdict": True},
-     ["[0].verdicts[1]: 'nope' is not one of the configured verdicts", "[0].verdicts[2]: 'correct' is repeated"]),
+     ["[0].verdicts[1]: 'nope' is not one of the configured verdict_options",
+      "[0].verdicts[2]: repeats the entry at [0].verdicts[0]"]),
     ([{**OPENAI, "verdict": "wrong_tool", "verdicts": ["correct", "wrong_tool"]}], {"multi_verdict": True},
-     ['[0].verdict: should be "correct" (the first of verdicts), got "wrong_tool"']),
+     ['[0].verdict: should be correct (the first of verdicts), got wrong_tool']),
     ([{**OPENAI, "verdict": "correct", "verdicts": []}], {"multi_verdict": True},
-     ['[0].verdict: should be null (the first of verdicts), got "correct"']),
-    ([{**OPENAI, "notes": "x"}], {"allow_notes": False}, ["[0].notes: notes are turned off (allow_notes is false)"]),
+     ['[0].verdict: should be null (the first of verdicts), got correct']),
+    ([{**OPENAI, "notes": "x"}], {"allow_notes": False}, ["[0].notes: notes are turned off for this scheme (allow_notes: false)"]),
 ])
 def test_reports_verdicts_and_notes_the_config_does_not_allow(value, config, expected):
     assert problems(value, **config) == expected
@@ -252,7 +254,15 @@ def test_widget_reports_the_same_problems_as_validate():
     out = subprocess.run([NODE, "-e", JS_TRACE_PROBLEMS, str(PACKAGE)], input=json.dumps(cases),
                          capture_output=True, text=True, check=True, timeout=60)
     from_js = json.loads(out.stdout)
-    assert [problems(value, **extra) for value, extra in PARITY_VALUES] == from_js
+    from_python = []
+    scheme = SCHEMES[TYPE]
+    for value, extra in PARITY_VALUES:
+        parsed, _ = scheme.parse_config({**CONFIG, **extra})
+        from_python.append(scheme.trace_problems(scheme.Value.model_validate(value),
+                                                 derive(RECORD, **parsed.derive_options()), parsed))
+    assert from_python == from_js   # as data: codes and parameters
+    assert [problems(value, **extra) for value, extra in PARITY_VALUES] == [[say(item) for item in found]
+                                                                           for found in from_js]
     assert all(from_js[1:]), "every case but the first has problems to compare"
 
 

@@ -140,7 +140,7 @@ def edited(change, labels=None):
     (lambda v: v["regions"][0]["calls"].append(dict(v["regions"][0]["calls"][0])),
      ["regions[0].calls[3]: 'Migrator on db [10, 19)' is not in this trace"]),
     (lambda v: (v["regions"][0].update(index=1), v.update(contentions={"1": "race_condition"})),
-     ["regions[0].index: 1 is not this region's index in this trace (2)"]),
+     ["regions[0].index: should be 2 as in this trace, got 1"]),
 ])
 def test_reports_marks_the_record_does_not_contain(change, expected):
     assert problems_of(edited(change)) == expected
@@ -149,8 +149,8 @@ def test_reports_marks_the_record_does_not_contain(change, expected):
 def test_a_repeated_region_is_reported():
     value = value_for(RECORD, {2: "benign"})
     value["regions"].append(copy.deepcopy(value["regions"][0]))
-    assert problems_of(value) == ["regions[1]: repeats the region of regions[0]",
-                                  "regions[1].index: 2 is used by another entry of regions"]
+    assert problems_of(value) == ["regions[1]: repeats the entry at regions[0]",
+                                  "regions[1].index: repeats the entry at regions[0].index"]
 
 
 # -- config-dependent rules --------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_a_label_must_be_configured():
 def test_a_note_needs_allow_note():
     value = edited(lambda v: v["regions"][0].update(note="why"))
     assert problems_of(value, config={**CONFIG, "allow_note": False}) == [
-        "regions[0].note: notes are turned off (allow_note: false)"]
+        "regions[0].note: notes are turned off for this scheme (allow_note: false)"]
     value["regions"][0]["note"] = ""
     assert problems_of(value, config={**CONFIG, "allow_note": False}) == []
 
@@ -172,11 +172,11 @@ def test_a_note_needs_allow_note():
 # -- the seed's map must agree with regions ----------------------------------------------------
 
 @pytest.mark.parametrize("contentions, expected", [
-    ({}, ["contentions: key '2' is missing (regions has an entry with index 2)"]),
-    ({"2": "race_condition", "0": "deadlock"}, ["contentions['0']: no entry of regions has index 0"]),
-    ({"2": "benign"}, ["contentions['2']: 'benign' differs from the label in regions ('race_condition')"]),
-    ({"02": "race_condition"}, ["contentions['02']: no entry of regions has index 02",
-                                "contentions: key '2' is missing (regions has an entry with index 2)"]),
+    ({}, ["contentions: '2' is missing (regions has an entry for it)"]),
+    ({"2": "race_condition", "0": "deadlock"}, ["contentions: '0' has no entry in regions"]),
+    ({"2": "benign"}, ["contentions: '2' should be 'race_condition' as in regions, got 'benign'"]),
+    ({"02": "race_condition"}, ["contentions: '02' has no entry in regions",
+                                "contentions: '2' is missing (regions has an entry for it)"]),
 ])
 def test_the_contentions_map_must_mirror_regions(contentions, expected):
     assert problems_of(edited(lambda v: v.update(contentions=contentions))) == expected

@@ -1,9 +1,11 @@
 """Every type's ``cases.json``: the referee of its rules (docs/writing-a-scheme.md, "cases.json").
 
-Each case is a record, a config and a stored value with the problems the type must report, word
-for word. Python's ``validate_value`` must report exactly those; for ``shape`` cases the browser's
-value check (``web/value_shape.js``, against the JSON Schema the widget receives) must report the
-same words too. New types are picked up from their folders.
+Each case is a record, a config and a stored value with the problems the type must report: a
+``marks`` case states them as data (a code and its parameters, docs/problems.md), which Python's
+``trace_problems`` and the type's ``marks.js`` must both find exactly, and ``validate_value`` must
+say in the table's words; a ``shape`` case states words, which the browser's value check
+(``web/value_shape.js``, against the JSON Schema the widget receives) must say too. Every code a
+type's rules can report has a case. New types are picked up from their folders.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def test_python_reports_the_case_problems(document, case):
     record = document["records"][case["record"]]
     found = validate_value(document["type"], scheme_config(case), json.dumps(case["value"]), record)
     assert sorted(found) == sorted(say(item) for item in case["problems"])
-    if case["kind"] == "marks" and all(isinstance(item, dict) for item in case["problems"]):
+    if case["kind"] == "marks":
         scheme = SCHEMES[document["type"]]
         config, _ = scheme.parse_config(scheme_config(case))
         data = scheme.trace_problems(scheme.Value.model_validate(case["value"]), derive(record, **config.derive_options()),
@@ -94,11 +96,6 @@ def test_a_type_folder_holds_the_whole_type(name):
 
 
 
-# Types whose trace problems are still worded in place (issue 35, item 4: each moves to data, a
-# code and its parameters, in one commit with its cases.json; the list only shrinks).
-NOT_YET_DATA = ["agent_interaction_graph", "agent_scorecard", "emergent_behavior",
-                "tool_call_review", "tool_contention"]
-
 HELPER_CODES = {"not_in_trace(": {"not_in_trace"}, "notInTrace(": {"not_in_trace"}, "above_bound(": {"at_most"},
                 "aboveBound(": {"at_most"}, "step_problems(": {"not_in_trace"}, "stepProblems(": {"not_in_trace"}}
 """What the shared helpers a scheme.py or marks.js calls can find (a stale identity, stale_step or
@@ -117,7 +114,7 @@ def codes_in_source(name: str) -> set:
     return codes
 
 
-@pytest.mark.parametrize("name", sorted(set(TYPES) - set(NOT_YET_DATA)))
+@pytest.mark.parametrize("name", sorted(TYPES))
 def test_every_rule_of_a_type_has_a_case_stated_as_data(name):
     cases = json.loads((TYPES[name].folder / "cases.json").read_text(encoding="utf-8"))["cases"]
     stated = [item for case in cases if case["kind"] == "marks" for item in case["problems"]]
@@ -125,10 +122,3 @@ def test_every_rule_of_a_type_has_a_case_stated_as_data(name):
     assert all(item["code"] in WORDS for item in stated), f"{name}: a case names a code with no words"
     missing = codes_in_source(name) - {item["code"] for item in stated}
     assert not missing, f"{name}: no case reports {sorted(missing)}"
-
-
-def test_the_not_yet_data_list_names_types_that_still_word_problems_in_place():
-    for name in NOT_YET_DATA:
-        cases = json.loads((TYPES[name].folder / "cases.json").read_text(encoding="utf-8"))["cases"]
-        assert any(isinstance(item, str) for case in cases if case["kind"] == "marks" for item in case["problems"]), \
-            f"{name}: its cases are data now: take it off NOT_YET_DATA"

@@ -89,7 +89,9 @@
     var template = problemWords().words[key];
     if (typeof template !== 'string') { throw new Error('say(): no words for "' + key + '"'); }
     return template.replace(/\{(\w+)\}/g, function (whole, name) {
-      return params && Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
+      if (!params || !Object.prototype.hasOwnProperty.call(params, name)) { return whole; }
+      var value = params[name];   // a list as Python's str() writes one of numbers: [1, 2]
+      return Array.isArray(value) ? '[' + value.join(', ') + ']' : String(value);
     });
   }
 

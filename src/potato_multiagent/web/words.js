@@ -38,7 +38,18 @@
     "unknown_mode": "{field}: '{value}' is not a mode of {taxonomy}",
     "severity_off": "{field}: severities are turned off for this scheme (allow_severity: false)",
     "run_off": "run: whole-run marks are turned off for this scheme (whole_run: false)",
-    "none_with_tags": "none_found: true, but the value has tags"
+    "none_with_tags": "none_found: true, but the value has tags",
+    "off_in_config": "{field}: not recorded by this scheme ({key}: false)",
+    "not_first_of": "{field}: should be {expected} (the first of {list_field}), got {got}",
+    "no_entry_in": "{field}: '{value}' has no entry in {source}",
+    "missing_in_map": "{field}: '{value}' is missing ({source} has an entry for it)",
+    "not_as_in": "{field}: '{value}' should be '{expected}' as in {source}, got '{got}'",
+    "ambiguous_edge": "{field}: '{value}' could be {count} edges of this trace; edge_marks must say which",
+    "marked_nothing": "{field}: has neither a turn nor a note (store only what was marked)",
+    "refs_per_turn": "{field}: should hold one identity per turn ({expected}), got {got}",
+    "not_union": "{field}: should be {expected}, the sorted union of the instances' turns",
+    "not_reached": "{field}: the milestone is not marked reached",
+    "also_scored": "{field}: '{value}' is also scored"
   },
   "typeWords": {
     "string": "a text",

@@ -129,37 +129,42 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
   }
 
   function ambiguousKey(key, count) {
-    return "edges: '" + key + "' could be " + count + ' edges of this trace; edge_marks must say which';
+    return lib.problem('ambiguous_edge', {field: 'edges', value: key, count: count});
   }
 
   /**
-   * The problems Python's trace_problems reports for a well-formed value, with the same words,
-   * each as {kind, text}: kind 'stale' (kept until removed) or 'fixable' (the next write fixes it).
+   * The problems Python's trace_problems reports for a well-formed value, each as {kind, problem,
+   * text}: the problem as data, in words, and its kind, 'stale' (kept until removed) or 'fixable'
+   * (the next write fixes it).
    */
   function valueProblems(value, graph) {
     var problems = [];
-    function add(kind, text) { problems.push({kind: kind, text: text}); }
+    function add(kind, found) { problems.push({kind: kind, problem: found, text: lib.words(found)}); }
     var path = value.critical_nodes || [];
     path.forEach(function (name, position) {
       if (path.indexOf(name) < position) {
-        add('fixable', 'critical_nodes[' + position + "]: '" + name + "' is listed twice");
+        add('fixable', lib.problem('repeats_entry', {field: 'critical_nodes[' + position + ']',
+          first: 'critical_nodes[' + path.indexOf(name) + ']'}));
       } else if (!graph.agentSet.has(name)) {
-        add('stale', lib.words(lib.notInTrace('critical_nodes[' + position + ']', name)));
+        add('stale', lib.notInTrace('critical_nodes[' + position + ']', name));
       }
     });
-    var seen = new Set();
+    var seen = new Map();
     (value.edge_marks || []).forEach(function (mark, position) {
       var id = edgeId(mark.from, mark.to);
       if (seen.has(id)) {
-        add('fixable', 'edge_marks[' + position + "]: '" + edgeWords(mark.from, mark.to) + "' is listed twice");
-      } else if (!graph.byId.has(id)) {
-        add('stale', lib.words(lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to))));
+        add('fixable', lib.problem('repeats_entry', {field: 'edge_marks[' + position + ']',
+          first: 'edge_marks[' + seen.get(id) + ']'}));
+        return;
       }
-      seen.add(id);
+      seen.set(id, position);
+      if (!graph.byId.has(id)) {
+        add('stale', lib.notInTrace('edge_marks[' + position + ']', edgeWords(mark.from, mark.to)));
+      }
     });
     mapEntries(value.edges).forEach(function (entry) {
       var named = graph.byKey.get(entry[0]) || [];
-      if (!named.length) { add('stale', lib.words(lib.notInTrace('edges', entry[0]))); }
+      if (!named.length) { add('stale', lib.notInTrace('edges', entry[0])); }
       if (named.length > 1) { add(settled(named, seen) ? 'fixable' : 'stale', ambiguousKey(entry[0], named.length)); }
     });
     if (hasOwn(value, 'edge_marks')) { mapAgreesWithMarks(value, graph, add); }
@@ -177,10 +182,13 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
       if (named.length !== 1) { return; }
       var marked = statusOf.get(edgeId(named[0].from, named[0].to));
       var inMap = hasOwn(edges, key);
-      if (marked !== undefined && (!inMap || edges[key] !== marked)) {
-        add('fixable', "edges: '" + key + "' should be '" + marked + "' as in edge_marks");
+      if (marked !== undefined && !inMap) {
+        add('fixable', lib.problem('missing_in_map', {field: 'edges', value: key, source: 'edge_marks'}));
+      } else if (marked !== undefined && edges[key] !== marked) {
+        add('fixable', lib.problem('not_as_in', {field: 'edges', value: key, expected: marked, got: edges[key],
+          source: 'edge_marks'}));
       } else if (marked === undefined && inMap) {
-        add('fixable', "edges: '" + key + "' has no entry in edge_marks");
+        add('fixable', lib.problem('no_entry_in', {field: 'edges', value: key, source: 'edge_marks'}));
       }
     });
   }
@@ -205,7 +213,7 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
     marks.seedKeys.forEach(function (entry) {
       var count = (graph.byKey.get(entry.key) || []).length;
       stale.push({kind: 'seed', key: entry.key,
-        text: count ? ambiguousKey(entry.key, count) : lib.words(lib.notInTrace('edges', entry.key)),
+        text: lib.words(count ? ambiguousKey(entry.key, count) : lib.notInTrace('edges', entry.key)),
         action: 'Remove the ' + entry.status + ' mark on edges key ' + entry.key});
     });
     return stale;
@@ -370,10 +378,11 @@ PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
     }).join(', ') + details.handoffs.more + '.';
   }
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation) {
     if (!value) { return []; }
-    return valueProblems(value, graphOf(derivation)).map(function (problem) { return problem.text; });
+    return valueProblems(value, graphOf(derivation)).map(function (found) { return found.problem; });
   }
 
   /** The marks without one stale item: what its Remove button stores. */

@@ -18,7 +18,7 @@ from typing import Dict, List, Literal, Optional, Tuple
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from ...trace import Derivation
-from .._base import Scheme, SchemeConfig, not_in_trace
+from .._base import Problem, Scheme, SchemeConfig, not_in_trace, problem
 
 EdgeStatus = Literal["critical", "problematic"]
 
@@ -80,7 +80,7 @@ class AgentInteractionGraph(Scheme):
 
     @classmethod
     def trace_problems(cls, value: AgentInteractionGraphValue, derivation: Derivation,
-                       config: AgentInteractionGraphConfig) -> List[str]:
+                       config: AgentInteractionGraphConfig) -> List[Problem]:
         by_key = edges_by_key(derivation)
         return (_critical_node_problems(value.critical_nodes, derivation.agents)
                 + _edge_mark_problems(value.edge_marks, by_key)
@@ -95,33 +95,35 @@ def edges_by_key(derivation: Derivation) -> Dict[str, List[Tuple[str, str]]]:
     return by_key
 
 
-def _critical_node_problems(nodes: List[str], agents: List[str]) -> List[str]:
+def _critical_node_problems(nodes: List[str], agents: List[str]) -> List[Problem]:
     known = set(agents)
     problems = []
     for position, node in enumerate(nodes):
         if node in nodes[:position]:
-            problems.append(f"critical_nodes[{position}]: '{node}' is listed twice")
+            problems.append(problem("repeats_entry", field=f"critical_nodes[{position}]",
+                                    first=f"critical_nodes[{nodes.index(node)}]"))
         elif node not in known:
             problems.append(not_in_trace(f"critical_nodes[{position}]", node))
     return problems
 
 
-def _edge_mark_problems(marks: List[EdgeMark], edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+def _edge_mark_problems(marks: List[EdgeMark], edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[Problem]:
     in_trace = {edge for edges in edges_by_key.values() for edge in edges}
-    seen = set()
+    first: Dict[Tuple[str, str], int] = {}
     problems = []
     for position, mark in enumerate(marks):
         edge = (mark.source, mark.target)
-        if edge in seen:
-            problems.append(f"edge_marks[{position}]: '{edge_words(*edge)}' is listed twice")
-        elif edge not in in_trace:
+        if edge in first:
+            problems.append(problem("repeats_entry", field=f"edge_marks[{position}]", first=f"edge_marks[{first[edge]}]"))
+            continue
+        first[edge] = position
+        if edge not in in_trace:
             problems.append(not_in_trace(f"edge_marks[{position}]", edge_words(*edge)))
-        seen.add(edge)
     return problems
 
 
 def _edges_map_problems(value: AgentInteractionGraphValue,
-                        edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+                        edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[Problem]:
     """The seed map against the record, and against ``edge_marks`` when the value has them."""
     problems = []
     for key in value.edges:
@@ -129,14 +131,14 @@ def _edges_map_problems(value: AgentInteractionGraphValue,
         if not named:
             problems.append(not_in_trace("edges", key))
         elif len(named) > 1:
-            problems.append(f"edges: '{key}' could be {len(named)} edges of this trace; edge_marks must say which")
+            problems.append(problem("ambiguous_edge", field="edges", value=key, count=len(named)))
     if not value.written_for_the_seed:
         problems.extend(_map_agrees_with_marks(value.edges, value.edge_marks, edges_by_key))
     return problems
 
 
 def _map_agrees_with_marks(edges: Dict[str, str], marks: List[EdgeMark],
-                           edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[str]:
+                           edges_by_key: Dict[str, List[Tuple[str, str]]]) -> List[Problem]:
     """Every mark on an edge with a unique key is in the map with its status, and nothing else is."""
     status_of = {}
     for mark in marks:
@@ -146,8 +148,11 @@ def _map_agrees_with_marks(edges: Dict[str, str], marks: List[EdgeMark],
         if len(named) != 1:
             continue
         marked = status_of.get(named[0])
-        if marked is not None and edges.get(key) != marked:
-            problems.append(f"edges: '{key}' should be '{marked}' as in edge_marks")
+        if marked is not None and key not in edges:
+            problems.append(problem("missing_in_map", field="edges", value=key, source="edge_marks"))
+        elif marked is not None and edges[key] != marked:
+            problems.append(problem("not_as_in", field="edges", value=key, expected=marked, got=edges[key],
+                                    source="edge_marks"))
         elif marked is None and key in edges:
-            problems.append(f"edges: '{key}' has no entry in edge_marks")
+            problems.append(problem("no_entry_in", field="edges", value=key, source="edge_marks"))
     return problems

@@ -209,16 +209,17 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   }
 
   /**
-   * Every mark of a well-formed value that the trace or config does not contain, worded exactly
-   * as Python's AgentScorecard.trace_problems, each with its kind: 'stale-agent' (shown as a row),
-   * 'stale-step' (shown in its picker) or 'unasked' (listed, removed by fittingValue).
+   * Every mark of a well-formed value that the trace or config does not contain, as Python's
+   * AgentScorecard.trace_problems finds them: {kind, problem, text}, the problem as data, in
+   * words, and its kind: 'stale-agent' (shown as a row), 'stale-step' (shown in its picker) or
+   * 'unasked' (listed, removed by fittingValue).
    */
   function audit(value, config, derivation) {
     var agents = derivation.agents;
     var found = [];
-    function add(kind, text) { found.push({kind: kind, text: text}); }
+    function add(kind, problem) { found.push({kind: kind, problem: problem, text: lib.words(problem)}); }
     Object.keys(value.agents).forEach(function (name) {
-      if (agents.indexOf(name) < 0) { add('stale-agent', lib.words(lib.notInTrace('agents', name))); }
+      if (agents.indexOf(name) < 0) { add('stale-agent', lib.notInTrace('agents', name)); }
       auditScores('agents.' + name, value.agents[name], config.agent_dimensions, 'agent_dimensions', config, add);
     });
     auditScores('team', value.team, config.team_dimensions, 'team_dimensions', config, add);
@@ -228,7 +229,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
   }
 
   function notConfigured(path, label, key) {
-    return path + ": '" + label + "' is not one of the configured " + key;
+    return lib.problem('not_configured', {field: path, value: label, key: key});
   }
 
   function auditScores(path, scores, dims, key, config, add) {
@@ -238,7 +239,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
     known.forEach(function (dim) {
       if (scores[dim] > config.scale) {
-        add('unasked', lib.words(lib.aboveBound(path + '.' + dim, scores[dim], config.scale)));
+        add('unasked', lib.aboveBound(path + '.' + dim, scores[dim], config.scale));
       }
     });
   }
@@ -249,22 +250,23 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     });
     Object.keys(value.milestone_step_refs || {}).forEach(function (name) {
       if (own(value.milestone_steps, name) === undefined) {
-        add('unasked', 'milestone_step_refs.' + name + ': saved without a step in milestone_steps');
+        add('unasked', lib.problem('ref_without_step', {field: 'milestone_step_refs.' + name,
+          step_field: 'milestone_steps'}));
       }
     });
     var steps = value.milestone_steps || {};
     if (Object.keys(steps).length && !config.milestone_steps) {
-      add('unasked', 'milestone_steps: not recorded by this scheme (milestone_steps is false)');
+      add('unasked', lib.problem('off_in_config', {field: 'milestone_steps', key: 'milestone_steps'}));
       return;
     }
     Object.keys(steps).forEach(function (name) {
       if (config.milestones.indexOf(name) < 0) {
         add('unasked', notConfigured('milestone_steps', name, 'milestones'));
       } else if (own(value.milestones, name) !== true) {
-        add('unasked', 'milestone_steps.' + name + ': the milestone is not marked reached');
+        add('unasked', lib.problem('not_reached', {field: 'milestone_steps.' + name}));
       } else {
-        lib.stepProblems('milestone_steps.' + name, steps[name], own(value.milestone_step_refs, name), derivation).map(lib.words)
-          .forEach(function (text) { add('stale-step', text); });
+        lib.stepProblems('milestone_steps.' + name, steps[name], own(value.milestone_step_refs, name), derivation)
+          .forEach(function (problem) { add('stale-step', problem); });
       }
     });
   }
@@ -294,11 +296,11 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     var markedAgents = marked.agents || {};
     if (!Object.keys(markedAgents).length && !(marked.team || []).length) { return; }
     if (!config.allow_na) {
-      add('unasked', 'not_applicable: not applicable is not offered by this scheme (allow_na is false)');
+      add('unasked', lib.problem('off_in_config', {field: 'not_applicable', key: 'allow_na'}));
       return;
     }
     Object.keys(markedAgents).forEach(function (name) {
-      if (agents.indexOf(name) < 0) { add('stale-agent', lib.words(lib.notInTrace('not_applicable.agents', name))); }
+      if (agents.indexOf(name) < 0) { add('stale-agent', lib.notInTrace('not_applicable.agents', name)); }
       auditMarked('not_applicable.agents.' + name, markedAgents[name], config.agent_dimensions,
         'agent_dimensions', own(value.agents, name) || {}, add);
     });
@@ -310,7 +312,7 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
       if (configured.indexOf(dim) < 0) {
         add('unasked', notConfigured(path, dim, key));
       } else if (hasOwn(scored, dim)) {
-        add('unasked', path + ": '" + dim + "' is also scored");
+        add('unasked', lib.problem('also_scored', {field: path, value: dim}));
       }
     });
   }
@@ -425,10 +427,11 @@ PotatoMultiagent.marks('agent_scorecard', function (lib) {
     return full;
   }
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation, config) {
     if (!value) { return []; }
-    return audit(value, withDefaults(config), derivation).map(function (mark) { return mark.text; });
+    return audit(value, withDefaults(config), derivation).map(function (mark) { return mark.problem; });
   }
 
   /**

@@ -16,8 +16,8 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, 
                       StrictStr, ValidationInfo, field_validator)
 
 from ...trace import Derivation, unique_names
-from .._base import (Labels, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int, json_ref,
-                     not_in_trace, put_ref, step_problems, unique_list)
+from .._base import (Labels, Problem, Scheme, SchemeConfig, StepIndex, StepReference, above_bound, json_int, json_ref,
+                     not_in_trace, problem, put_ref, step_problems, unique_list)
 from .._base.proposal import Choice, Survey
 
 MAX_SCALE = 10
@@ -131,7 +131,7 @@ class AgentScorecard(Scheme):
 
     @classmethod
     def trace_problems(cls, value: AgentScorecardValue, derivation: Derivation,
-                       config: AgentScorecardConfig) -> List[str]:
+                       config: AgentScorecardConfig) -> List[Problem]:
         agents = set(derivation.agents)
         return (_agent_score_problems(value, agents, config) + _team_score_problems(value, config)
                 + _milestone_problems(value, derivation, config)
@@ -154,24 +154,23 @@ class AgentScorecard(Scheme):
                 for name, step in steps.items()]
 
 
-def _not_configured(path: str, label: str, key: str) -> str:
-    # Quoted like not_in_trace (never repr): the widget words each mark identically.
-    return f"{path}: '{label}' is not one of the configured {key}"
+def _not_configured(path: str, label: str, key: str) -> Problem:
+    return problem("not_configured", field=path, value=label, key=key)
 
 
-def _scores_off_scale(path: str, scores: Dict[str, int], config: AgentScorecardConfig) -> List[str]:
+def _scores_off_scale(path: str, scores: Dict[str, int], config: AgentScorecardConfig) -> List[Problem]:
     return [above_bound(f"{path}.{dim}", score, config.scale)
             for dim, score in scores.items() if score > config.scale]
 
 
 def _dimension_problems(path: str, scores: Dict[str, int], dimensions: List[str], key: str,
-                        config: AgentScorecardConfig) -> List[str]:
+                        config: AgentScorecardConfig) -> List[Problem]:
     unknown = [_not_configured(path, dim, key) for dim in scores if dim not in dimensions]
     known = {dim: score for dim, score in scores.items() if dim in dimensions}
     return unknown + _scores_off_scale(path, known, config)
 
 
-def _agent_score_problems(value: AgentScorecardValue, agents: set, config: AgentScorecardConfig) -> List[str]:
+def _agent_score_problems(value: AgentScorecardValue, agents: set, config: AgentScorecardConfig) -> List[Problem]:
     problems = []
     for name, scores in value.agents.items():
         if name not in agents:
@@ -180,33 +179,34 @@ def _agent_score_problems(value: AgentScorecardValue, agents: set, config: Agent
     return problems
 
 
-def _team_score_problems(value: AgentScorecardValue, config: AgentScorecardConfig) -> List[str]:
+def _team_score_problems(value: AgentScorecardValue, config: AgentScorecardConfig) -> List[Problem]:
     return _dimension_problems("team", value.team, config.team_dimensions, "team_dimensions", config)
 
 
-def _milestone_problems(value: AgentScorecardValue, derivation: Derivation, config: AgentScorecardConfig) -> List[str]:
+def _milestone_problems(value: AgentScorecardValue, derivation: Derivation,
+                        config: AgentScorecardConfig) -> List[Problem]:
     problems = [_not_configured("milestones", name, "milestones")
                 for name in value.milestones if name not in config.milestones]
-    problems += [f"milestone_step_refs.{name}: saved without a step in milestone_steps"
+    problems += [problem("ref_without_step", field=f"milestone_step_refs.{name}", step_field="milestone_steps")
                  for name in value.milestone_step_refs if name not in value.milestone_steps]
     if value.milestone_steps and not config.milestone_steps:
-        return problems + ["milestone_steps: not recorded by this scheme (milestone_steps is false)"]
+        return problems + [problem("off_in_config", field="milestone_steps", key="milestone_steps")]
     for name, step in value.milestone_steps.items():
         if name not in config.milestones:
             problems.append(_not_configured("milestone_steps", name, "milestones"))
         elif value.milestones.get(name) is not True:
-            problems.append(f"milestone_steps.{name}: the milestone is not marked reached")
+            problems.append(problem("not_reached", field=f"milestone_steps.{name}"))
         else:
             problems += step_problems(f"milestone_steps.{name}", step, value.milestone_step_refs.get(name), derivation)
     return problems
 
 
-def _not_applicable_problems(value: AgentScorecardValue, agents: set, config: AgentScorecardConfig) -> List[str]:
+def _not_applicable_problems(value: AgentScorecardValue, agents: set, config: AgentScorecardConfig) -> List[Problem]:
     marked = value.not_applicable
     if not (marked.agents or marked.team):
         return []
     if not config.allow_na:
-        return ["not_applicable: not applicable is not offered by this scheme (allow_na is false)"]
+        return [problem("off_in_config", field="not_applicable", key="allow_na")]
     problems = []
     for name, dims in marked.agents.items():
         if name not in agents:
@@ -219,11 +219,11 @@ def _not_applicable_problems(value: AgentScorecardValue, agents: set, config: Ag
 
 
 def _marked_dimension_problems(path: str, dims: List[str], dimensions: List[str], key: str,
-                               scored: Dict[str, int]) -> List[str]:
+                               scored: Dict[str, int]) -> List[Problem]:
     problems = []
     for dim in dims:
         if dim not in dimensions:
             problems.append(_not_configured(path, dim, key))
         elif dim in scored:
-            problems.append(f"{path}: '{dim}' is also scored")
+            problems.append(problem("also_scored", field=path, value=dim))
     return problems

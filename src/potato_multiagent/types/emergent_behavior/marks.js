@@ -241,14 +241,14 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
         notices.push({level: 'warning', text: 'This trace has no turns to mark: ' + problem.message});
       }
     });
-    valueProblems(value, derivation, behaviors).forEach(function (text) {
-      notices.push({level: 'warning', text: text});
+    valueProblems(value, derivation, behaviors).forEach(function (found) {
+      notices.push({level: 'warning', text: lib.words(found)});
     });
     return notices;
   }
 
   /**
-   * What Python's trace_problems says of a value, in its order: per behaviour, "not configured",
+   * What Python's trace_problems finds in a value, as data and in its order: per behaviour, "not configured",
    * then an episode with neither turn nor note and seed fields that disagree with the instances,
    * then each turn the trace lacks.
    */
@@ -256,10 +256,12 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     var found = [];
     Object.keys(value || {}).forEach(function (name) {
       var entry = value[name];
-      if (behaviors.indexOf(name) < 0) { found.push("value: '" + name + "' is not one of the configured behaviors"); }
-      consistencyProblems(name, entry).forEach(function (text) { found.push(text); });
+      if (behaviors.indexOf(name) < 0) {
+        found.push(lib.problem('not_configured', {field: 'value', value: name, key: 'behaviors'}));
+      }
+      consistencyProblems(name, entry).forEach(function (item) { found.push(item); });
       turnReferences(name, entry).forEach(function (turn) {
-        lib.stepProblems(turn.field, turn.index, turn.ref, derivation).map(lib.words).forEach(function (text) { found.push(text); });
+        lib.stepProblems(turn.field, turn.index, turn.ref, derivation).forEach(function (item) { found.push(item); });
       });
     });
     return found;
@@ -271,20 +273,19 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
     var seeded = !Array.isArray(entry.instances);
     episodesOf(entry).forEach(function (episode, position) {
       if (!hasContent(episode)) {
-        found.push((seeded ? name : name + '.instances[' + position + ']') +
-          ': has neither a turn nor a note (store only what was marked)');
+        found.push(lib.problem('marked_nothing', {field: seeded ? name : name + '.instances[' + position + ']'}));
       }
     });
     if (!seeded) {
       entry.instances.forEach(function (episode, position) {
         if (Array.isArray(episode.turn_refs) && episode.turn_refs.length !== episode.turns.length) {
-          found.push(name + '.instances[' + position + '].turn_refs: should hold one identity per turn (' +
-            episode.turns.length + '), got ' + episode.turn_refs.length);
+          found.push(lib.problem('refs_per_turn', {field: name + '.instances[' + position + '].turn_refs',
+            expected: episode.turns.length, got: episode.turn_refs.length}));
         }
       });
       var union = unionOf(entry.instances);
       if (union.join(',') !== entry.turns.join(',')) {
-        found.push(name + ".turns: should be [" + union.join(', ') + "], the sorted union of the instances' turns");
+        found.push(lib.problem('not_union', {field: name + '.turns', expected: union}));
       }
     }
     return found;
@@ -458,7 +459,8 @@ PotatoMultiagent.marks('emergent_behavior', function (lib) {
   // The referee and the runtime's description (pure)
   // ---------------------------------------------------------------------------------------------
 
-  /** The trace problems of a value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems
+   * finds them (cases.json); lib.words says them. */
   function problems(value, derivation, config) {
     return valueProblems(value, derivation, config.behaviors);
   }

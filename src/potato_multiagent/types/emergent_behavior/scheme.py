@@ -24,7 +24,8 @@ from typing import Annotated, Any, Dict, Iterator, List, Optional, Tuple
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import MAX_TEXT, FreeText, Labels, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, step_problems, unique_list
+from .._base import (MAX_TEXT, FreeText, Labels, Problem, Scheme, SchemeConfig, StepIndex, StepReference, json_ref, problem,
+                     step_problems, unique_list)
 from .._base.proposal import Choice, Survey
 
 MAX_JOINED_NOTES = 10 * MAX_TEXT
@@ -93,11 +94,11 @@ class EmergentBehavior(Scheme):
 
     @classmethod
     def trace_problems(cls, value: EmergentBehaviorValue, derivation: Derivation,
-                       config: EmergentBehaviorConfig) -> List[str]:
-        problems = []
+                       config: EmergentBehaviorConfig) -> List[Problem]:
+        problems: List[Problem] = []
         for behavior, entry in value.root.items():
             if behavior not in config.behaviors:
-                problems.append(f"value: '{behavior}' is not one of the configured behaviors")
+                problems.append(problem("not_configured", field="value", value=behavior, key="behaviors"))
             problems.extend(_consistency_problems(behavior, entry))
             for field, turn, ref in _turns_with_paths(behavior, entry):
                 problems += step_problems(field, turn, ref, derivation)
@@ -138,21 +139,21 @@ def _turn_writer(entry: dict, instance: dict, position: int):
     return write
 
 
-def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[str]:
+def _consistency_problems(behavior: str, entry: BehaviorEntry) -> List[Problem]:
     """The rules a JSON Schema cannot state: nothing empty, and the seed fields match the instances."""
     problems = []
     for position, instance in enumerate(entry.instance_list()):
         if not instance.turns and instance.note == "":
             where = f"{behavior}.instances[{position}]" if entry.instances is not None else behavior
-            problems.append(f"{where}: has neither a turn nor a note (store only what was marked)")
+            problems.append(problem("marked_nothing", field=where))
     for position, instance in enumerate(entry.instances or []):
         if instance.turn_refs is not None and len(instance.turn_refs) != len(instance.turns):
-            problems.append(f"{behavior}.instances[{position}].turn_refs: should hold one identity per turn "
-                            f"({len(instance.turns)}), got {len(instance.turn_refs)}")
+            problems.append(problem("refs_per_turn", field=f"{behavior}.instances[{position}].turn_refs",
+                                    expected=len(instance.turns), got=len(instance.turn_refs)))
     if entry.instances is not None:
         union = _union_of(entry.instances)
         if entry.turns != union:
-            problems.append(f"{behavior}.turns: should be {union}, the sorted union of the instances' turns")
+            problems.append(problem("not_union", field=f"{behavior}.turns", expected=union))
     return problems
 
 

@@ -76,8 +76,6 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return 'call ' + entry.index + ' at step ' + entry.step + ', ' + tool;
   }
 
-  function jsonText(value) { return JSON.stringify(value === undefined ? null : value); }
-
   // ---------------------------------------------------------------------------------------------
   // Problems of well-formed entries (the same lines as ToolCallReview.trace_problems)
   // ---------------------------------------------------------------------------------------------
@@ -91,20 +89,20 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return entries.map(function (item) {
       var entry = item.entry;
       var stale = typeof entry.step_ref === 'string' && index.derivation
-        ? lib.stepProblems('[' + item.k + '].step', entry.step, entry.step_ref, index.derivation).map(lib.words) : [];
+        ? lib.stepProblems('[' + item.k + '].step', entry.step, entry.step_ref, index.derivation) : [];
       if (stale.length) {   // judged on a step that changed: it names no call of this trace
         return {k: item.k, entry: entry, call: null, duplicateOf: null, problem: stale[0], changed: true};
       }
       var call = findCall(index, entry);
       if (call === null) {
-        var problem = given(entry, 'id') ? lib.words(lib.notInTrace('[' + item.k + '].id', entry.id))
-          : lib.words(lib.notInTrace('[' + item.k + ']', identityText(entry)));
+        var problem = given(entry, 'id') ? lib.notInTrace('[' + item.k + '].id', entry.id)
+          : lib.notInTrace('[' + item.k + ']', identityText(entry));
         return {k: item.k, entry: entry, call: null, duplicateOf: null, problem: problem};
       }
       if (claimed.has(call.index)) {
         var first = claimed.get(call.index);
         return {k: item.k, entry: entry, call: null, duplicateOf: first,
-          problem: '[' + item.k + ']: judges the same call as [' + first + ']'};
+          problem: lib.problem('repeats_entry', {field: '[' + item.k + ']', first: '[' + first + ']'})};
       }
       claimed.set(call.index, item.k);
       return {k: item.k, entry: entry, call: call, duplicateOf: null, problem: null};
@@ -118,8 +116,7 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return Object.keys(actual).filter(function (field) {
       return hasOwn(entry, field) && entry[field] !== actual[field];
     }).map(function (field) {
-      return '[' + k + '].' + field + ': ' + jsonText(entry[field]) + ' does not match the call it names (' +
-        jsonText(actual[field]) + ')';
+      return lib.problem('not_as_in_trace', {field: '[' + k + '].' + field, expected: actual[field], got: entry[field]});
     });
   }
 
@@ -128,25 +125,29 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     var problems = [];
     var verdict = hasOwn(entry, 'verdict') ? entry.verdict : null;
     if (verdict !== null && options.indexOf(verdict) < 0) {
-      problems.push('[' + k + "].verdict: '" + verdict + "' is not one of the configured verdicts");
+      problems.push(lib.problem('not_configured', {field: '[' + k + '].verdict', value: verdict, key: 'verdict_options'}));
     }
     if (given(entry, 'verdicts')) {
-      if (!config.multi_verdict) { problems.push('[' + k + '].verdicts: only stored when multi_verdict is true'); }
+      if (!config.multi_verdict) {
+        problems.push(lib.problem('off_in_config', {field: '[' + k + '].verdicts', key: 'multi_verdict'}));
+      }
       entry.verdicts.forEach(function (item, j) {
         if (options.indexOf(item) < 0) {
-          problems.push('[' + k + '].verdicts[' + j + "]: '" + item + "' is not one of the configured verdicts");
+          problems.push(lib.problem('not_configured', {field: '[' + k + '].verdicts[' + j + ']', value: item,
+            key: 'verdict_options'}));
         } else if (entry.verdicts.indexOf(item) < j) {
-          problems.push('[' + k + '].verdicts[' + j + "]: '" + item + "' is repeated");
+          problems.push(lib.problem('repeats_entry', {field: '[' + k + '].verdicts[' + j + ']',
+            first: '[' + k + '].verdicts[' + entry.verdicts.indexOf(item) + ']'}));
         }
       });
       var first = entry.verdicts.length ? entry.verdicts[0] : null;
       if (verdict !== first) {
-        problems.push('[' + k + '].verdict: should be ' + jsonText(first) + ' (the first of verdicts), got ' +
-          jsonText(verdict));
+        problems.push(lib.problem('not_first_of', {field: '[' + k + '].verdict', expected: first, got: verdict,
+          list_field: 'verdicts'}));
       }
     }
     if (entry.notes && config.allow_notes === false) {
-      problems.push('[' + k + '].notes: notes are turned off (allow_notes is false)');
+      problems.push(lib.problem('notes_off', {field: '[' + k + '].notes', key: 'allow_notes'}));
     }
     return problems;
   }
@@ -362,7 +363,8 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     return value.length ? value : null;
   }
 
-  /** The trace problems of a well-formed value, in the words Python's trace_problems says (cases.json). */
+  /** The trace problems of a well-formed value as data ({code, ...parameters}), as Python's
+   * trace_problems finds them (cases.json); lib.words says them. */
   function problems(value, derivation, config) {
     var whole = Object.assign({}, CONFIG_DEFAULTS, config || {});
     return traceProblems(Array.isArray(value) ? value : [], indexCalls(derivation.tool_calls || [], derivation), whole);
@@ -379,8 +381,8 @@ PotatoMultiagent.marks('tool_call_review', function (lib) {
     state.extras.forEach(function (extra) {
       if (extra.broken) { notices.push({level: 'warning', text: 'A judgement ' + extra.reason}); }
     });
-    traceProblems(state.readable, state.calls, config).forEach(function (line) {
-      notices.push({level: 'warning', text: line});
+    traceProblems(state.readable, state.calls, config).forEach(function (found) {
+      notices.push({level: 'warning', text: lib.words(found)});
     });
     return notices;
   }

@@ -9,14 +9,13 @@ seed's shape (no ``id``, no ``position``) name their call by ``index`` + ``step`
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional, Tuple
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 from ...trace import Derivation
-from .._base import (FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, StepIndex, StepReference, is_stale, json_ref,
-                     not_in_trace, put_ref, step_problems)
+from .._base import (FreeText, Labels, NonNegativeJsonInt, Problem, Scheme, SchemeConfig, StepIndex, StepReference, is_stale,
+                     json_ref, not_in_trace, problem, put_ref, step_problems)
 
 DEFAULT_VERDICTS = ["correct", "wrong_tool", "wrong_args", "wrong_order"]
 
@@ -102,10 +101,6 @@ def identity_text(entry: ToolCallJudgement) -> str:
     return f"call {entry.index} at step {entry.step}, {tool}"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 class ToolCallReview(Scheme):
     Config = ToolCallReviewConfig
     Value = ToolCallReviewValue
@@ -117,10 +112,10 @@ class ToolCallReview(Scheme):
 
     @classmethod
     def trace_problems(cls, value: ToolCallReviewValue, derivation: Derivation,
-                       config: ToolCallReviewConfig) -> List[str]:
+                       config: ToolCallReviewConfig) -> List[Problem]:
         calls = CallIndex(derivation.tool_calls)
         claimed: Dict[int, int] = {}   # call index -> the entry that judged it first
-        problems = []
+        problems: List[Problem] = []
         for k, entry in enumerate(value.root):
             problems.extend(cls._identity_problems(k, entry, calls, claimed, derivation))
             problems.extend(cls._verdict_problems(k, entry, config))
@@ -159,7 +154,7 @@ class ToolCallReview(Scheme):
 
     @staticmethod
     def _identity_problems(k: int, entry: ToolCallJudgement, calls: CallIndex, claimed: Dict[int, int],
-                           derivation: Derivation) -> List[str]:
+                           derivation: Derivation) -> List[Problem]:
         stale = step_problems(f"[{k}].step", entry.step, entry.step_ref, derivation) if entry.step_ref else []
         if stale:
             return stale   # the step it was judged on changed: its other fields say nothing of this trace
@@ -169,33 +164,35 @@ class ToolCallReview(Scheme):
                 return [not_in_trace(f"[{k}].id", entry.id)]
             return [not_in_trace(f"[{k}]", identity_text(entry))]
         if call["index"] in claimed:
-            return [f"[{k}]: judges the same call as [{claimed[call['index']]}]"]
+            return [problem("repeats_entry", field=f"[{k}]", first=f"[{claimed[call['index']]}]")]
         claimed[call["index"]] = k
         actual = {"index": call["index"], "step": call["step"], "position": calls.positions[call["index"]],
                   "id": call["id"], "tool": call["tool"]}
         present = entry.model_fields_set
-        return [f"[{k}].{field}: {_json(getattr(entry, field))} does not match the call it names ({_json(expected)})"
+        return [problem("not_as_in_trace", field=f"[{k}].{field}", expected=expected, got=getattr(entry, field))
                 for field, expected in actual.items()
                 if field in present and getattr(entry, field) != expected]
 
     @staticmethod
-    def _verdict_problems(k: int, entry: ToolCallJudgement, config: ToolCallReviewConfig) -> List[str]:
+    def _verdict_problems(k: int, entry: ToolCallJudgement, config: ToolCallReviewConfig) -> List[Problem]:
         options = config.verdict_options
         problems = []
         if entry.verdict is not None and entry.verdict not in options:
-            problems.append(f"[{k}].verdict: '{entry.verdict}' is not one of the configured verdicts")
+            problems.append(problem("not_configured", field=f"[{k}].verdict", value=entry.verdict, key="verdict_options"))
         if entry.verdicts is not None:
             if not config.multi_verdict:
-                problems.append(f"[{k}].verdicts: only stored when multi_verdict is true")
+                problems.append(problem("off_in_config", field=f"[{k}].verdicts", key="multi_verdict"))
             for j, verdict in enumerate(entry.verdicts):
                 if verdict not in options:
-                    problems.append(f"[{k}].verdicts[{j}]: '{verdict}' is not one of the configured verdicts")
+                    problems.append(problem("not_configured", field=f"[{k}].verdicts[{j}]", value=verdict,
+                                            key="verdict_options"))
                 elif verdict in entry.verdicts[:j]:
-                    problems.append(f"[{k}].verdicts[{j}]: '{verdict}' is repeated")
+                    problems.append(problem("repeats_entry", field=f"[{k}].verdicts[{j}]",
+                                            first=f"[{k}].verdicts[{entry.verdicts.index(verdict)}]"))
             first = entry.verdicts[0] if entry.verdicts else None
             if entry.verdict != first:
-                problems.append(f"[{k}].verdict: should be {_json(first)} (the first of verdicts), "
-                                f"got {_json(entry.verdict)}")
+                problems.append(problem("not_first_of", field=f"[{k}].verdict", expected=first, got=entry.verdict,
+                                        list_field="verdicts"))
         if entry.notes and not config.allow_notes:
-            problems.append(f"[{k}].notes: notes are turned off (allow_notes is false)")
+            problems.append(problem("notes_off", field=f"[{k}].notes", key="allow_notes"))
         return problems

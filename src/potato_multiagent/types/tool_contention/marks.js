@@ -373,7 +373,8 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
   }
 
   /**
-   * The trace problems of a value, in the words Python's trace_problems says (cases.json): each
+   * The trace problems of a value as data ({code, ...parameters}), as Python's trace_problems finds
+   * them (cases.json; lib.words says them): each
    * entry's label and note against the config, repeats, regions the trace lacks, a matched
    * region's index and calls, then the seed map against the entries.
    */
@@ -388,14 +389,19 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
     value.regions.forEach(function (mark, position) {
       var field = 'regions[' + position + ']';
       if (labels.indexOf(mark.label) < 0) {
-        found.push(field + ".label: '" + mark.label + "' is not one of the configured contention_labels");
+        found.push(lib.problem('not_configured', {field: field + '.label', value: mark.label, key: 'contention_labels'}));
       }
-      if (mark.note && config.allow_note === false) { found.push(field + '.note: notes are turned off (allow_note: false)'); }
+      if (mark.note && config.allow_note === false) {
+        found.push(lib.problem('notes_off', {field: field + '.note', key: 'allow_note'}));
+      }
       var key = regionKey(mark);
-      if (seen.has(key)) { found.push(field + ': repeats the region of regions[' + seen.get(key) + ']'); return; }
+      if (seen.has(key)) {
+        found.push(lib.problem('repeats_entry', {field: field, first: 'regions[' + seen.get(key) + ']'}));
+        return;
+      }
       seen.set(key, position);
       var region = byKey.get(key);
-      if (!region) { found.push(lib.words(lib.notInTrace(field, describeRegion(mark)))); return; }
+      if (!region) { found.push(lib.notInTrace(field, describeRegion(mark))); return; }
       found = found.concat(matchedRegionProblems(field, mark, region, callsByIndex));
     });
     return found.concat(mapProblems(value));
@@ -407,7 +413,7 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
   function matchedRegionProblems(field, mark, region, callsByIndex) {
     var found = [];
     if (mark.index !== region.index) {
-      found.push(field + '.index: ' + mark.index + " is not this region's index in this trace (" + region.index + ')');
+      found.push(lib.problem('not_as_in_trace', {field: field + '.index', expected: region.index, got: mark.index}));
     }
     var left = new Map();
     region.calls.forEach(function (index) {
@@ -419,8 +425,8 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
       if (left.get(key) > 0) {
         left.set(key, left.get(key) - 1);
       } else {
-        found.push(lib.words(lib.notInTrace(field + '.calls[' + position + ']', call.agent + ' on ' + call.resource + ' [' +
-          String(call.start) + ', ' + String(call.end) + ')')));
+        found.push(lib.notInTrace(field + '.calls[' + position + ']', call.agent + ' on ' + call.resource + ' [' +
+          String(call.start) + ', ' + String(call.end) + ')'));
       }
     });
     return found;
@@ -429,23 +435,30 @@ PotatoMultiagent.marks('tool_contention', function (lib) {
   /** The seed's contentions map must say exactly what regions says. */
   function mapProblems(value) {
     var expected = new Map();
+    var first = new Map();
     var found = [];
     value.regions.forEach(function (mark, position) {
       var key = String(mark.index);
-      if (expected.has(key)) { found.push('regions[' + position + '].index: ' + mark.index + ' is used by another entry of regions'); }
+      if (expected.has(key)) {
+        found.push(lib.problem('repeats_entry', {field: 'regions[' + position + '].index',
+          first: 'regions[' + first.get(key) + '].index'}));
+      } else {
+        first.set(key, position);
+      }
       expected.set(key, mark.label);
     });
     Object.keys(value.contentions).forEach(function (key) {
       var label = value.contentions[key];
       if (!expected.has(key)) {
-        found.push("contentions['" + key + "']: no entry of regions has index " + key);
+        found.push(lib.problem('no_entry_in', {field: 'contentions', value: key, source: 'regions'}));
       } else if (label !== expected.get(key)) {
-        found.push("contentions['" + key + "']: '" + label + "' differs from the label in regions ('" + expected.get(key) + "')");
+        found.push(lib.problem('not_as_in', {field: 'contentions', value: key, expected: expected.get(key), got: label,
+          source: 'regions'}));
       }
     });
     expected.forEach(function (label, key) {
       if (!Object.prototype.hasOwnProperty.call(value.contentions, key)) {
-        found.push("contentions: key '" + key + "' is missing (regions has an entry with index " + key + ')');
+        found.push(lib.problem('missing_in_map', {field: 'contentions', value: key, source: 'regions'}));
       }
     });
     return found;

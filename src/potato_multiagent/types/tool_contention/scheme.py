@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictStr
 
 from ...trace import Derivation
 from ...trace.jsjson import js_number
-from .._base import FreeText, Labels, NonNegativeJsonInt, Scheme, SchemeConfig, not_in_trace
+from .._base import FreeText, Labels, NonNegativeJsonInt, Problem, Scheme, SchemeConfig, not_in_trace, problem
 from .._base.proposal import Choice, Survey, when
 
 DEFAULT_LABELS = ["deadlock", "circular_wait", "race_condition", "benign"]
@@ -118,17 +118,17 @@ class ToolContention(Scheme):
 
     @classmethod
     def trace_problems(cls, value: ToolContentionValue, derivation: Derivation,
-                       config: ToolContentionConfig) -> List[str]:
+                       config: ToolContentionConfig) -> List[Problem]:
         regions = {region_key(region): region for region in derivation.contentions}
         calls = {call["index"]: call for call in derivation.calls}
-        problems: List[str] = []
+        problems: List[Problem] = []
         seen: Dict[RegionKey, int] = {}
         for position, mark in enumerate(value.regions):
             field = f"regions[{position}]"
             problems += _label_problems(field, mark, config)
             key = region_key(mark)
             if key in seen:
-                problems.append(f"{field}: repeats the region of regions[{seen[key]}]")
+                problems.append(problem("repeats_entry", field=field, first=f"regions[{seen[key]}]"))
                 continue
             seen[key] = position
             region = regions.get(key)
@@ -166,20 +166,20 @@ class ToolContention(Scheme):
         return moved, left
 
 
-def _label_problems(field: str, mark: RegionMark, config: ToolContentionConfig) -> List[str]:
+def _label_problems(field: str, mark: RegionMark, config: ToolContentionConfig) -> List[Problem]:
     problems = []
     if mark.label not in config.contention_labels:
-        problems.append(f"{field}.label: '{mark.label}' is not one of the configured contention_labels")
+        problems.append(problem("not_configured", field=f"{field}.label", value=mark.label, key="contention_labels"))
     if mark.note and not config.allow_note:
-        problems.append(f"{field}.note: notes are turned off (allow_note: false)")
+        problems.append(problem("notes_off", field=f"{field}.note", key="allow_note"))
     return problems
 
 
-def _matched_region_problems(field: str, mark: RegionMark, region: dict, calls: Dict[int, dict]) -> List[str]:
+def _matched_region_problems(field: str, mark: RegionMark, region: dict, calls: Dict[int, dict]) -> List[Problem]:
     """A mark whose region is in the trace: its index and its calls must be that region's."""
     problems = []
     if mark.index != region["index"]:
-        problems.append(f"{field}.index: {mark.index} is not this region's index in this trace ({region['index']})")
+        problems.append(problem("not_as_in_trace", field=f"{field}.index", expected=region["index"], got=mark.index))
     region_calls = Counter(_call_key(calls[index]) for index in region["calls"])
     for position, call in enumerate(mark.calls):
         key = _call_key(call.model_dump())
@@ -195,21 +195,26 @@ def _call_key(call: dict) -> tuple:
     return call["agent"], call["resource"], float(call["start"]), float(call["end"])
 
 
-def _map_problems(value: ToolContentionValue) -> List[str]:
+def _map_problems(value: ToolContentionValue) -> List[Problem]:
     """The seed's ``contentions`` map must say exactly what ``regions`` says."""
     expected: Dict[str, Optional[str]] = {}
+    first: Dict[str, int] = {}
     problems = []
     for position, mark in enumerate(value.regions):
         key = str(mark.index)
         if key in expected:
-            problems.append(f"regions[{position}].index: {mark.index} is used by another entry of regions")
+            problems.append(problem("repeats_entry", field=f"regions[{position}].index",
+                                    first=f"regions[{first[key]}].index"))
+        else:
+            first[key] = position
         expected[key] = mark.label
     for key, label in value.contentions.items():
         if key not in expected:
-            problems.append(f"contentions['{key}']: no entry of regions has index {key}")
+            problems.append(problem("no_entry_in", field="contentions", value=key, source="regions"))
         elif label != expected[key]:
-            problems.append(f"contentions['{key}']: '{label}' differs from the label in regions ('{expected[key]}')")
+            problems.append(problem("not_as_in", field="contentions", value=key, expected=expected[key], got=label,
+                                    source="regions"))
     for key in expected:
         if key not in value.contentions:
-            problems.append(f"contentions: key '{key}' is missing (regions has an entry with index {key})")
+            problems.append(problem("missing_in_map", field="contentions", value=key, source="regions"))
     return problems
