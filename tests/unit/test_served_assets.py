@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+import rcssmin
+import rjsmin
 from flask import Flask, session
 from potato.plugins import PluginAPI
 
@@ -39,12 +41,18 @@ def parts(bundle_text):
     return [(head.group(1), bundle_text[head.end() + 1:end]) for head, end in zip(heads, ends)]
 
 
+def minified(name):
+    """A file of ours as the minifier (rjsmin, rcssmin) writes it."""
+    text = (types.PACKAGE / name).read_text(encoding="utf-8")
+    return (rjsmin.jsmin(text) if name.endswith(".js") else rcssmin.cssmin(text)).rstrip("\n")
+
+
 def assert_holds_in_order(bundle_text, names):
-    """The bundle is exactly ``names``' files, in that order, each whole and unchanged."""
+    """The bundle is exactly ``names``' files, in that order, each whole as the minifier writes it."""
     found = parts(bundle_text)
     assert [name for name, _ in found] == list(names)
     for name, part in found:
-        assert part.startswith((types.PACKAGE / name).read_text(encoding="utf-8").rstrip("\n")), name
+        assert part.startswith(minified(name)), name
 
 
 @pytest.fixture
@@ -74,6 +82,17 @@ def test_the_style_sheet_is_every_style_sheet_whole_in_order(registered):
     assert_holds_in_order(sheet, types.styles())
 
 
+def test_the_page_gets_its_files_minified_without_their_comments(registered):
+    """What a page loads is the files without their comments and needless whitespace: well under
+    the files' size, and no comment of ours but the line naming each file."""
+    folder = Path(registered._static_dir)
+    for bundle, names in ((registered._scripts[0], types.scripts()), (registered._styles[0], types.styles())):
+        text = (folder / bundle).read_text(encoding="utf-8")
+        files = sum(len((types.PACKAGE / name).read_text(encoding="utf-8")) for name in names)
+        assert len(text) < 0.75 * files, bundle
+        assert re.findall(r"/\*.*?\*/", text, re.DOTALL) == [bundling.header(name).strip() for name in names]
+
+
 def test_a_second_start_reuses_the_folder(tmp_path):
     first = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"], cache=tmp_path)
     again = served_bundle(types.PACKAGE, ["web/words.js"], ["web/multiagent.css"], cache=tmp_path)
@@ -95,8 +114,8 @@ def test_a_changed_file_is_served_under_a_new_name(tmp_path):
     (package / "web" / "a.js").write_text("var a = 2;\n", encoding="utf-8")
     second = served_bundle(package, ["web/a.js"], ["web/a.css"], cache=tmp_path / "cache")
     assert second.script != first.script and second.style != first.style and second.folder != first.folder
-    assert "var a = 2;" in (second.folder / second.script).read_text(encoding="utf-8")
-    assert "var a = 1;" in (first.folder / first.script).read_text(encoding="utf-8")   # a page still open keeps its own
+    assert "var a=2;" in (second.folder / second.script).read_text(encoding="utf-8")
+    assert "var a=1;" in (first.folder / first.script).read_text(encoding="utf-8")   # a page still open keeps its own
 
 
 def test_a_start_removes_the_bundles_nobody_started_for_a_month(tmp_path):
