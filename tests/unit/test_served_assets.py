@@ -72,12 +72,12 @@ def test_the_plugin_registers_one_script_and_one_style_sheet_and_serves_no_pytho
     assert files_under(folder) == sorted(scripts + styles)
 
 
-def test_the_script_is_every_page_script_whole_in_load_order(registered):
+def test_the_script_is_every_page_script_minified_in_load_order(registered):
     bundle = (Path(registered._static_dir) / registered._scripts[0]).read_text(encoding="utf-8")
     assert_holds_in_order(bundle, types.scripts())
 
 
-def test_the_style_sheet_is_every_style_sheet_whole_in_order(registered):
+def test_the_style_sheet_is_every_style_sheet_minified_in_order(registered):
     sheet = (Path(registered._static_dir) / registered._styles[0]).read_text(encoding="utf-8")
     assert_holds_in_order(sheet, types.styles())
 
