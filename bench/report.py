@@ -453,7 +453,7 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             f"### The plugin's files a page loads ({sizes[0]['steps']:,} steps; KB, decoded)", "",
             *table(["page", "files", "JS", "CSS", "fetched, cold", "fetched, warm"], ordinary_byte_rows(ordinary)),
             "", "### The plugin's script and style sheet by page (KB; the bundle of what the config uses)", "",
-            *table(["page", "JS", "CSS", "JS + CSS", "of every page's before"], ordinary_bundle_rows(ordinary)),
+            *table(["page", "JS", "CSS", "JS + CSS", "of every page's before issue 34"], ordinary_bundle_rows(ordinary)),
             "", f"Load average (1 / 5 / 15 min) at each size's start → end: {loads}.", "",
             *(["Loads that failed (not counted):", "", *failed, ""] if failed else [])]
 
