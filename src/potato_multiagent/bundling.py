@@ -17,6 +17,11 @@ installed package serves the folder ``bundle/`` it came with and writes nothing;
 has no ``bundle/`` and served.py calls :func:`files` when the plugin loads. :func:`files` is the
 one place that decides what the browser gets (a bundler replacing the joining swaps it).
 
+Types outside the package (another distribution's folder, declared under the entry-point group
+``potato_multiagent.types``: :func:`outside_types`) join a page the same way: their scripts and
+style sheet come after the built-in types', named in the bundle by their path. The wheel's bundle
+holds the built-in types only (:func:`build`); a server with outside types installed joins its own.
+
 This module imports nothing of the package: the build loads it by its path. Outside the standard
 library it needs only the two minifiers, imported where they are used: build requirements of the
 wheel (pyproject.toml) and dependencies of the package, which joins a config's bundle at its first
@@ -82,20 +87,54 @@ class Bundle(NamedTuple):
 
 # -- what goes in, in which order -----------------------------------------------------------------
 
+ENTRY_POINTS = "potato_multiagent.types"
+"""The entry-point group of annotation types outside this package: ``<type> = <package>``, the
+package being a type folder (docs/writing-a-scheme.md, *A type in its own package*)."""
+
 
 def type_folders(types_folder: Path) -> List[Path]:
-    """The annotation types' folders, in order: every folder of ``types/`` holding a ``scheme.py``
-    (one starting with ``_`` or ``.`` holds what types share)."""
+    """The built-in annotation types' folders, in order: every folder of ``types/`` holding a
+    ``scheme.py`` (one starting with ``_`` or ``.`` holds what types share)."""
     return sorted(path for path in types_folder.iterdir()
                   if path.is_dir() and not path.name.startswith(("_", ".")) and (path / "scheme.py").is_file())
 
 
-def scripts(package: Path, uses: Optional[Collection[str]] = None) -> List[str]:
-    """The scripts a page loads (relative to ``package``), in order: ``WEB_SCRIPTS``, then each
-    type's ``TYPE_SCRIPTS`` where it has them. ``uses``: the type folders and the trace view
-    (``TRACE_VIEW``) the page uses; the others' scripts are left out (None: every one)."""
+def outside_types() -> Dict[str, Tuple[str, Optional[Path]]]:
+    """The types other distributions declare: ``{type name: (package, its folder)}``, by name; the
+    folder is None when the package cannot be found (the registry, which imports it, says why).
+    Found without importing the package (its parent package, for a dotted name, is imported)."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    found: Dict[str, Tuple[str, Optional[Path]]] = {}
+    for entry in sorted(entry_points(group=ENTRY_POINTS), key=lambda entry: entry.name):
+        try:
+            spec = find_spec(entry.value)
+        except (ImportError, ValueError):
+            spec = None
+        places = list(spec.submodule_search_locations or []) if spec is not None else []
+        found.setdefault(entry.name, (entry.value, Path(places[0]) if places else None))
+    return found
+
+
+def all_type_folders(package: Path, outside: bool = True) -> Dict[str, Path]:
+    """Every type's folder by its name: the built-in ones in folder order, then (with ``outside``)
+    those of :func:`outside_types` whose name no built-in type has, by name."""
+    folders = {folder.name: folder for folder in type_folders(package / "types")}
+    if outside:
+        for name, (_package, folder) in outside_types().items():
+            if folder is not None and name not in folders:
+                folders[name] = folder
+    return folders
+
+
+def scripts(package: Path, uses: Optional[Collection[str]] = None, outside: bool = True) -> List[str]:
+    """The scripts a page loads, in order: ``WEB_SCRIPTS``, then each type's ``TYPE_SCRIPTS`` where
+    it has them (relative to ``package``; an outside type's by their full path). ``uses``: the
+    types and the trace view (``TRACE_VIEW``) the page uses; the others' scripts are left out
+    (None: every one). ``outside``: whether the types of other distributions come too."""
     shared = [f"web/{name}" for name in WEB_SCRIPTS if _used(name, WEB_SCRIPTS_OF, uses)]
-    return shared + [f"types/{folder.name}/{name}" for folder in _used_folders(package, uses)
+    return shared + [_name(package, folder / name) for folder in _used_folders(package, uses, outside)
                      for name in _script_names(folder) if (folder / name).is_file()]
 
 
@@ -104,8 +143,16 @@ def _used(name: str, owned: Dict[str, Sequence[str]], uses: Optional[Collection[
     return uses is None or all(owner in uses for owner, names in owned.items() if name in names)
 
 
-def _used_folders(package: Path, uses: Optional[Collection[str]]) -> List[Path]:
-    return [folder for folder in type_folders(package / "types") if uses is None or folder.name in uses]
+def _used_folders(package: Path, uses: Optional[Collection[str]], outside: bool) -> List[Path]:
+    return [folder for name, folder in all_type_folders(package, outside).items() if uses is None or name in uses]
+
+
+def _name(package: Path, path: Path) -> str:
+    """How a bundle names a file: relative to the package, or its full path (an outside type's)."""
+    try:
+        return path.relative_to(package).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _script_names(folder: Path) -> List[str]:
@@ -116,12 +163,12 @@ def _script_names(folder: Path) -> List[str]:
     return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
 
 
-def styles(package: Path, uses: Optional[Collection[str]] = None) -> List[str]:
+def styles(package: Path, uses: Optional[Collection[str]] = None, outside: bool = True) -> List[str]:
     """The style sheets: ``web/`` by name, then each type's ``style.css`` where it has one; ``uses``
-    as for :func:`scripts`."""
+    and ``outside`` as for :func:`scripts`."""
     shared = sorted(f"web/{path.name}" for path in (package / "web").glob("*.css")
                     if _used(path.name, WEB_STYLES_OF, uses))
-    return shared + [f"types/{folder.name}/style.css" for folder in _used_folders(package, uses)
+    return shared + [_name(package, folder / "style.css") for folder in _used_folders(package, uses, outside)
                      if (folder / "style.css").is_file()]
 
 
@@ -193,9 +240,10 @@ def files(package: Path, script_names: Optional[Sequence[str]] = None,
 
 def build(package: Path, folder: Optional[Path] = None) -> Bundle:
     """Write the bundle of ``package`` into ``folder`` (by default ``package/bundle``, which must not
-    exist yet: a build starts from a clean tree) and say what it holds."""
+    exist yet: a build starts from a clean tree) and say what it holds: the package's own files,
+    never an outside type the building environment happens to have."""
     folder = folder if folder is not None else package / SHIPPED
-    made = files(package)
+    made = files(package, scripts(package, outside=False), styles(package, outside=False))
     folder.mkdir(parents=True)
     for name, text in made.items():
         (folder / name).write_text(text, encoding="utf-8")

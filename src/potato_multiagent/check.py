@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import List
 
-from .types import SCHEMES
+from .types import unknown_type
 from .trace import derive
 from .task import Task, scheme_type
 
@@ -39,9 +39,7 @@ def check_config(task: Task) -> tuple[List[Finding], dict]:
         where = f"config / {name}"
         cls = scheme_type(scheme)
         if cls is None:
-            known = ", ".join(sorted(SCHEMES))
-            findings.append(Finding(where, f"annotation_type: {scheme.get('annotation_type')!r} is not "
-                                           f"provided by this plugin (known: {known})"))
+            findings.append(Finding(where, f"annotation_type: {unknown_type(str(scheme.get('annotation_type')))}"))
             continue
         config, problems = cls.parse_config(scheme)
         findings.extend(Finding(where, problem) for problem in problems)

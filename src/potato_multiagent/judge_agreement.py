@@ -33,9 +33,6 @@ COLUMNS = ("scheme", "type", "source", "measure", "annotator", "value", "items",
 JUDGE = "\u0000judge"
 """The judge's user key inside the tables (no annotator can be called this)."""
 ACCEPTED = "accepted by annotators"
-GOLD_TYPES = ("failure_attribution", "mast")
-"""Types whose adapter has figures against gold of its own (Who&When's agent and step; MAST's modes per
-trace), given to a judge as to an annotator."""
 
 
 def judge_agreement_frame(task: Task, collection: Collection, judgments: List[Judgment],
@@ -90,7 +87,7 @@ def _against_gold(table: SchemeTable, scheme: dict, mine: List[Judgment], judge_
                   records: Mapping[str, Any],
                   gold: Mapping[str, dict], within: int) -> List[Figure]:
     figures = []
-    if table.scheme.widget in GOLD_TYPES:
+    if table.adapter.gold_figures:
         judges = pd.DataFrame([(j.id, JUDGE) for j in mine], columns=[INSTANCE, USER])
         for figure in table.adapter.agreement(Judgements(judge_rows.convert_dtypes(), judges), table.config,
                                               gold, within):

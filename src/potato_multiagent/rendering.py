@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 from pathlib import Path
 
@@ -41,9 +41,13 @@ def _finalize(value: Any) -> Markup:
     return escape_braces(escape("" if value is None else value))
 
 
-@lru_cache(maxsize=1)
-def environment() -> Environment:
-    env = Environment(loader=ChoiceLoader([FileSystemLoader(SHARED_TEMPLATES), FileSystemLoader(PACKAGE)]),
+@lru_cache(maxsize=None)
+def environment(folder: Optional[Path] = None) -> Environment:
+    """The Jinja environment of the package's templates, or of one type's folder (its
+    ``template.html``, beside the shared frame it extends): a type outside the package has its
+    templates in its own folder."""
+    places = [folder, SHARED_TEMPLATES] if folder is not None else [SHARED_TEMPLATES, PACKAGE]
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(place) for place in places]),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       finalize=_finalize, trim_blocks=True, lstrip_blocks=True)
     env.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -51,6 +55,7 @@ def environment() -> Environment:
     return env
 
 
-def render_template(template: str, **context: Any) -> str:
-    """Render ``template`` (a path in the package, or a shared one by name) with every printed value escaped for HTML and for Jinja."""
-    return environment().get_template(template).render(**context)
+def render_template(template: str, folder: Optional[Path] = None, **context: Any) -> str:
+    """Render ``template`` (a path in the package, a shared one by name, or, with ``folder``, a
+    template of that type folder) with every printed value escaped for HTML and for Jinja."""
+    return environment(folder).get_template(template).render(**context)

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, Collection, Dict, Iterator, Optional, Sequence, Set
 
-from .bundling import TRACE_VIEW, Bundle, files, scripts, shipped, styles
+from .bundling import TRACE_VIEW, Bundle, files, outside_types, scripts, shipped, styles
 
 TYPE_PREFIX = "multiagent."
 """Our annotation types and our trace display are ``multiagent.<name>`` in a config."""
@@ -55,8 +55,12 @@ UNUSED_FOR_DAYS = 30
 
 def plugin_bundle(package: Path, cache: Optional[Path] = None) -> Bundle:
     """The bundle the plugin registers: the one an installed package came with, else (a source
-    checkout) every page script and style sheet built into the cache."""
-    return shipped(package) or served_bundle(package, scripts(package), styles(package), cache)
+    checkout, or types of other packages installed beside it: the shipped one holds the built-in
+    types only) every page script and style sheet built into the cache."""
+    bundle = shipped(package)
+    if bundle is not None and not outside_types():
+        return bundle
+    return served_bundle(package, scripts(package), styles(package), cache)
 
 
 def served_bundle(package: Path, script_names: Sequence[str], style_names: Sequence[str],

@@ -245,16 +245,17 @@ def prepare_task_dir(
 
 
 def start_potato(task_dir: Path, config: str = "config.yaml", timeout: float = SERVER_START_TIMEOUT_S,
-                 ports: Optional[range] = None) -> PotatoTask:
+                 ports: Optional[range] = None, env: Optional[Mapping[str, str]] = None) -> PotatoTask:
     """Start `potato start CONFIG` in `task_dir` on a free port (of `ports`, else of this worker's
     block) and wait for `GET /health`.
 
     A port someone took between choosing it and the server's bind is tried again on another port.
     Potato bakes each task's page into a directory it caches by task name; every server gets its
     own (`POTATO_GENERATED_TEMPLATES_DIR`), so servers running side by side never share a page.
+    `env`: more environment variables for the server (PYTHONPATH to a package of our types).
     """
     for attempt in range(1, START_ATTEMPTS + 1):
-        task = _spawn_potato(task_dir, config, free_port_in(ports) if ports else free_port())
+        task = _spawn_potato(task_dir, config, free_port_in(ports) if ports else free_port(), env)
         try:
             _wait_healthy(task, timeout)
             return task
@@ -293,7 +294,7 @@ class PortTaken(RuntimeError):
     """The server could not listen on its port: another process holds it."""
 
 
-def _spawn_potato(task_dir: Path, config: str, port: int) -> PotatoTask:
+def _spawn_potato(task_dir: Path, config: str, port: int, env: Optional[Mapping[str, str]] = None) -> PotatoTask:
     log_path = task_dir.parent / f"{task_dir.name}.potato.log"
     templates = task_dir.parent / f"{task_dir.name}.generated-templates"
     templates.mkdir(exist_ok=True)
@@ -301,7 +302,7 @@ def _spawn_potato(task_dir: Path, config: str, port: int) -> PotatoTask:
         process = subprocess.Popen(
             [*potato_command(), "start", config, "-p", str(port), "--host", "127.0.0.1"],
             cwd=task_dir,
-            env={**os.environ, "POTATO_GENERATED_TEMPLATES_DIR": str(templates)},
+            env={**os.environ, **(env or {}), "POTATO_GENERATED_TEMPLATES_DIR": str(templates)},
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,

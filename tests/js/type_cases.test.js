@@ -27,9 +27,18 @@ function canonical(item) {
 const NOT_YET_PORTED = [
 ];
 
-const typeNames = fs.readdirSync(TYPES)
+// Every type folder of the package, then the folders of types outside it named in
+// OUTSIDE_TYPE_FOLDERS (path-separated; tests/unit/test_outside_type.py runs this file with its
+// type's folder): {name: folder}, the name from cases.json's "type".
+const folders = {};
+fs.readdirSync(TYPES).sort()
   .filter((name) => !name.startsWith('_') && fs.existsSync(path.join(TYPES, name, 'cases.json')))
-  .sort();
+  .forEach((name) => { folders[name] = path.join(TYPES, name); });
+(process.env.OUTSIDE_TYPE_FOLDERS || '').split(path.delimiter).filter(Boolean).forEach((folder) => {
+  const type = JSON.parse(fs.readFileSync(path.join(folder, 'cases.json'), 'utf8')).type;
+  folders[type.replace(/^multiagent\./, '')] = path.resolve(folder);
+});
+const typeNames = Object.keys(folders);
 
 /** The scheme config of a case as Python builds it, split like Scheme.widget_config does. */
 function caseConfig(testCase) {
@@ -51,18 +60,18 @@ test('the not-yet-ported list names real types that really have no marks.js', ()
 
 for (const name of typeNames) {
   if (NOT_YET_PORTED.includes(name)) { continue; }
-  const document = JSON.parse(fs.readFileSync(path.join(TYPES, name, 'cases.json'), 'utf8'));
+  const document = JSON.parse(fs.readFileSync(path.join(folders[name], 'cases.json'), 'utf8'));
   const markCases = document.cases.filter((c) => c.kind === 'marks');
 
   test(`${name}: cases.json has marks cases and a marks.js with problems()`, () => {
     assert.equal(document.type, `multiagent.${name}`);
     assert.ok(markCases.length > 0, `${name}/cases.json has no "marks" case`);
-    assert.equal(typeof shim.load(name).problems, 'function');
+    assert.equal(typeof shim.load(name, folders[name]).problems, 'function');
   });
 
   for (const testCase of markCases) {
     test(`${name}: ${testCase.name}`, () => {
-      const marks = shim.load(name);
+      const marks = shim.load(name, folders[name]);
       const config = caseConfig(testCase);
       const derivation = derive(document.records[testCase.record], config.derive_options);
       const found = marks.problems(testCase.value, derivation, config);

@@ -82,15 +82,15 @@ def test_the_browser_words_shape_problems_as_python_does():
 @pytest.mark.parametrize("name", sorted(TYPES))
 def test_a_type_folder_holds_the_whole_type(name):
     folder = TYPES[name]
-    for file_name in ("scheme.py", "adapter.py", "migration.py", "template.html", "cases.json"):
+    for file_name in ("scheme.py", "adapter.py", "template.html", "cases.json"):
         assert (folder.folder / file_name).is_file(), f"types/{name}/ has no {file_name}"
     ported = (folder.folder / "marks.js").is_file() and (folder.folder / "view.js").is_file()
     old_widget = (folder.folder / "widget.js").is_file()
     assert ported != old_widget, f"types/{name}/ needs marks.js + view.js (or, until ported, widget.js), not both"
     for method in ("columns", "rows", "agreement"):
         assert callable(getattr(folder.adapter, method, None)), f"types/{name}/adapter.py lacks {method}"
-    # the built-in this type replaces, or None for a type that replaces none (mast)
-    assert folder.migration.REPLACES is None or isinstance(folder.migration.REPLACES, str)
+    # migration.py is optional: the built-in this type replaces, or None for one that replaces none (mast)
+    assert folder.migration is None or folder.migration.REPLACES is None or isinstance(folder.migration.REPLACES, str)
     kinds = {case["kind"] for case in json.loads((folder.folder / "cases.json").read_text())["cases"]}
     assert kinds == {"marks", "shape"}, f"types/{name}/cases.json needs both kinds of case"
 

@@ -5,7 +5,9 @@ Config, Value and trace problems (``scheme.py``), its export and agreement (``ad
 migration from Potato's built-in (``migration.py``), its template (``template.html``), its browser
 rules and view (``marks.js``, ``view.js``; ``widget.js`` until ported) and CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
 name starts with ``_`` hold what types share. Adding a type is adding a folder (see
-docs/writing-a-scheme.md).
+docs/writing-a-scheme.md). A type can live in a package of its own: its folder is that package,
+declared under the entry-point group ``potato_multiagent.types`` (``plan_adherence =
+my_package.plan_adherence``); it is found and used exactly as a built-in one.
 
 Only the schemes are imported here: adapters and migrations (which bring pandas) load on first
 use, so the plugin stays quick to load inside Potato.
@@ -17,7 +19,7 @@ import importlib
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Optional, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from .. import bundling
 from ..bundling import TYPE_SCRIPTS, WEB_SCRIPTS
@@ -32,16 +34,21 @@ WEB = PACKAGE / "web"
 
 
 class TypeFolder:
-    """One annotation type: its folder and what the folder defines."""
+    """One annotation type: its folder and what the folder defines.
 
-    def __init__(self, folder: Path):
+    ``name`` is the folder's name for a built-in type, the entry point's for an outside one;
+    ``package`` is the folder's importable name."""
+
+    def __init__(self, folder: Path, name: Optional[str] = None, package: Optional[str] = None):
         self.folder = folder
-        self.name = folder.name
+        self.name = name or folder.name
+        self.package = package or f"{__name__}.{self.name}"
         self.scheme: Type[Scheme] = _defined_in(self._module("scheme"), Scheme)
         self.scheme.widget = self.name
+        self.scheme.folder = folder
 
     def _module(self, part: str) -> ModuleType:
-        return importlib.import_module(f"{__name__}.{self.name}.{part}")
+        return importlib.import_module(f"{self.package}.{part}")
 
     @cached_property
     def adapter(self):
@@ -70,12 +77,33 @@ def _defined_in(module: ModuleType, base: type) -> Any:
     return found[0]
 
 
-def _discover() -> Dict[str, TypeFolder]:
-    return {folder.name: TypeFolder(folder) for folder in bundling.type_folders(HERE)}
+def _discover() -> Tuple[Dict[str, TypeFolder], Dict[str, str]]:
+    """The built-in types, then the outside ones (:func:`..bundling.outside_types`); an outside
+    type that cannot be loaded is left out, with the reason why (by name), so a config without it
+    still starts and one naming it is told why it is unknown."""
+    found = {folder.name: TypeFolder(folder) for folder in bundling.type_folders(HERE)}
+    failed: Dict[str, str] = {}
+    for name, (package, folder) in bundling.outside_types().items():
+        where = f"entry point {name!r} of group {bundling.ENTRY_POINTS!r} ({package})"
+        if name in found:
+            failed[name] = f"{where}: a built-in type is named {name!r}"
+        elif not name.isidentifier():
+            failed[name] = f"{where}: a type's name is a Python identifier (letters, digits, _)"
+        elif folder is None:
+            failed[name] = f"{where}: no package {package!r} is installed"
+        else:
+            try:
+                found[name] = TypeFolder(folder, name, package)
+            except Exception as error:   # anything its code raises: the built-in types still load
+                failed[name] = f"{where}: {type(error).__name__}: {error}"
+    return found, failed
 
 
-TYPES: Dict[str, TypeFolder] = _discover()
-"""Every type by its folder name (``failure_attribution``), in folder order."""
+TYPES: Dict[str, TypeFolder]
+NOT_LOADED: Dict[str, str]
+TYPES, NOT_LOADED = _discover()
+"""``TYPES``: every type by its name (``failure_attribution``), the built-in ones in folder order,
+then the outside ones; ``NOT_LOADED``: the outside types that failed to load, with the reason."""
 
 SCHEMES: Dict[str, Type[Scheme]] = {folder.scheme.type_name(): folder.scheme for folder in TYPES.values()}
 """Every type's scheme class by its Potato name (``multiagent.failure_attribution``)."""
@@ -85,9 +113,17 @@ def scheme_for(annotation_type: str) -> Type[Scheme]:
     """The scheme class of a type name; the bare name (``failure_attribution``) is accepted too."""
     scheme = SCHEMES.get(annotation_type) or SCHEMES.get(f"multiagent.{annotation_type}")
     if scheme is None:
-        known = ", ".join(sorted(SCHEMES))
-        raise KeyError(f"unknown annotation type {annotation_type!r} (known: {known})")
+        raise KeyError(f"unknown annotation type: {unknown_type(annotation_type)}")
     return scheme
+
+
+def unknown_type(annotation_type: str) -> str:
+    """Why a type name is unknown, in words: the known ones, and the reason when it names an outside
+    type that failed to load."""
+    known = ", ".join(sorted(SCHEMES))
+    failed = NOT_LOADED.get(annotation_type.split(".", 1)[-1])
+    return (f"{annotation_type!r} is not provided by this plugin (known: {known})"
+            + (f"; it failed to load: {failed}" if failed else ""))
 
 
 def adapter_for(widget: str):
@@ -124,5 +160,5 @@ def validate_value(annotation_type: str, scheme_config: dict, value: Any, record
     return scheme.validate(value, record, config)
 
 
-__all__ = ["SCHEMES", "TYPES", "TYPE_SCRIPTS", "WEB_SCRIPTS", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for",
-           "scheme_for", "scripts", "styles", "validate_value"]
+__all__ = ["NOT_LOADED", "SCHEMES", "TYPES", "TYPE_SCRIPTS", "WEB_SCRIPTS", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for",
+           "scheme_for", "scripts", "styles", "unknown_type", "validate_value"]

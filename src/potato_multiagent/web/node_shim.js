@@ -9,9 +9,11 @@ const core = require('./widget.js');
 
 globalThis.PotatoMultiagent = core;
 
-/** The pure rules of type `typeName` (its types/<typeName>/marks.js), loaded once. */
-function load(typeName) {
-  require(path.join(__dirname, '..', 'types', typeName, 'marks.js'));
+/** The pure rules of type `typeName` (the marks.js of its folder, by default types/<typeName>/;
+ * a type outside the package gives its folder), loaded once. */
+function load(typeName, folder) {
+  var own = typeof folder === 'string' ? folder : path.join(__dirname, '..', 'types', typeName);
+  require(path.join(own, 'marks.js'));
   return core.marksOf(typeName);
 }
 

@@ -60,6 +60,10 @@ class Adapter:
     the part column: (table suffix, its columns)}``; ``part_column`` says which column it is."""
     part_column: ClassVar[Optional[str]] = None
 
+    gold_figures: ClassVar[bool] = False
+    """Whether ``agreement`` has figures against gold of its own (Who&When's agent and step, MAST's
+    modes): ``agreement --judgments`` gives a judge them too."""
+
     not_judged: ClassVar[str] = "not judged"
     """The decision, in the type's own words, of a unit one value leaves out (``not reviewed``)."""
 

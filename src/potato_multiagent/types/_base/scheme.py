@@ -8,6 +8,7 @@ are also the keys declared to Potato), ``Value`` (pydantic: the stored JSON shap
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, List, Literal, Optional, Tuple, Type
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
@@ -132,8 +133,10 @@ class Scheme:
     """
 
     widget: ClassVar[str]
-    """Short name, set by the registry from the type's folder: the template, the widget script and
-    the CSS class (``failure_attribution``)."""
+    """Short name, set by the registry from the type's folder (or its entry point): the widget
+    script's name and the CSS class (``failure_attribution``)."""
+    folder: ClassVar[Path]
+    """The type's folder, set by the registry: its ``template.html`` is rendered from there."""
     Config: ClassVar[Type[SchemeConfig]]
     Value: ClassVar[Type[BaseModel]]
     summary: ClassVar[str] = ""
@@ -188,7 +191,7 @@ class Scheme:
             config, problems = cls.parse_config(scheme)
             if config is None:
                 return cls._error_card(name, "Configuration error", problems), []
-            return render_template(f"types/{cls.widget}/template.html", **cls._template_context(config, scheme)), []
+            return render_template("template.html", folder=cls.folder, **cls._template_context(config, scheme)), []
         except Exception as error:  # the page must survive any surprise in one scheme
             return cls._error_card(name, "Rendering error", [f"{type(error).__name__}: {error}"]), []
 

@@ -30,6 +30,7 @@ CERTAINTY, PLAUSIBLE = "certainty", "plausible_steps"
 
 class FailureAttributionAdapter(Adapter):
     not_judged = 'nothing'
+    gold_figures = True
     @classmethod
     def describe(cls, rows: List[dict], config) -> Dict[str, str]:
         """Each judged unit of one value with its decision in words (adjudication, judge agreement)."""

@@ -41,6 +41,7 @@ TRACE_COLUMNS = ("taxonomy", "mode", "mode_name", "category", "present", "locate
 
 class MastAdapter(Adapter):
     not_judged = 'not tagged'
+    gold_figures = True
     @classmethod
     def describe(cls, rows: List[dict], config) -> Dict[str, str]:
         """Each step tag (``#4 (Coder) 1.3 Step repetition``: tagged), and each mode of the run (``whole

@@ -1,0 +1,1 @@
+"""The ``multiagent.plan_adherence`` type, in a package of its own: see scheme.py."""
