@@ -72,10 +72,9 @@ every other ``web/`` script is the shared core, loaded by every page."""
 WEB_STYLES_OF = {TRACE_VIEW: ("trace_view.css",)}
 """``web/`` style sheets only one part of the page uses (as ``WEB_SCRIPTS_OF``)."""
 
-TYPE_SCRIPTS = ("marks.js", "view.js", "widget.js")
+TYPE_SCRIPTS = ("marks.js", "view.js")
 """A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
-a view too long for one file, ``view_*.js``, just before it); ``widget.js`` is a type on the old
-``PotatoMultiagent.register`` API (every type of ours is ported; kept for third-party types)."""
+a view too long for one file, ``view_*.js``, just before it)."""
 
 
 class Bundle(NamedTuple):

@@ -22,13 +22,8 @@ function canonical(item) {
   return JSON.stringify(ordered);
 }
 
-// Types still on the old widget.js (not yet split into marks.js + view.js). A porting engineer
-// removes the type from this list in the same commit that adds its marks.js; the list only shrinks.
-const NOT_YET_PORTED = [
-];
-
 // Every type folder of the package, then the folders of types outside it named in
-// OUTSIDE_TYPE_FOLDERS (path-separated; tests/unit/test_outside_type.py runs this file with its
+// OUTSIDE_TYPE_FOLDERS (path-separated; tests/e2e/test_outside_type.py runs this file with its
 // type's folder): {name: folder}, the name from cases.json's "type".
 const folders = {};
 fs.readdirSync(TYPES).sort()
@@ -50,16 +45,7 @@ function caseConfig(testCase) {
   return config;
 }
 
-test('the not-yet-ported list names real types that really have no marks.js', () => {
-  NOT_YET_PORTED.forEach((name) => {
-    assert.ok(typeNames.includes(name), `${name} is not a type folder`);
-    assert.equal(fs.existsSync(path.join(TYPES, name, 'marks.js')), false,
-      `${name} has a marks.js: take it off NOT_YET_PORTED`);
-  });
-});
-
 for (const name of typeNames) {
-  if (NOT_YET_PORTED.includes(name)) { continue; }
   const document = JSON.parse(fs.readFileSync(path.join(folders[name], 'cases.json'), 'utf8'));
   const markCases = document.cases.filter((c) => c.kind === 'marks');
 

@@ -39,8 +39,5 @@ def test_each_type_loads_its_marks_before_its_view_after_the_runtime():
         own = [path for path in scripts if path.startswith(f"types/{name}/")]
         assert own, f"{name} loads no script"
         assert all(scripts.index(path) > runtime for path in own)
-        if (folder.folder / "view.js").is_file():
-            parts = sorted(f"types/{name}/{path.name}" for path in folder.folder.glob("view_*.js"))
-            assert own == [f"types/{name}/marks.js", *parts, f"types/{name}/view.js"], own
-        else:
-            assert own == [f"types/{name}/widget.js"], own
+        parts = sorted(f"types/{name}/{path.name}" for path in folder.folder.glob("view_*.js"))
+        assert own == [f"types/{name}/marks.js", *parts, f"types/{name}/view.js"], own

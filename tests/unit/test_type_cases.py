@@ -84,9 +84,8 @@ def test_a_type_folder_holds_the_whole_type(name):
     folder = TYPES[name]
     for file_name in ("scheme.py", "adapter.py", "template.html", "cases.json"):
         assert (folder.folder / file_name).is_file(), f"types/{name}/ has no {file_name}"
-    ported = (folder.folder / "marks.js").is_file() and (folder.folder / "view.js").is_file()
-    old_widget = (folder.folder / "widget.js").is_file()
-    assert ported != old_widget, f"types/{name}/ needs marks.js + view.js (or, until ported, widget.js), not both"
+    for file_name in ("marks.js", "view.js"):
+        assert (folder.folder / file_name).is_file(), f"types/{name}/ has no {file_name}"
     for method in ("columns", "rows", "agreement"):
         assert callable(getattr(folder.adapter, method, None)), f"types/{name}/adapter.py lacks {method}"
     # migration.py is optional: the built-in this type replaces, or None for one that replaces none (mast)

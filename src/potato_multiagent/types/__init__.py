@@ -3,7 +3,7 @@
 A folder ``types/<type>/`` holding a ``scheme.py`` is a type named ``multiagent.<type>``: its
 Config, Value and trace problems (``scheme.py``), its export and agreement (``adapter.py``), its
 migration from Potato's built-in (``migration.py``), its template (``template.html``), its browser
-rules and view (``marks.js``, ``view.js``; ``widget.js`` until ported) and CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
+rules and view (``marks.js``, ``view.js``), its CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
 name starts with ``_`` hold what types share. Adding a type is adding a folder (see
 docs/writing-a-scheme.md). A type can live in a package of its own: its folder is that package,
 declared under the entry-point group ``potato_multiagent.types`` (``plan_adherence =

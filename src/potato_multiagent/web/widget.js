@@ -3,11 +3,9 @@
  * derivation, the model over the hidden input, notices, Potato's banner. Built on base.js (pure
  * helpers, words, merge) and sync.js (two-tab merge, flush on leave); runtime.js adds define().
  *
- * Types not yet ported to define() (docs/writing-a-scheme.md) are one function registered by name:
- *
- *     PotatoMultiagent.register('tool_contention', function render(ctx) { ... });
- *
- * and the core calls it for every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
+ * A type defines itself with define() (runtime.js), which gives the core the type's render pass by
+ * name (register: define's half in the core; no type calls it itself), and the core calls it for
+ * every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
  * DOMContentLoaded and again on Potato's `potato:instance-ready` (after Potato has reset the page's
  * inputs); a widget that can describe its value without drawing (define's) is built only near the
  * screen and otherwise later (lazy.js). The only channels to Potato are the form's hidden
@@ -567,8 +565,8 @@
   });
 
   /*
-   * Public API (window.PotatoMultiagent):
-   *   register(widgetName, render[, options])
+   * API (window.PotatoMultiagent; types use runtime.js's define, which is built on register):
+   *   register(widgetName, render[, options])   define's half in the core
    *                                   render(ctx) is called on every render pass of each of the
    *                                   widget's forms; it may return a cleanup function, called
    *                                   before the next render of that form. options.entryKey(entry)
