@@ -12,23 +12,10 @@ import sys
 import pytest
 
 from potato_multiagent.types import SCHEMES
+from potato_multiagent.types import TYPES as TYPES_BY_NAME
 
 TYPES = sorted(SCHEMES)
 HOSTILE = 'Who {{ 7*7 }} failed {# "quoted" \'single\' <script>alert(1)</script> <img src=x onerror=alert(2)> ->'
-
-# The keys Potato 2.12.1's built-in of the same name reads (registry.py): migrate-config only
-# renames the type, so each of ours must accept every one of them.
-BUILT_IN_KEYS = {
-    "agent_interaction_graph": {"steps_key", "agent_key"},
-    "failure_attribution": {"steps_key", "agent_key", "agents"},
-    "handoff_review": {"steps_key", "agent_key", "flags", "quality_scale"},
-    "agent_scorecard": {"steps_key", "agent_key", "agents", "agent_dimensions", "team_dimensions", "milestones", "scale"},
-    "tool_contention": {"calls_key", "agent_key", "resource_key", "contention_labels"},
-    "emergent_behavior": {"steps_key", "agent_key", "behaviors", "allow_note"},
-    "tool_call_review": {"steps_key", "verdict_options"},
-    "mast": set(),   # no built-in of this name (types/mast/migration.py)
-}
-
 
 def render(type_name: str, **keys) -> str:
     html, keybindings = SCHEMES[type_name].render({"annotation_type": type_name, "name": "scheme",
@@ -85,9 +72,12 @@ def test_label_lists_must_be_unique_and_non_empty(type_name):
 
 
 @pytest.mark.parametrize("type_name", TYPES)
-def test_accepts_every_key_the_built_in_of_the_same_name_reads(type_name):
-    bare = type_name.split(".", 1)[1]
-    assert BUILT_IN_KEYS[bare] <= set(SCHEMES[type_name].optional_fields())
+def test_accepts_every_key_the_built_in_it_replaces_reads(type_name):
+    """migrate-config only renames the built-in type: each key the built-in reads (its migration.py
+    says which) must be one of ours."""
+    migration = TYPES_BY_NAME[type_name.split(".", 1)[1]].migration
+    replaced = migration.REPLACED_KEYS if migration is not None else frozenset()
+    assert replaced <= set(SCHEMES[type_name].optional_fields())
 
 
 @pytest.mark.parametrize("type_name", TYPES)

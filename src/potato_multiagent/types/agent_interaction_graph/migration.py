@@ -13,6 +13,10 @@ from .scheme import edges_by_key
 REPLACES = "agent_interaction_graph"
 """The built-in type whose saved values this migrates (``migrate-config`` renames it to ours)."""
 
+REPLACED_KEYS = frozenset({"steps_key", "agent_key"})
+"""The config keys Potato 2.12.1's built-in of that name reads (its registry.py): ``migrate-config``
+only renames the type, so our ``Config`` accepts every one of them."""
+
 
 def migrate(value: Any, derivation: Derivation) -> Outcome:
     """The built-in's value in our shape (``Outcome.value``), or None when it is already ours."""

@@ -3,3 +3,8 @@ superset), so ``migrate-values`` only checks them; ``migrate-config`` renames th
 
 REPLACES = "agent_scorecard"
 """The built-in type this one replaces (``migrate-config`` renames it to ours)."""
+
+REPLACED_KEYS = frozenset({"steps_key", "agent_key", "agents", "agent_dimensions",
+                           "team_dimensions", "milestones", "scale"})
+"""The config keys Potato 2.12.1's built-in of that name reads (its registry.py): ``migrate-config``
+only renames the type, so our ``Config`` accepts every one of them."""

@@ -7,3 +7,6 @@ this type (docs/types/mast.md, "Coming from a turn-level multiselect")."""
 
 REPLACES = None
 """No built-in type of this name to rename."""
+
+REPLACED_KEYS: frozenset = frozenset()
+"""None: no built-in is renamed to this type."""
