@@ -50,7 +50,7 @@ FIRST_PASS = "document.addEventListener('DOMContentLoaded', firstPass);"
 SHOWN_PASS = ("document.addEventListener('potato:instance-ready', function () "
               "{ sync.markRestored(); lazy.itemShown(renderAll); });")
 PREPARE = ("if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', "
-           "prepareAfterFirstPass); }\n  else { prepareAfterFirstPass(); }")
+           "prepareAfterFirstPass); }\n      else { prepareAfterFirstPass(); }")
 DERIVE_ONLY = ("document.addEventListener('DOMContentLoaded', function () "
                "{ derivationFor(readPageRecord(), deriveOptions({})); });")
 DO_NOTHING = [(f"{WEB}/widget.js", SHOWN_PASS, ""), (f"{WEB}/runtime.js", PREPARE, "")]

@@ -42,7 +42,7 @@ BUNDLE_NAME = "multiagent"
 """The bundle's files are ``multiagent.<hash>.js`` and ``multiagent.<hash>.css``."""
 
 WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
-               "sync.js", "saving.js", "lazy.js", "banner.js", "widget.js", "runtime.js",
+               "sync.js", "saving.js", "lazy.js", "banner.js", "runtime.js", "widget.js",
                "trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js", "trace_view_rows.js",
                "trace_view.js",
                "graph_labels.js", "graph_grid.js", "graph_layout.js")
@@ -51,8 +51,9 @@ check (uses the words), the windowed list, the pager (uses its page arithmetic),
 whether they show), the runtime's pure base (words, value check, windowing, judgments), its two-tab
 merge (base), the page's one save path (retries, status line, kept answers, flush and warning on
 leave; base), building a form when it comes into view (base), Potato's
-required banner written as text (base), its core (all of
-them; it holds the page's record and derivations), then ``define`` on top of it; the trace view's parts (what a row shows, judgment
+required banner written as text (base), ``define``'s half (the model and ``ui`` a type's render pass
+gets; base, windowing, pager), then the core that installs all of them (it holds the page's record
+and derivations, and ``define``); the trace view's parts (what a row shows, judgment
 markers, failure-mode chips and legend, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
 derivation with the widgets, and a page with no widget still loads the core); the graph's labels,
 the grid its columns are ordered and placed on, and its layered layout (pure, no DOM, used by the

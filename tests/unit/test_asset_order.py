@@ -15,7 +15,7 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     # words before the value check (it words problems with them); the core before define()
     assert web.index("web/words.js") < web.index("web/value_shape.js")
     assert web.index("web/windowing.js") < web.index("web/base.js") < web.index("web/sync.js")
-    assert web.index("web/sync.js") < web.index("web/widget.js") < web.index("web/runtime.js")
+    assert web.index("web/sync.js") < web.index("web/runtime.js") < web.index("web/widget.js")
     # the save path is built on base and installed by the core
     assert web.index("web/base.js") < web.index("web/saving.js") < web.index("web/widget.js")
     # the trace view takes the core's page derivation and h; its parts load before it

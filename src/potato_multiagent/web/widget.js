@@ -1,11 +1,11 @@
 /*
  * widget.js: the core of the runtime every multiagent widget shares: forms, the record and its
- * derivation, the model over the hidden input, notices, Potato's banner. Built on base.js (pure
- * helpers, words, merge) and sync.js (two-tab merge, flush on leave); runtime.js adds define().
+ * derivation, the store under the model (the hidden input), notices, Potato's banner. Built on
+ * base.js (pure helpers, words, merge); it installs sync.js (two-tab merge, flush on leave),
+ * saving.js, lazy.js and runtime.js (what a type's render pass gets: the model, ui).
  *
- * A type defines itself with define() (runtime.js), which gives the core the type's render pass by
- * name (register: define's half in the core; no type calls it itself), and the core calls it for
- * every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
+ * A type defines itself with PotatoMultiagent.define(name, {describe, render, ...}), and the core
+ * runs its render pass (runtime.js) for every `form.multiagent-form[data-ma-widget=NAME]` on the page, on
  * DOMContentLoaded and again on Potato's `potato:instance-ready` (after Potato has reset the page's
  * inputs); a widget that can describe its value without drawing (define's) is built only near the
  * screen and otherwise later (lazy.js). The only channels to Potato are the form's hidden
@@ -47,8 +47,7 @@
   var FORM_SELECTOR = 'form.multiagent-form[data-ma-widget]';
   var HIDDEN_SELECTOR = 'input.multiagent-input';
 
-  var widgets = Object.create(null);   // widget name -> render function
-  var widgetOptions = Object.create(null);  // widget name -> {entryKey} (see register)
+  var types = Object.create(null);   // type name -> {spec, stepActions} (see define)
   var formStates = new WeakMap();     // form -> its state (see stateOf)
   var pageRecord = null;               // {raw, record, error, derivations: {optionsJSON: derivation}}
   var started = false;
@@ -122,7 +121,8 @@
       widgetNotices: [],
       lastWrite: null,        // {instanceId, raw}: what this page wrote, to survive Potato's reset
       widgetState: {},        // kept across renders for the widget (listeners wired once, ...)
-      cleanup: null, wired: false,
+      wired: false,
+      view: null,             // runtime.js's memory of the form (its render passes, ui, stale list)
       // lazy.js: rendered once / asked for / its stand-in / its describe pass, waiting for a task of its own
       built: false, wanted: false, placeholder: null, describeLater: null,
       syncNotice: null,       // the form's one polite live region: what an action did, another tab's changes
@@ -271,9 +271,11 @@
     state.form.setAttribute('data-ma-error', message);
   }
 
-  // -- the model: the hidden input is the widget's whole state ---------------------------------
+  // -- the store: the hidden input is the form's whole state -----------------------------------
 
-  function makeModel(state) {
+  /** The raw store under the one model a type gets (runtime.js's model.get/set checks and paints on
+   * top of it): the hidden input as text, the form's completeness and summary. */
+  function makeStore(state) {
     var hidden = state.hidden;
     return {
       /** {raw, value, error}: the stored string, its parse (or null), a readable parse error. */
@@ -375,8 +377,8 @@
       recoverFromReset(state);
       sync.trackServerValue(state);
       sync.syncNoticeOf(state);   // the live region exists before it speaks, so the refresh is announced
-      var render = widgets[state.widgetName];
-      if (typeof render !== 'function') {
+      var type = types[state.widgetName];
+      if (!type) {
         showRuntimeError(state, 'The script for the "' + state.widgetName + '" widget did not load, ' +
           'so this question cannot be shown. Your saved answer is kept.');
         return;
@@ -393,19 +395,13 @@
         showRuntimeError(state, page.error);
         return;
       }
-      var describe = (widgetOptions[state.widgetName] || {}).describe;
-      if (typeof describe === 'function' && lazy.defers(state)) {   // not built yet: only described
+      var ctx = makeContext(state, config, page.record, page.derivation);
+      if (lazy.defers(state)) {   // not built yet: only described
         deferred = true;
-        lazy.describe(state, function () { describe(makeContext(state, config, page.record, page.derivation)); });
+        lazy.describe(state, function () { runtime.describePass(type.spec, ctx); });
         return;
       }
-      if (typeof state.cleanup === 'function') {
-        var cleanup = state.cleanup;
-        state.cleanup = null;
-        cleanup();
-      }
-      var result = render(makeContext(state, config, page.record, page.derivation));
-      if (typeof result === 'function') { state.cleanup = result; }
+      runtime.renderPass(type.spec, ctx);
       paintNotices(state);
     } catch (error) {
       if (root.console && typeof root.console.error === 'function') {
@@ -444,9 +440,12 @@
     return schemes;
   }
 
+  /** What the runtime's passes get of a form: its raw store (the hidden input), its elements, config,
+   * record and derivation, and the core's state of it (formState: the runtime keeps its memory there). */
   function makeContext(state, config, record, derivation) {
     return {
-      model: makeModel(state),
+      store: makeStore(state),
+      formState: state,
       el: state.body,
       form: state.form,
       schemaName: state.schemaName,
@@ -469,9 +468,6 @@
     }
   }
 
-  /** The runtime's per-form state of a form (runtime.js reads its summary, notices, hidden). */
-  function formStateFor(form) { return stateOf(form); }
-
   /** Render every multiagent form on the page (or only those of one widget). */
   function renderAll(widgetName) {
     var forms = document.querySelectorAll(FORM_SELECTOR);
@@ -489,13 +485,16 @@
     if (lazy.potatoOnPage()) { renderAll(); } else { lazy.itemShown(renderAll); }   // else Potato shows the item later
   }
 
-  function register(widgetName, renderFn, options) {
-    if (typeof widgetName !== 'string' || !widgetName) { throw new Error('register(): a widget name is required'); }
-    if (typeof renderFn !== 'function') { throw new Error('register(): a render function is required'); }
-    widgets[widgetName] = renderFn;
-    widgetOptions[widgetName] = options || {};
-    // A widget script that arrives after the first pass still draws its forms.
-    if (firstPassDone && typeof document !== 'undefined') { renderAll(widgetName); }
+  /** define(name, {describe, render[, entryKey][, stepActions][, prepare][, references]}): a type on the
+   * runtime (runtime.js says what each part does; docs/writing-a-scheme.md). A type whose script
+   * arrives after the first pass still draws its forms. */
+  function define(name, spec) {
+    if (typeof name !== 'string' || !name) { throw new Error('define(): a type name is required'); }
+    if (!spec || typeof spec.describe !== 'function' || typeof spec.render !== 'function') {
+      throw new Error('define("' + name + '"): describe(value, ctx) and render({...}) are required');
+    }
+    types[name] = {spec: spec, stepActions: runtime.declare(name, spec)};
+    if (firstPassDone && typeof document !== 'undefined') { renderAll(name); }
   }
 
   function start() {
@@ -509,9 +508,10 @@
     if (document.readyState === 'loading') {
       document.addEventListener('DOMContentLoaded', firstPass);
     } else {
-      // Already loaded (script added late): let widget scripts loaded right after this one register.
+      // Already loaded (script added late): let the type scripts loaded right after this one define.
       setTimeout(firstPass, 0);
     }
+    runtime.start();
     document.addEventListener('potato:instance-ready', function () { sync.markRestored(); lazy.itemShown(renderAll); });
   }
 
@@ -522,7 +522,7 @@
     renderForm: renderForm,
     writeHidden: writeHidden,
     eachFormState: eachFormState,
-    keyOf: function (state) { return (widgetOptions[state.widgetName] || {}).entryKey; },
+    keyOf: function (state) { return types[state.widgetName] ? types[state.widgetName].spec.entryKey : undefined; },
     ensureSaved: function () { saving.ensureSaved(); }
   });
 
@@ -561,24 +561,27 @@
     renderForm: renderForm,
     eachFormState: eachFormState,
     wrapGlobal: sync.wrapGlobal,
-    stepActionsOf: function (state) { return (widgetOptions[state.widgetName] || {}).stepActions || []; }
+    stepActionsOf: function (state) { return types[state.widgetName] ? types[state.widgetName].stepActions : []; }
+  });
+
+  // define()'s half: what a type's render pass gets (model, ui), painting what describe() says
+  // (runtime.js), wired to this core; it keeps its memory of a form in the form's state.
+  var runtime = (typeof module === 'object' && module !== null && module.exports
+    ? require('./runtime.js') : root.PotatoMultiagentRuntime)({
+    pageSchemes: pageSchemes,
+    pageDerivation: pageDerivation,
+    renderForm: renderForm,
+    eachFormState: eachFormState,
+    bodyOf: function (form) { return stateOf(form).body; },
+    buildFor: function (wanted) { lazy.buildFor(wanted); },
+    tellStatus: function (state, text) { tellStatus(state, String(text), false); }
   });
 
   /*
-   * API (window.PotatoMultiagent; types use runtime.js's define, which is built on register):
-   *   register(widgetName, render[, options])   define's half in the core
-   *                                   render(ctx) is called on every render pass of each of the
-   *                                   widget's forms; it may return a cleanup function, called
-   *                                   before the next render of that form. options.entryKey(entry)
-   *                                   names a stored list entry's identity for the two-tab merge
-   *                                   (default: entryKey, from IDENTITY_FIELDS); a widget with
-   *                                   options.describe(ctx) may be deferred (lazy.js): describe paints
-   *                                   summary and completeness without building; options.stepActions
-   *                                   names the trace-view actions it takes, offered while deferred.
-   *   ctx = {model, el, form, schemaName, config, record, derivation, state, setNotices}
-   *     model.get() -> {raw, value, error}; model.set(valueOrNull); model.setIncomplete(reasonOrNull);
-   *     model.announce(text); el = the form's .ma-body; state = a per-form object kept across
-   *     renders; setNotices([{level: 'warning'|'error'|'info', text}]) shows lines under the body.
+   * API (window.PotatoMultiagent):
+   *   define(name, spec)              a type on the runtime (runtime.js: spec, model, ui)
+   *   stepButton(action) -> {label, applies(row)} | null   a step action a type offers as a button
+   *   textLimit                       the most characters a note or reason holds
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   pageDerivation(config) -> {record, derivation} | {error}   (shared with the trace view)
    *   itemShownLater() -> true on Potato's annotation page: it shows the item (potato:instance-ready)
@@ -595,14 +598,14 @@
    */
   return {
     version: '1',
-    register: register,
+    define: define,
+    stepButton: function (action) { return runtime.stepButton(action); },
+    textLimit: runtime.textLimit,
     renderAll: renderAll,
     renderForm: renderForm,
-    buildDeferred: function (wanted) { lazy.buildFor(wanted); },
     itemShownLater: function () { return lazy.potatoOnPage(); },
     pageDerivation: pageDerivation,
     pageSchemes: pageSchemes,
-    formState: formStateFor,
     start: start,
     h: base.h,
     setAttributes: base.setAttributes,
