@@ -48,7 +48,7 @@ WEB = "potato_multiagent/web"
 ASSETS = "api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])"
 FIRST_PASS = "document.addEventListener('DOMContentLoaded', firstPass);"
 SHOWN_PASS = ("document.addEventListener('potato:instance-ready', function () "
-              "{ sync.markRestored(); lazy.itemShown(renderAll); });")
+              "{ sync.markRestored(); itemShown(); });")
 PREPARE = ("if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', "
            "prepareAfterFirstPass); }\n      else { prepareAfterFirstPass(); }")
 DERIVE_ONLY = ("document.addEventListener('DOMContentLoaded', function () "

@@ -399,7 +399,7 @@ document.addEventListener('potato:instance-ready', () => {
 def test_the_trace_view_draws_its_rows_once_when_potato_shows_the_item(task, page):
     """Potato hides the item until instance-ready: the trace view draws its rows then, not before as
     well; the page's side-by-side layout is set from DOMContentLoaded, so the forms' build near the
-    screen measures in it (web/trace_view.js firstInit)."""
+    screen measures in it (web/trace_view.js markPage)."""
     page.set_viewport_size(WIDE)
     page.add_init_script(TRACE_AT_SHOWN)
     login(page, task.base_url, fresh_user())

@@ -497,9 +497,9 @@
    * until potato:instance-ready, whose init draws them, so a drawing now would be done twice before
    * anyone sees it (docs/performance.md).
    */
-  function firstInit() {
+  /** The page has a trace view (the page's layout rules read the class), known once it is parsed. */
+  function markPage() {
     document.documentElement.classList.toggle('ma-has-trace', document.querySelector(SECTIONS) !== null);
-    if (!core.itemShownLater()) { init(); }
   }
 
   function init() {
@@ -579,12 +579,8 @@
     document.addEventListener('click', onLinkClick);
     document.addEventListener('change', onRadioChange);
     document.addEventListener('click', function (event) { setTimeout(function () { onRadioChange(event); }, 0); });
-    if (document.readyState === 'loading') {
-      document.addEventListener('DOMContentLoaded', function () { setTimeout(firstInit, 0); });
-    } else {
-      setTimeout(firstInit, 0);
-    }
-    document.addEventListener('potato:instance-ready', function () { setTimeout(init, 0); });
+    if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', markPage); } else { markPage(); }
+    core.onItemShown(init);   // drawn for each item the page shows, after the forms (the core's lifecycle)
     document.addEventListener('change', onModeChange);
   }
 

@@ -482,7 +482,17 @@
     saving.wrapPotato();   // annotation.js may come after this script: wrap once the page has loaded
     saving.makeStatusLine();
     lazy.wrapPotato();
-    if (lazy.potatoOnPage()) { renderAll(); } else { lazy.itemShown(renderAll); }   // else Potato shows the item later
+    if (lazy.potatoOnPage()) { renderAll(); } else { itemShown(); }   // else Potato shows the item later
+  }
+
+  var shownClients = [];   // onItemShown
+
+  /** The page shows an item (Potato's instance-ready; the first pass on a page without Potato's
+   * annotation script): the forms are drawn (lazy.js builds those in view), then, each in a task of
+   * its own, what else is drawn per item (the trace view): one lifecycle for all of the page. */
+  function itemShown() {
+    lazy.itemShown(renderAll);
+    shownClients.forEach(function (fn) { setTimeout(fn, 0); });
   }
 
   /** define(name, {describe, render[, entryKey][, stepActions][, prepare][, references]}): a type on the
@@ -512,7 +522,7 @@
       setTimeout(firstPass, 0);
     }
     runtime.start();
-    document.addEventListener('potato:instance-ready', function () { sync.markRestored(); lazy.itemShown(renderAll); });
+    document.addEventListener('potato:instance-ready', function () { sync.markRestored(); itemShown(); });
   }
 
   // The two-tab merge and the guards on leaving the page (sync.js), wired to this core.
@@ -584,8 +594,8 @@
    *   textLimit                       the most characters a note or reason holds
    *   renderAll([widgetName])         re-render now (tests, or after a dynamic change)
    *   pageDerivation(config) -> {record, derivation} | {error}   (shared with the trace view)
-   *   itemShownLater() -> true on Potato's annotation page: it shows the item (potato:instance-ready)
-   *                                   after DOMContentLoaded, and nothing is drawn for it before
+   *   onItemShown(fn)                 fn() in a task of its own each time the page shows an item, after
+   *                                   the forms are drawn (the trace view's lifecycle is the forms')
    *   pageSchemes() -> [{name, widget, config, form}]   the page's forms and their configs (the trace view's judgments)
    *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
    *   aboveBound(field, value, bound),
@@ -603,7 +613,7 @@
     textLimit: runtime.textLimit,
     renderAll: renderAll,
     renderForm: renderForm,
-    itemShownLater: function () { return lazy.potatoOnPage(); },
+    onItemShown: function (fn) { shownClients.push(fn); },
     pageDerivation: pageDerivation,
     pageSchemes: pageSchemes,
     start: start,
