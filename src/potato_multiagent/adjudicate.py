@@ -28,9 +28,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import yaml
 
 from .decisions import decisions, differences
-from .types.mast.scheme import agreed_value, union_value
 from .judgments import DEFAULT_KEY, Judgment, check_key, our_schemes, place_judgments
-from .types import scheme_for
+from .types import SCHEMES, scheme_for
 from .task import Task
 from .trace.jsjson import strict_loads
 
@@ -38,8 +37,6 @@ DATA_FILE = "data/adjudication.jsonl"
 GOLD_FILE = "gold.jsonl"
 REPORT_FILE = "disagreements.md"
 REPORT_LINES_FILE = "disagreements.jsonl"
-FA_TYPE = "multiagent.failure_attribution"
-MAST_TYPE = "multiagent.mast"
 
 
 class AdjudicationError(Exception):
@@ -163,8 +160,7 @@ def adjudicate(config_path: Path, folder: Path, min_annotators: int = 2, only_di
     # takes the change; left alone, the agreement stands. Failure modes they differ on keep the tags
     # they all gave.
     unanimous = _unanimous_values([s for s in settled if s.unanimous])
-    agreed = _agreed_tags([s for s in to_judge if not s.unanimous
-                           and str(schemes[s.scheme].get("annotation_type")) == MAST_TYPE], schemes)
+    agreed = _agreed_parts([s for s in to_judge if not s.unanimous], schemes)
     result = Adjudication(folder, labels, settled, disagreeing,
                           gold_lines(unanimous, schemes, agreed=agreed, order=list(records)),
                           too_few, left_out, kept_schemes)
@@ -196,14 +192,17 @@ def _unanimous_values(unanimous: List[Settled]) -> Dict[str, Dict[str, Any]]:
     return gold
 
 
-def _agreed_tags(to_judge: List[Settled], schemes: Mapping[str, dict]) -> Dict[str, Dict[str, Any]]:
-    """``{instance: {scheme: value}}`` for failure-mode schemes the annotators differ on: the tags every
-    annotator gave. They reach gold without being answered again; ``export --as-gold`` adds the
-    adjudicator's answer to them (types/mast/scheme.py)."""
+def _agreed_parts(to_judge: List[Settled], schemes: Mapping[str, dict]) -> Dict[str, Dict[str, Any]]:
+    """``{instance: {scheme: value}}`` for the schemes annotators differ on whose type sends what all
+    of them gave to gold without asking again (``Scheme.agreed``: MAST's tags); ``export --as-gold``
+    puts the adjudicator's answer over it (``Scheme.over_agreed``)."""
     found: Dict[str, Dict[str, Any]] = {}
     for s in to_judge:
-        config, _ = scheme_for(MAST_TYPE).parse_config(schemes[s.scheme])
-        found.setdefault(s.instance, {})[s.scheme] = agreed_value(list(s.values.values()), list(config.severities))
+        cls = scheme_for(str(schemes[s.scheme]["annotation_type"]))
+        config, _ = cls.parse_config(schemes[s.scheme])
+        agreed = cls.agreed(list(s.values.values()), config)
+        if agreed is not None:
+            found.setdefault(s.instance, {})[s.scheme] = agreed
     return found
 
 
@@ -225,18 +224,21 @@ def gold_lines(by_instance: Mapping[str, Mapping[str, Any]], schemes: Mapping[st
         gold: Dict[str, Any] = {"schemes": dict(by_scheme), "settled": {name: how for name in by_scheme}}
         if agreed.get(instance):
             gold["agreed"] = dict(agreed[instance])
-        lines.append({"id": instance, "gold": with_attribution(gold, schemes)})
+        lines.append({"id": instance, "gold": with_top_keys(gold, schemes)})
     return lines
 
 
-def with_attribution(gold: Dict[str, Any], schemes: Mapping[str, dict]) -> Dict[str, Any]:
-    """``responsible_agent`` / ``decisive_step`` at the top, from the one failure-attribution scheme."""
-    attributions = [name for name in gold.get("schemes", {})
-                    if str(schemes.get(name, {}).get("annotation_type")) == FA_TYPE]
-    if len(attributions) == 1:
-        value = gold["schemes"][attributions[0]]
-        gold = {key: item for key, item in gold.items() if key not in ("mistake_agent", "mistake_step")}
-        gold["responsible_agent"], gold["decisive_step"] = value.get("responsible_agent"), value.get("decisive_step")
+def with_top_keys(gold: Dict[str, Any], schemes: Mapping[str, dict]) -> Dict[str, Any]:
+    """The gold line's top keys its types give (``Scheme.gold_top``: failure attribution's
+    ``responsible_agent`` / ``decisive_step``), from the value of each type the task has one scheme of."""
+    by_type: Dict[Any, List[str]] = {}
+    for name in gold.get("schemes", {}):
+        cls = SCHEMES.get(str(schemes.get(name, {}).get("annotation_type")))
+        if cls is not None:
+            by_type.setdefault(cls, []).append(name)
+    for cls, names in by_type.items():
+        if len(names) == 1:
+            gold = cls.gold_top(gold, gold["schemes"][names[0]])
     return gold
 
 
@@ -372,8 +374,9 @@ def export_gold(config_path: Path, merge: Optional[Mapping[str, dict]] = None) -
     for instance, by_scheme in saved.items():
         entry = gold.setdefault(instance, {})
         for name, value in by_scheme.items():
-            if str(schemes[name].get("annotation_type")) == MAST_TYPE:
-                by_scheme[name] = _with_agreed_tags(entry, name, value)
+            cls = SCHEMES.get(str(schemes[name].get("annotation_type")))
+            if cls is not None:
+                by_scheme[name] = _over_agreed(cls, entry, name, value)
         entry.setdefault("schemes", {}).update(by_scheme)
         entry.setdefault("settled", {}).update({name: "adjudicated" for name in by_scheme})
         if isinstance(entry.get("agreed"), dict):
@@ -382,16 +385,17 @@ def export_gold(config_path: Path, merge: Optional[Mapping[str, dict]] = None) -
                 del entry["agreed"]
     order = {instance: position for position, instance in enumerate(records)}
     ordered = sorted(gold, key=lambda instance: (order.get(instance, len(order)), instance))
-    lines = [{"id": instance, "gold": with_attribution(gold[instance], schemes)} for instance in ordered]
+    lines = [{"id": instance, "gold": with_top_keys(gold[instance], schemes)} for instance in ordered]
     return GoldExport(lines, conflicts, left_out, merged=len(merge or {}))
 
 
-def _with_agreed_tags(entry: Mapping[str, Any], scheme: str, value: Any) -> Any:
-    """The adjudicator's failure-mode value over what annotators agreed on (unanimous gold, or the
-    agreed tags of an item they differed on): the agreed tags are never answered again nor dropped."""
+def _over_agreed(cls: Any, entry: Mapping[str, Any], scheme: str, value: Any) -> Any:
+    """The adjudicator's value over what annotators agreed on (unanimous gold, or the agreed part of an
+    item they differed on), as its type puts one over the other (``Scheme.over_agreed``: MAST's
+    agreed tags are never answered again nor dropped; other types take the adjudicator's value)."""
     base = ((entry.get("schemes") or {}).get(scheme) if isinstance(entry.get("schemes"), dict) else None) \
         or ((entry.get("agreed") or {}).get(scheme) if isinstance(entry.get("agreed"), dict) else None)
-    return union_value(base, value) if base is not None else value
+    return cls.over_agreed(base, value) if base is not None else value
 
 
 def write_gold(lines: List[dict], path: Path) -> None:

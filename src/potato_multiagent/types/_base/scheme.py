@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, List, Literal, Optional, Tuple, Type
+from typing import Annotated, Any, ClassVar, Dict, List, Literal, Optional, Tuple, Type
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
@@ -232,6 +232,25 @@ class Scheme:
         lists, sorted unions; marks identified by content rather than by a step, found again).
         ``(moved, left)``: what else moved, and what could not be brought up to date, in words."""
         return [], []
+
+    # -- gold (adjudicate) ----------------------------------------------------------------------
+    @classmethod
+    def agreed(cls, values: List[Any], config: SchemeConfig) -> Optional[Any]:
+        """The part of annotators' differing ``values`` (valid, parsed) that every one of them gave and
+        that goes to gold without being adjudicated again (MAST: the tags all of them made), or None:
+        the whole value is adjudicated (this default)."""
+        return None
+
+    @classmethod
+    def over_agreed(cls, agreed: Any, adjudicated: Any) -> Any:
+        """The adjudicator's value over what :meth:`agreed` sent to gold (never dropping it)."""
+        return adjudicated
+
+    @classmethod
+    def gold_top(cls, gold: Dict[str, Any], value: Any) -> Dict[str, Any]:
+        """A gold line's top keys from the value of the task's one scheme of this type (failure
+        attribution: Who&When's ``responsible_agent`` and ``decisive_step``); this default adds none."""
+        return gold
 
     @classmethod
     def _error_card(cls, name: str, title: str, problems: List[str]) -> str:

@@ -6,7 +6,7 @@ list (as Who&When's ``mistake_step``); the widget shows them as ``#N`` = index +
 
 from __future__ import annotations
 
-from typing import Any, List, Literal, Optional
+from typing import Any, Dict, List, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
@@ -69,6 +69,13 @@ class FailureAttribution(Scheme):
     Value = FailureAttributionValue
     summary = "Pick the responsible agent, the decisive step and the reason of a failed run."
     proposal_order = 10
+
+    @classmethod
+    def gold_top(cls, gold: Dict[str, Any], value: Any) -> Dict[str, Any]:
+        """Who&When's gold keys, from the adjudicated attribution (its ``mistake_*`` keys replaced)."""
+        gold = {key: item for key, item in gold.items() if key not in ("mistake_agent", "mistake_step")}
+        gold["responsible_agent"], gold["decisive_step"] = value.get("responsible_agent"), value.get("decisive_step")
+        return gold
 
     @classmethod
     def propose(cls, found: Survey) -> Choice:

@@ -146,6 +146,16 @@ class Mast(Scheme):
     proposal_order = 60
 
     @classmethod
+    def agreed(cls, values: List[Any], config: MastConfig) -> dict:
+        """The tags every annotator gave reach gold without being answered again (:func:`agreed_value`)."""
+        return agreed_value(values, list(config.severities))
+
+    @classmethod
+    def over_agreed(cls, agreed: dict, adjudicated: dict) -> dict:
+        """The adjudicator can add to the agreed tags, never drop them (:func:`union_value`)."""
+        return union_value(agreed, adjudicated)
+
+    @classmethod
     def propose(cls, found: Survey) -> Choice:
         return when(found.multi_agent, "mast", {
             "annotation_type": "multiagent.mast", "name": "mast", "description": "MAST failure modes"},
