@@ -44,8 +44,7 @@ BUNDLE_NAME = "multiagent"
 
 WEB_SCRIPTS = ("words.js", "derive.js", "value_shape.js", "windowing.js", "pager.js", "judgments.js", "base.js",
                "sync.js", "saving.js", "lazy.js", "banner.js", "runtime.js", "widget.js",
-               "trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js", "trace_view_rows.js",
-               "trace_view.js",
+               "trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js",
                "graph_labels.js", "graph_grid.js", "graph_layout.js")
 """``web/`` scripts in the order they need each other: the problem words, the derivation, the value
 check (uses the words), the windowed list, the pager (uses its page arithmetic), the judgments' reading (which a record carries,
@@ -55,7 +54,7 @@ leave; base), building a form when it comes into view (base), Potato's
 required banner written as text (base), ``define``'s half (the model and ``ui`` a type's render pass
 gets; base, windowing, pager), then the core that installs all of them (it holds the page's record
 and derivations, and ``define``); the trace view's parts (what a row shows, judgment
-markers, failure-mode chips and legend, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
+markers, a row's DOM on the core's ``h``), then the view itself (the core's ``pageDerivation``: one
 derivation with the widgets, and a page with no widget still loads the core); the graph's labels,
 the grid its columns are ordered and placed on, and its layered layout (pure, no DOM, used by the
 interaction graph). ``node_shim.js`` is for node
@@ -64,8 +63,7 @@ tests only and is never loaded in the page (nor shipped in the wheel)."""
 TRACE_VIEW = "trace_view"
 """The name of the trace view among what a page uses (``uses``: type folder names and this)."""
 
-WEB_SCRIPTS_OF = {TRACE_VIEW: ("trace_view_model.js", "trace_view_judgments.js", "trace_view_modes.js",
-                               "trace_view_rows.js", "trace_view.js"),
+WEB_SCRIPTS_OF = {TRACE_VIEW: ("trace_view_model.js", "trace_view_judgments.js", "trace_view_rows.js", "trace_view.js"),
                   "agent_interaction_graph": ("graph_labels.js", "graph_grid.js", "graph_layout.js")}
 """``web/`` scripts only one part of the page uses: the trace view's, and the interaction graph's layout
 (pure and tested under node, so in ``web/``). A page that does not use the part does not load them;
@@ -77,6 +75,10 @@ WEB_STYLES_OF = {TRACE_VIEW: ("trace_view.css",)}
 TYPE_SCRIPTS = ("marks.js", "view.js")
 """A type's scripts in load order: its pure rules, then its view on the runtime (with the parts of
 a view too long for one file, ``view_*.js``, just before it)."""
+
+TYPE_TRACE_SCRIPT = "trace.js"
+"""A type's part of the trace view (MAST's failure-mode chips on the steps): loaded after the type's
+scripts when the page shows a trace view, and never otherwise."""
 
 
 class Bundle(NamedTuple):
@@ -138,8 +140,9 @@ def scripts(package: Path, uses: Optional[Collection[str]] = None, outside: bool
     types and the trace view (``TRACE_VIEW``) the page uses; the others' scripts are left out
     (None: every one). ``outside``: whether the types of other distributions come too."""
     shared = [f"web/{name}" for name in WEB_SCRIPTS if _used(name, WEB_SCRIPTS_OF, uses)]
+    with_trace = uses is None or TRACE_VIEW in uses
     return shared + [_name(package, folder / name) for folder in _used_folders(package, uses, outside)
-                     for name in _script_names(folder) if (folder / name).is_file()]
+                     for name in _script_names(folder, with_trace) if (folder / name).is_file()]
 
 
 def _used(name: str, owned: Dict[str, Sequence[str]], uses: Optional[Collection[str]]) -> bool:
@@ -159,12 +162,14 @@ def _name(package: Path, path: Path) -> str:
         return str(path)
 
 
-def _script_names(folder: Path) -> List[str]:
-    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``:
-    a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``."""
+def _script_names(folder: Path, with_trace: bool) -> List[str]:
+    """``TYPE_SCRIPTS`` of one folder, with its view parts (``view_*.js``, by name) just before ``view.js``
+    (a view too long for one file is split into parts that register on ``PotatoMultiagent.viewParts``),
+    then, on a page with a trace view, its part of it (``TYPE_TRACE_SCRIPT``)."""
     parts = sorted(path.name for path in folder.glob("view_*.js"))
     names = list(TYPE_SCRIPTS)
-    return names[:names.index("view.js")] + parts + names[names.index("view.js"):]
+    return (names[:names.index("view.js")] + parts + names[names.index("view.js"):]
+            + ([TYPE_TRACE_SCRIPT] if with_trace else []))
 
 
 def styles(package: Path, uses: Optional[Collection[str]] = None, outside: bool = True) -> List[str]:

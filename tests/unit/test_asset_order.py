@@ -19,8 +19,7 @@ def test_web_scripts_load_in_their_declared_dependency_order():
     # the save path is built on base and installed by the core
     assert web.index("web/base.js") < web.index("web/saving.js") < web.index("web/widget.js")
     # the trace view takes the core's page derivation and h; its parts load before it
-    view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_modes.js", "web/trace_view_rows.js",
-            "web/trace_view.js"]
+    view = ["web/trace_view_model.js", "web/trace_view_judgments.js", "web/trace_view_rows.js", "web/trace_view.js"]
     assert web.index("web/widget.js") < web.index(view[0])
     assert [web.index(path) for path in view] == sorted(web.index(path) for path in view)
     # the pager uses windowing's page arithmetic; the runtime offers it as ui.pager
@@ -40,4 +39,5 @@ def test_each_type_loads_its_marks_before_its_view_after_the_runtime():
         assert own, f"{name} loads no script"
         assert all(scripts.index(path) > runtime for path in own)
         parts = sorted(f"types/{name}/{path.name}" for path in folder.folder.glob("view_*.js"))
-        assert own == [f"types/{name}/marks.js", *parts, f"types/{name}/view.js"], own
+        trace = [f"types/{name}/trace.js"] if (folder.folder / "trace.js").is_file() else []
+        assert own == [f"types/{name}/marks.js", *parts, f"types/{name}/view.js", *trace], own

@@ -9,7 +9,7 @@
  * the DOM (WINDOW, never the trace's length), and only the steps drawn have a row model built
  * (stepModel); the three layouts (lanes, tree, board) share it.
  * The view's parts load before it: trace_view_model.js (what a row shows, the layout rules),
- * trace_view_judgments.js (judgment markers), trace_view_modes.js (failure-mode chips and legend),
+ * trace_view_judgments.js (judgment markers), the parts types add (a type's trace.js: MAST's failure-mode chips and legend),
  * trace_view_rows.js (a row's DOM).
  *
  * The page-level event contract with the widgets:
@@ -99,7 +99,8 @@
     }
     paintTask(this.section, page.record, this.config);
     this.judged = judgments.judgmentMarks(page.record, core.pageSchemes(), core.registeredMarks);
-    if (rows.modes) { rows.modes.load(this, page.record); }
+    var view = this;
+    rows.traceParts().forEach(function (part) { part.load(view, page.record); });
     if (page.derivation === this.derivation) { return; }
     var derivation = this.derivation = page.derivation;
     this.steps = model.stepModel(derivation, page.record, core.deriveOptions(this.config));
@@ -373,7 +374,7 @@
     if (!card) { return; }
     if (event.target !== card) {
       if (event.key === 'Escape' && !(this.modeTip && !this.modeTip.hidden)) {
-        this.goBack(event);   // a shown definition closes first (trace_view_modes.js), then Escape goes back
+        this.goBack(event);   // a shown definition closes first (types/mast/trace.js), then Escape goes back
       }
       return;
     }
@@ -437,7 +438,8 @@
     }
     var action = event.target.closest('.ma-trace-action');
     if (action) { this.act(Number(action.getAttribute('data-step')), action.getAttribute('data-action'), action); return; }
-    var said = rows.modes ? rows.modes.clicked(this, event.target) : null;
+    var said = null;
+    for (var parts = rows.traceParts(), i = 0; i < parts.length && !said; i++) { said = parts[i].clicked(this, event.target); }
     if (said) {
       rows.paintFolds(this);
       this.say(said);
@@ -581,15 +583,18 @@
     document.addEventListener('click', function (event) { setTimeout(function () { onRadioChange(event); }, 0); });
     if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', markPage); } else { markPage(); }
     core.onItemShown(init);   // drawn for each item the page shows, after the forms (the core's lifecycle)
-    document.addEventListener('change', onModeChange);
+    document.addEventListener('change', onPartInputChange);
   }
 
-  /** A mast form's value changed (a chip, the form's own controls, another tab): repaint the chips. */
-  function onModeChange(event) {
-    if (!rows.modes || !rows.modes.isModeInput(event.target)) { return; }
-    views.forEach(function (view) {
-      rows.modes.repaint(view);
-      rows.paintFolds(view);
+  /** A form's value a part of the view shows changed (MAST: a chip, the form's own controls, another
+   * tab): that part repaints. */
+  function onPartInputChange(event) {
+    rows.traceParts().forEach(function (part) {
+      if (!part.isInput(event.target)) { return; }
+      views.forEach(function (view) {
+        part.repaint(view);
+        rows.paintFolds(view);
+      });
     });
   }
 

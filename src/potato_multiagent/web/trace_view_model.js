@@ -3,7 +3,7 @@
  * every string its row prints (stepModel, built as rows are drawn; viewModel: all of them), the
  * layout `auto` picks, the lanes and thread depths the layouts place rows by, and the layout a
  * radio answer maps to. The first of the trace view's
- * files (trace_view_model, trace_view_judgments, trace_view_modes, trace_view_rows, trace_view;
+ * files (trace_view_model, trace_view_judgments, trace_view_rows, trace_view, and the parts types add;
  * docs/trace-view.md).
  * Page global PotatoMultiagentTraceModel; module.exports under node (tests).
  */

@@ -3,7 +3,7 @@
  * (trace_view_model.js): the step card (#N, agent, time, judgment markers, text folded past
  * fold_chars, tool calls with arguments and result links, errors), the handoffs received, the
  * turn-level tag chips (Potato's turn_annotations DOM contract, folded but on the current step), the
- * failure-mode chips of the page's mast schemes (trace_view_modes.js, folded the same way) and the
+ * parts types add (MAST's failure-mode chips, types/mast/trace.js, folded the same way) and the
  * actions some widget on the page takes; then placed for the layout (lanes: a column per agent, tree: indented by thread
  * depth, board: addressee chips). Page only; loaded after widget.js (its h) and before
  * trace_view.js, which calls row(view, entry, position). Trace data is hostile: DOM through h only.
@@ -16,7 +16,13 @@
     return;
   }
   var h = core.h;
-  var modes = core.traceParts && core.traceParts.modes;   // failure-mode chips (trace_view_modes.js)
+  /** The parts types add to the trace view (a type's trace.js, e.g. MAST's failure-mode chips), each
+   * {load(view, record), slots(view, entry), repaint(view), clicked(view, target), isInput(target)};
+   * read when used: the type scripts load after the view's. */
+  function traceParts() {
+    var parts = core.traceParts || {};
+    return Object.keys(parts).sort().map(function (name) { return parts[name]; });
+  }
   /** The step actions some widget on the page takes (form[data-ma-step-actions]) that its type
    * offers as a button (define's stepActions), in page order. */
   function offeredActions() {
@@ -234,7 +240,9 @@
     entry.toolCalls.forEach(function (call) { card.appendChild(toolCallBlock(view, call)); });
     var slot = turnSlot(view, entry);
     if (slot) { card.appendChild(slot); }
-    if (modes) { modes.slots(view, entry).forEach(function (modeSlot) { paintFold(view, modeSlot); card.appendChild(modeSlot); }); }
+    traceParts().forEach(function (part) {
+      part.slots(view, entry).forEach(function (partSlot) { paintFold(view, partSlot); card.appendChild(partSlot); });
+    });
     var actions = actionButtons(view, entry);
     if (actions) { card.appendChild(actions); }
     return card;
@@ -260,5 +268,5 @@
   }
 
   root.PotatoMultiagentTraceRows = {actionLabel: actionLabel, offeredActions: offeredActions, row: row,
-    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, modes: modes};
+    paintFolds: paintFolds, toggleTags: toggleTags, afterChipClick: afterChipClick, traceParts: traceParts};
 }(typeof globalThis !== 'undefined' ? globalThis : this));

@@ -1,6 +1,6 @@
 /*
  * marks.js of `multiagent.mast`: the pure rules (no DOM) of failure-mode tags, shared by view.js
- * (the form), the trace view's chips (web/trace_view_modes.js) and the node tests
+ * (the form), the trace view's chips (trace.js) and the node tests
  * (tests/js/type_cases.test.js runs cases.json against problems()).
  *
  * The stored value (scheme.py says it in full):

@@ -1,6 +1,6 @@
 /*
  * view.js of `multiagent.mast`: the form's DOM, on the runtime (runtime.js). The trace view puts a
- * mode's chip on every step (web/trace_view_modes.js) and sends its clicks here as step actions
+ * mode's chip on every step (trace.js) and sends its clicks here as step actions
  * ('mast-tag', 'mast-accept'); this form holds the one value and shows it in full: the step tags
  * (each with its note, severity and Remove; paged), a row to add a tag without the trace, the
  * whole-run marks (the template's checkboxes, one per mode with its definition), the run's modes,
@@ -300,7 +300,7 @@
     view.judgments = marks.judgmentsFor(args.record, args.config, args.schemaName);
     view.pending = Object.create(null);
     paint(view, args.model.get().value);
-    // The trace view's chips (web/trace_view_modes.js): a mode on a step, and a judgment's tag taken.
+    // The trace view's chips (trace.js): a mode on a step, and a judgment's tag taken.
     ui.onStepAction('mast-tag', function (detail, event) {
       if (typeof detail.index !== 'number' || detail.index < 0 || detail.index >= view.derivation.steps.length ||
           !(detail.mode in view.taxonomy.byCode)) { return; }

@@ -1,5 +1,5 @@
 /*
- * trace_view_modes.js: the failure modes of the page's `multiagent.mast` schemes on the trace view
+ * trace.js of `multiagent.mast`: its part of the trace view, the failure modes of the page's mast schemes
  * (docs/trace-view.md, "Failure modes"): a chip per mode on each step, its name and definition on
  * hover and on keyboard focus (a tooltip, and the definition as the chip's accessible description),
  * the judgments' tags on the step with an Accept, and a legend of every mode, grouped by category
@@ -10,14 +10,15 @@
  * source}, aimed at the scheme), and the view repaints its chips from the form's hidden input
  * whenever it changes (a chip, the form's own controls, another tab's merge). The rules (which
  * modes a step has, the words) are the type's marks.js.
- * Page only; loaded after trace_view_judgments.js and before trace_view_rows.js, which draws a
- * row's slots with it (PotatoMultiagent.traceParts.modes). Trace and config text are hostile: DOM through h only.
+ * Page only; loaded with the trace view (bundling: a type's trace.js comes when the page shows a trace
+ * view), it registers on PotatoMultiagent.traceParts.mast, and the view asks every part it finds
+ * (web/trace_view_rows.js traceParts). Trace and config text are hostile: DOM through h only.
  */
 (function (root) {
   'use strict';
   var core = root.PotatoMultiagent;
   if (!core || typeof core.h !== 'function') {
-    if (root.console) { root.console.error('trace_view_modes.js: widget.js must load before it'); }
+    if (root.console) { root.console.error('types/mast/trace.js: widget.js must load before it'); }
     return;
   }
   var h = core.h;
@@ -382,11 +383,11 @@
   }
 
   /** A change of a mast form's stored value (document 'change' on its hidden input). */
-  function isModeInput(target) {
+  function isInput(target) {
     return !!(target && target.classList && target.classList.contains('multiagent-input') &&
       target.closest('form[data-ma-widget="' + WIDGET + '"]'));
   }
 
   var parts = core.traceParts || (core.traceParts = {});
-  parts.modes = {load: load, slots: slots, repaint: repaint, clicked: clicked, isModeInput: isModeInput};
+  parts[WIDGET] = {load: load, slots: slots, repaint: repaint, clicked: clicked, isInput: isInput};
 }(typeof globalThis !== 'undefined' ? globalThis : this));
