@@ -9,6 +9,8 @@ import sys
 
 import pytest
 from flask import Flask
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from potato.server_utils.json import easy_json
 
 from potato_multiagent.guard import guard_pages, inert_json, inert_json_scripts
@@ -152,3 +154,22 @@ def test_potatos_soup_pass_sees_the_blocks_inert(monkeypatch):
     assert flask_server.render_template.multiagent_inert and flask_server.render_template.__wrapped__("x") == rendered
     answer = app.test_client().get("/annotate").get_data(as_text=True)
     assert json.loads(json_blocks(answer)["instance_data"]) == record
+
+
+PIECES = ['"', "\\", "\\\\", '\\"', "a", "</script>", "</SCRIPT >", "<!--", "<script>", "/", "<", "-->"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join), st.lists(st.sampled_from(PIECES), max_size=6).map("".join))
+def test_any_text_of_quotes_backslashes_and_closers_is_made_inert_and_reads_the_same(text, other):
+    """The guard's quick path (a block's end found without reading its JSON, when nothing in it
+    needs escaping) must never take a forged ``</script`` inside a string for the end: the quotes
+    and backslashes before it decide, whatever their mix."""
+    value = {"text": text, "list": [other, text], "n": 1}
+    served = inert_json_scripts(page(potato_var_elems({"instance_data": value, "emphasis": [other]})))
+    blocks = json_blocks(served)
+    assert list(blocks) == ["instance_data", "emphasis"]
+    for key, expected in (("instance_data", value), ("emphasis", [other])):
+        assert "</" not in blocks[key] and "<!--" not in blocks[key], key
+        assert json.loads(blocks[key]) == expected, key
+    assert served.endswith("<p>after</p></body></html>")
