@@ -9,10 +9,11 @@ agents quote page source all the time, so an ordinary browser-agent run can do e
 
 :func:`inert_json_scripts` makes every JSON block of a page inert without changing what the page's
 scripts read: inside a JSON text ``<`` can only stand in a string, where ``<\\/`` decodes to ``</``
-and ``\\u003c`` to ``<``. Each block's end is found by the JSON grammar (``raw_decode``), never by
-looking for the closing tag the payload forged. :func:`guard_pages` applies it to every HTML page
-the server renders or answers (see there for why both). The upstream fix, and what is tested, are
-in docs/security.md.
+and ``\\u003c`` to ``<``. Each block's end is found by the JSON grammar, never by trusting the
+closing tag the payload forged: a block that needs nothing is recognised by the quotes before its
+first ``</`` (:func:`_end_if_nothing_to_do`), any other is read with ``raw_decode``.
+:func:`guard_pages` applies it to every HTML page the server renders or answers (see there for why
+both). The upstream fix, and what is tested, are in docs/security.md.
 """
 
 from __future__ import annotations
