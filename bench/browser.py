@@ -6,7 +6,7 @@ is after the first item; `GET /annotate` in a new tab; then, once the item is pa
 
 - `dcl`, `ready`, `painted`: DOMContentLoaded, the widgets ready, the first frame after Potato
   showed the item, all since navigation start;
-- `own`: the widgets' own work. Ours: from the start of widget.js's DOMContentLoaded listener to
+- `own`: the widgets' own work. Ours: from the start of the runtime's (widget.js's) DOMContentLoaded listener to
   the last `multiagent:ready:<schema>` mark. Built-ins: the run time of their DOMContentLoaded
   listeners. `derive` (ours only): the part of it spent in derive.js, once per page;
 - `frame`: from Potato showing the item (`#main-content` displayed, then `potato:instance-ready`,
@@ -47,7 +47,9 @@ READY_JS = """(marks) => {
 TIMINGS_JS = """({marks, owners}) => {
   const bench = window.__bench;
   const navigation = performance.getEntriesByType('navigation')[0];
-  const listeners = bench.listeners.filter((entry) => owners.includes(entry.owner) && entry.start !== null);
+  // each owner's first listener (the runtime's core registers its first pass first, then more)
+  const listeners = owners.map((owner) => bench.listeners.find((entry) => entry.owner === owner && entry.start !== null))
+    .filter(Boolean);
   if (listeners.length !== owners.length) {
     throw new Error('DOMContentLoaded listeners of ' + owners.join(', ') + ' not found: '
       + JSON.stringify(bench.listeners.map((entry) => entry.owner)));
@@ -120,12 +122,14 @@ def page_uses(spec: PageSpec) -> frozenset:
 
 @lru_cache(maxsize=16)
 def bundle_first_lines(uses: frozenset) -> List[Any]:
-    """[line, file] of each page script in the one script the plugin serves a page using `uses`
+    """[line, part] of each part in the one script the plugin serves a page using `uses`
     (bundling.py, served.py)."""
     from potato_multiagent import types
-    from potato_multiagent.bundling import first_lines, join_scripts, scripts
+    from potato_multiagent.bundling import first_lines
+    from potato_multiagent.served import config_bundle
 
-    return [list(part) for part in first_lines(join_scripts(types.PACKAGE, scripts(types.PACKAGE, uses)))]
+    bundle = config_bundle(types.PACKAGE, types.folders(), uses)
+    return [list(part) for part in first_lines((bundle.folder / bundle.script).read_text(encoding="utf-8"))]
 
 
 def open_as_new_annotator(context, page, base_url: str) -> None:

@@ -50,7 +50,7 @@ FIRST_PASS = "document.addEventListener('DOMContentLoaded', firstPass);"
 SHOWN_PASS = ("document.addEventListener('potato:instance-ready', function () "
               "{ sync.markRestored(); itemShown(); });")
 PREPARE = ("if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', "
-           "prepareAfterFirstPass); }\n      else { prepareAfterFirstPass(); }")
+           "prepareAfterFirstPass); }\n    else { prepareAfterFirstPass(); }")
 DERIVE_ONLY = ("document.addEventListener('DOMContentLoaded', function () "
                "{ derivationFor(readPageRecord(), deriveOptions({})); });")
 DO_NOTHING = [(f"{WEB}/widget.js", SHOWN_PASS, ""), (f"{WEB}/runtime.js", PREPARE, "")]
@@ -80,9 +80,11 @@ TIMES = ("ttfb", "dcl", "dcl_end", "instance_ready", "ready")
 
 
 def variant_tree(name: str, into: Path) -> Path:
-    """A copy of src/ with the variant's lines replaced; each line must be there exactly once."""
+    """A copy of src/ with the variant's lines replaced; each line must be there exactly once. Its
+    bundle is built from it (beside it, the checkout's node_modules: esbuild)."""
     tree = into / name / "src"
     shutil.copytree(SOURCE, tree, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (into / name / "node_modules").symlink_to(SOURCE.parent / "node_modules")   # esbuild, for the bundle
     for relative, line, replacement in VARIANTS[name]:
         path = tree / relative
         text = path.read_text(encoding="utf-8")

@@ -3,7 +3,7 @@
  * [--warm RUNS] RECORD`.
  *
  * RECORD is one instance record (JSON, e.g. bench/synth.py `scale_record(5000)`); it is derived
- * with web/derive.js, then web/graph_layout.js (or FILE, to time another version side by side)
+ * with web/derive.js, then types/agent_interaction_graph/graph_layout.js (or FILE, to time another version side by side)
  * lays out its agents and edges with the default measure. The first call is "cold", as on a page
  * (V8 has not compiled or optimised anything yet); then RUNS warm calls. Stdout is one JSON line,
  * {cold: {cpu, main, wall}, warm: {cpu: [...], main: [...], wall: [...]}} in ms: CPU time of the
@@ -20,7 +20,7 @@ const WEB = path.join(__dirname, '..', 'src', 'potato_multiagent', 'web');
 const {derive} = require(path.join(WEB, 'derive.js'));
 
 function options(argv) {
-  const parsed = {layout: path.join(WEB, 'graph_layout.js'), warm: 0, record: null};
+  const parsed = {layout: path.join(WEB, '..', 'types', 'agent_interaction_graph', 'graph_layout.js'), warm: 0, record: null};
   for (let k = 0; k < argv.length; k++) {
     if (argv[k] === '--layout') { parsed.layout = path.resolve(argv[++k]); } else if (argv[k] === '--warm') {
       parsed.warm = Number(argv[++k]);

@@ -3,7 +3,7 @@
     python -m bench.graph_timing [--runs 15] [--sizes 5000,20000,50000] [--baseline REF] [--chromium]
 
 For each size N, `synth.scale_record(N)` (12 agents, all 132 directed edges) is written once; then,
-`runs` times and alternating between this tree's web/graph_layout.js and the one at git REF
+`runs` times and alternating between this tree's graph_layout.js and the one at git REF
 (default `main`; none with `--baseline ''`), a fresh `node bench/graph_timing.js` process derives
 the record and times its first layoutGraph call (cold, as on a page) and 40 more (warm). Printed:
 per size and version, medians of process CPU, main-thread CPU (Linux schedstat, which advances
@@ -32,14 +32,17 @@ from . import synth
 ROOT = Path(__file__).resolve().parent.parent
 NODE_SCRIPT = Path(__file__).with_name("graph_timing.js")
 WEB = ROOT / "src" / "potato_multiagent" / "web"
-LAYOUT_FILES = ("graph_labels.js", "graph_grid.js", "graph_layout.js")   # load order; graph_grid.js since 1bd29bc
+GRAPH = ROOT / "src" / "potato_multiagent" / "types" / "agent_interaction_graph"
+LAYOUT_FILES = ("graph_labels.js", "graph_grid.js", "graph_layout.js")   # graph_grid.js since 1bd29bc
+LAYOUT_HOMES = ("src/potato_multiagent/types/agent_interaction_graph", "src/potato_multiagent/web")   # web/ before ES modules
+ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
 WARM_RUNS = 40
 DERIVE_GRAPH = """const {derive} = require(process.argv[1]);
 const derivation = derive(require(process.argv[2]), {});
 process.stdout.write('var GRAPH = ' + JSON.stringify({agents: derivation.agents, edges: derivation.edges}) + ';');"""
 PAGE = """<!doctype html><meta charset="utf-8"><pre id="out">pending</pre>
-{scripts}<script src="graph.js"></script>
-<script>window.layout = PotatoMultiagentGraphLayout.layoutGraph(GRAPH.agents, GRAPH.edges);</script>
+<script src="layout.js"></script><script src="graph.js"></script>
+<script>window.layout = GraphLayout.layoutGraph(GRAPH.agents, GRAPH.edges);</script>
 <script>document.getElementById('out').textContent = String(window.layout.width);</script>
 """
 
@@ -47,8 +50,11 @@ PAGE = """<!doctype html><meta charset="utf-8"><pre id="out">pending</pre>
 def baseline_layout(ref: str, folder: Path) -> Path:
     """The layout's files as they are at git `ref`, side by side in `folder` (a ref from before the
     grid was split out has no graph_grid.js)."""
+    home = next((home for home in LAYOUT_HOMES if subprocess.run(
+        ["git", "cat-file", "-e", f"{ref}:{home}/graph_layout.js"], cwd=ROOT, capture_output=True).returncode == 0),
+        LAYOUT_HOMES[0])
     for name in LAYOUT_FILES:
-        shown = subprocess.run(["git", "show", f"{ref}:src/potato_multiagent/web/{name}"], cwd=ROOT,
+        shown = subprocess.run(["git", "show", f"{ref}:{home}/{name}"], cwd=ROOT,
                                capture_output=True, text=True)
         if shown.returncode == 0:
             (folder / name).write_text(shown.stdout, encoding="utf-8")
@@ -67,16 +73,15 @@ def one_run(layout: Path, record: Path) -> Dict[str, float]:
 
 
 def page_folder(layout: Path, record: Path, folder: Path) -> Path:
-    """A static page that lays out the record's derived graph with `layout` (and its labels)."""
+    """A static page that lays out the record's derived graph with `layout` (and what it imports,
+    bundled by esbuild into one script: an ES module of this tree or a UMD file of an older ref)."""
     folder.mkdir(parents=True, exist_ok=True)
-    present = [name for name in LAYOUT_FILES if (layout.parent / name).exists()]
-    for name in present:
-        (folder / name).write_text((layout.parent / name).read_text(encoding="utf-8"), encoding="utf-8")
+    subprocess.run([str(ESBUILD), str(layout), "--bundle", "--format=iife", "--global-name=GraphLayout",
+                    f"--outfile={folder / 'layout.js'}", "--log-level=warning"], check=True)
     graph = subprocess.run(["node", "-e", DERIVE_GRAPH, str(WEB / "derive.js"), str(record)],
                            check=True, capture_output=True, text=True).stdout
     (folder / "graph.js").write_text(graph, encoding="utf-8")
-    scripts = "".join(f'<script src="{name}"></script>' for name in present)
-    (folder / "index.html").write_text(PAGE.replace("{scripts}", scripts), encoding="utf-8")
+    (folder / "index.html").write_text(PAGE, encoding="utf-8")
     return folder / "index.html"
 
 
@@ -143,7 +148,7 @@ def main() -> None:
     sizes = [int(size) for size in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        versions = {"this tree": WEB / "graph_layout.js"}
+        versions = {"this tree": GRAPH / "graph_layout.js"}
         if args.baseline:
             (folder / "baseline").mkdir()
             versions[f"at {args.baseline}"] = baseline_layout(args.baseline, folder / "baseline")

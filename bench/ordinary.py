@@ -151,14 +151,15 @@ def bundle_sizes(entries: Sequence[Scenario], workdir: Path) -> List[Dict[str, A
     file as written (the first row, the base of the ratios); now each loads its config's bundle,
     minified (served.config_bundle): everything, a page with one of our types (each type alone),
     the seven, and init's page."""
-    from potato_multiagent import bundling, types
+    from potato_multiagent import types
     from potato_multiagent.served import config_bundle, config_uses
 
-    def written(names) -> float:
-        return sum((types.PACKAGE / name).stat().st_size for name in names) / 1024
+    def written(suffix: str) -> float:
+        folders = [types.WEB, *types.folders().values()]
+        return sum(path.stat().st_size for folder in folders for path in folder.glob(f"*{suffix}")) / 1024
 
     def sizes(uses) -> Dict[str, float]:
-        bundle = config_bundle(types.PACKAGE, uses, cache=workdir / "bundles")
+        bundle = config_bundle(types.PACKAGE, types.folders(), uses, cache=workdir / "bundles")
         return {"js_kb": (bundle.folder / bundle.script).stat().st_size / 1024,
                 "css_kb": (bundle.folder / bundle.style).stat().st_size / 1024}
 
@@ -170,7 +171,7 @@ def bundle_sizes(entries: Sequence[Scenario], workdir: Path) -> List[Dict[str, A
                   ("init's page", config_uses({"annotation_schemes": init.spec.schemes,
                                                "instance_display": init.display}))]
     before = {"page": "every file as written (every page before issue 34)",
-              "js_kb": written(bundling.scripts(types.PACKAGE)), "css_kb": written(bundling.styles(types.PACKAGE))}
+              "js_kb": written(".js"), "css_kb": written(".css")}
     return [before, *({"page": title, **sizes(uses)} for title, uses in pages_used)]
 
 

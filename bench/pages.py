@@ -39,10 +39,10 @@ class PageSpec:
 
     @property
     def owners(self) -> List[str]:
-        """Who registers the page's widget listeners (probe.js's `owner`): our runtime, or each
-        built-in's inline script by its schema name."""
+        """Who registers the page's widget listeners (probe.js's `owner`): our runtime (the bundle's
+        core part), or each built-in's inline script by its schema name."""
         if self.marks:
-            return ["widget.js"]
+            return ["core"]
         return [f"schema:{scheme['name']}" for scheme in self.schemes]
 
     @property

@@ -26,7 +26,7 @@
  * other such listeners (Potato's own) that run before or after it. To tell a widget's own time
  * from theirs, every DOMContentLoaded listener on the document is wrapped and logged in
  * bench.listeners as {owner, start, end}: owner is the registering script's file name
- * ("widget.js", told inside our bundle by the line of the call) or, for a built-in's inline
+ * (inside our bundle, its part, told by the line of the call: "core" is the runtime's) or, for a built-in's inline
  * script, "schema:<its SCHEMA>".
  *
  * window.__benchInteract(formSelector, actionBody) runs one interaction (a function body with
@@ -37,24 +37,15 @@
   'use strict';
   var config = window.__benchConfig || {builtins: []};
   var bench = window.__bench = {builtinReadyAt: null, shownAt: null, instanceReadyAt: null, paintedAt: null,
-    traceRowsAt: null, tracePaintedAt: null, listeners: [], deriveMs: []};
+    traceRowsAt: null, tracePaintedAt: null, listeners: []};
 
-  // derive.js assigns window.PotatoMultiagentDerive once; hand the widgets a timed derive instead.
-  var deriveApi;
-  Object.defineProperty(window, 'PotatoMultiagentDerive', {
-    configurable: true,
-    get: function () { return deriveApi; },
-    set: function (api) {
-      var derive = api && api.derive;
-      deriveApi = typeof derive !== 'function' ? api : Object.assign({}, api, {derive: function () {
-        var start = performance.now();
-        try { return derive.apply(this, arguments); } finally { bench.deriveMs.push(performance.now() - start); }
-      }});
-    }
-  });
+  // Our derivation is timed by the runtime itself: a `multiagent:derive` measure on the timeline.
+  Object.defineProperty(bench, 'deriveMs', {enumerable: true, get: function () {
+    return performance.getEntriesByName('multiagent:derive').map(function (entry) { return entry.duration; });
+  }});
 
-  // Our page scripts come as one bundle (served.py); the file a bundle line belongs to is the last
-  // one starting at or before it (config.bundle: [first line, path] per file).
+  // Our page scripts come as one bundle (served.py); the part a bundle line belongs to is the last
+  // one starting at or before it (config.bundle: [first line, part] per part: "core" is the runtime).
   var BUNDLE_FRAME = /\/multiagent\.[0-9a-f]+\.js[^\s:]*:(\d+):\d+/;
 
   function bundledFile(stack) {

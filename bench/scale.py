@@ -90,7 +90,7 @@ LOAD_JS = """({marks, inViewMark}) => {
   const inView = marks.length && performance.getEntriesByName(inViewMark).length ? [lastMark(inViewMark)] : markTimes;
   const ready = Math.max(bench.instanceReadyAt, ...inView, ...traced);
   const allBuilt = Math.max(bench.instanceReadyAt, ...markTimes, ...traced);
-  const ours = bench.listeners.find((entry) => entry.owner === 'widget.js' && entry.start !== null);
+  const ours = bench.listeners.find((entry) => entry.owner === 'core' && entry.start !== null);
   const forms = {};
   document.querySelectorAll('form.annotation-form[data-schema-name]').forEach((form) => {
     forms[form.getAttribute('data-schema-name')] = form.getElementsByTagName('*').length; });

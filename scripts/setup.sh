@@ -6,7 +6,8 @@
 #   /usr/bin/chromium      Debian's chromium and chromium-headless-shell from apt, only when missing
 #   /usr/bin/chromium-headless-shell  (the e2e tests drive the shell, the bench the full browser;
 #                          `playwright install` is never used)
-#   node_modules/axe-core  npm ci, only when missing (the accessibility e2e test injects it)
+#   node_modules          npm ci, when missing or package-lock.json changed: esbuild (builds the
+#                          browser bundle), axe-core (the accessibility e2e test injects it)
 #   /usr/bin/strace        from apt, only when missing (tests/package audits what the installed
 #                          plugin reads and writes)
 #
@@ -103,13 +104,14 @@ ensure_strace() {
 }
 
 ensure_node_modules() {
-    [ -f node_modules/axe-core/axe.min.js ] && return 0
-    if ! command -v npm >/dev/null 2>&1; then
-        [ "${CI:-}" = "true" ] && die "npm is missing: install Node.js (axe-core is needed by the accessibility tests)"
-        say "WARNING: npm is missing; tests/e2e/test_accessibility.py needs node_modules/axe-core"
+    # esbuild builds the browser bundle (a server started from this checkout needs it), axe-core is
+    # injected by the accessibility tests; npm ci again whenever package-lock.json changed
+    if [ -f node_modules/esbuild/package.json ] && [ -f node_modules/axe-core/axe.min.js ] \
+        && [ -e node_modules/potato-multiagent ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
         return 0
     fi
-    say "npm ci (axe-core for the accessibility tests)"
+    command -v npm >/dev/null 2>&1 || die "npm is missing: install Node.js 20 or later (esbuild builds the browser bundle)"
+    say "npm ci (esbuild for the browser bundle, axe-core for the accessibility tests)"
     npm ci --silent --no-audit --no-fund >/dev/null
 }
 

@@ -29,6 +29,9 @@ fi
 unset PYTHONDONTWRITEBYTECODE
 
 command -v node >/dev/null 2>&1 || { echo "test: ERROR: node is not on PATH (Node 20 runs tests/conformance/*.test.js)" >&2; exit 1; }
+# the node tests require() the ES modules of the page: Node 20.19 or later does that
+node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)' \
+    || { echo "test: ERROR: node $(node --version) is too old: the tests need Node 20.19 or later (require of ES modules)" >&2; exit 1; }
 
 failed=()
 

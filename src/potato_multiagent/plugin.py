@@ -11,8 +11,8 @@ from .served import plugin_bundle, serve_forever, serve_what_the_config_uses
 
 
 def register(api) -> None:
-    """Register every type folder with its declared config keys, and the scripts and styles of the
-    widgets, in the order the folders give (``web/`` first, then each type), joined into one script
+    """Register every type folder with its declared config keys, and the browser half (bundling.py:
+    the runtime, the trace view and every type, built from their modules) joined into one script
     and one style sheet, which browsers keep (their names hold their content's hash); then the
     trace view. Potato serves all of the assets folder, so it is a folder of that bundle alone
     (served.py: the one an installed package came with), never the package with its Python; from
@@ -23,10 +23,11 @@ def register(api) -> None:
     for type_name, scheme in types.SCHEMES.items():
         api.add_schema(type_name, scheme.render, optional_fields=scheme.optional_fields(),
                        description=scheme.summary)
-    bundle = plugin_bundle(types.PACKAGE)
+    folders = types.folders()
+    bundle = plugin_bundle(types.PACKAGE, folders)
     api.add_assets(str(bundle.folder), scripts=[bundle.script], styles=[bundle.style])
     serve_forever(f"{STATIC_URL_PREFIX}/{api.name}", bundle)
-    serve_what_the_config_uses(api.name, f"{STATIC_URL_PREFIX}/{api.name}", types.PACKAGE)
+    serve_what_the_config_uses(api.name, f"{STATIC_URL_PREFIX}/{api.name}", types.PACKAGE, folders)
     guard_pages()
     guard_saves()
     register_trace_view(api)

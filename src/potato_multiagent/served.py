@@ -6,23 +6,25 @@ Potato serves one folder per plugin, all of it (``api.add_assets(folder, ...)``,
 templates, so it is not that folder.
 
 An installed package serves the ``bundle/`` folder it was built with (setup.py) and writes
-nothing. A source checkout has none: the bundle is built when the plugin registers, into the
-user's cache, in a folder named by the bundle's hash, built under a temporary name and renamed
-into place: servers starting together share it, and an unchanged checkout reuses it. Nothing is
-written into git.
+nothing. A source checkout has none: its parts are built by esbuild (bundling.py) when the plugin
+registers, into the user's cache, in a folder named by a hash of the sources (``parts-<hash>``), and
+joined into a folder named by the bundle's hash (``bundle-<hash>``), each built under a temporary
+name and renamed into place: servers starting together share them, and an unchanged checkout
+reuses them. Nothing is written into git. Types of other packages installed beside ours are built
+the same way, also for an installed package.
 
 A page loads only what its config uses (issue 34): the registered bundle holds everything (the
 plugin registers before Potato hands it the config), and at the server's first request, when Potato
 holds the config, :func:`serve_what_the_config_uses` joins the shared core, the types the config
 names and the trace view if it shows one into a bundle of their own, and points the plugin's assets
-at it: a source checkout builds it in the cache as above; an installed package, which writes
+at it: a source checkout joins it in the cache as above; an installed package, which writes
 nothing into its own folder and may have no writable home, in a folder of Potato's package folder,
 where Potato writes the pages it generates (``installed_cache_root``). A config whose phase reads
 its questions from a file keeps everything.
 
 Every start from a source checkout marks its folder as used (its time stamp) and removes the bundle
 folders nobody has started for ``UNUSED_FOR_DAYS`` days: an edited checkout leaves its old bundle
-behind (~600 KB each), but a page still open on a server that is running keeps its own (a server
+behind (~400 KB each), but a page still open on a server that is running keeps its own (a server
 started less than that long ago marked it).
 """
 
@@ -35,9 +37,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Collection, Dict, Iterator, Optional, Sequence, Set
+from typing import Any, Collection, Dict, Iterator, Mapping, Optional, Sequence, Set
 
-from .bundling import TRACE_VIEW, Bundle, files, outside_types, scripts, shipped, styles
+from .bundling import (SHIPPED, SHIPPED_PARTS, TRACE_VIEW, Built, Bundle, build_parts, built_in, files, parts,
+                       read_parts, shipped, sources_digest, used)
 
 TYPE_PREFIX = "multiagent."
 """Our annotation types and our trace display are ``multiagent.<name>`` in a config."""
@@ -53,21 +56,38 @@ UNUSED_FOR_DAYS = 30
 """A bundle folder no server has started from for this long is removed by the next start."""
 
 
-def plugin_bundle(package: Path, cache: Optional[Path] = None) -> Bundle:
-    """The bundle the plugin registers: the one an installed package came with, else (a source
-    checkout, or types of other packages installed beside it: the shipped one holds the built-in
-    types only) every page script and style sheet built into the cache."""
+def plugin_bundle(package: Path, folders: Mapping[str, Path], cache: Optional[Path] = None) -> Bundle:
+    """The bundle the plugin registers, every part of it: the one an installed package came with,
+    else (a source checkout, or types of other packages installed beside it: the shipped one holds
+    the built-in types only) every part of ``folders`` (the registry's ``{type: folder}``) joined
+    in the cache."""
     bundle = shipped(package)
-    if bundle is not None and not outside_types():
+    if bundle is not None and folders.keys() == built_in(package).keys():
         return bundle
-    return served_bundle(package, scripts(package), styles(package), cache)
+    names = [part.name for part in parts(package, folders)]
+    return served_bundle(built_parts(package, folders, cache), names, cache)
 
 
-def served_bundle(package: Path, script_names: Sequence[str], style_names: Sequence[str],
-                  cache: Optional[Path] = None) -> Bundle:
-    """The folder holding ``script_names`` joined into one script and ``style_names`` into one
-    sheet, made in the cache when missing; a missing file is named."""
-    made = files(package, script_names, style_names)
+def built_parts(package: Path, folders: Mapping[str, Path], cache: Optional[Path] = None) -> Built:
+    """Every part of the bundle: the installed package's (``bundle/parts``) when the types are its
+    own, else built by esbuild into the cache, once for every content of the sources
+    (``parts-<digest>``: servers starting together share it, an unchanged checkout reuses it)."""
+    if shipped(package) is not None and folders.keys() == built_in(package).keys():
+        return read_parts(package / SHIPPED / SHIPPED_PARTS)
+    root = cache if cache is not None else cache_root()
+    folder = root / f"parts-{sources_digest(package, folders)}"
+    if not folder.is_dir():
+        built = build_parts(package, parts(package, folders))
+        _ensure(folder, {f"{name}{suffix}": text for name, pair in built.items()
+                         for suffix, text in zip((".js", ".css"), pair)})
+    os.utime(folder)
+    return read_parts(folder)
+
+
+def served_bundle(built: Built, names: Sequence[str], cache: Optional[Path] = None) -> Bundle:
+    """The folder holding the parts ``names`` of ``built`` joined into one script and one sheet,
+    made in the cache when missing."""
+    made = files(built, names)
     digest = next(iter(made)).split(".")[1]
     root = cache if cache is not None else cache_root()
     folder = _ensure(root / f"bundle-{digest}", made)
@@ -114,7 +134,7 @@ def _remove_unused(root: Path, keep: Path) -> None:
     ``UNUSED_FOR_DAYS`` days; one that cannot be removed now is left for a later start."""
     oldest_kept = time.time() - UNUSED_FOR_DAYS * 86_400
     for folder in root.iterdir():
-        if folder != keep and folder.name.lstrip(".").startswith("bundle-") and folder.is_dir():
+        if folder != keep and folder.name.lstrip(".").startswith(("bundle-", "parts-")) and folder.is_dir():
             try:
                 if folder.stat().st_mtime < oldest_kept:
                     shutil.rmtree(folder)
@@ -214,12 +234,14 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def config_bundle(package: Path, uses: Optional[Collection[str]], cache: Optional[Path] = None) -> Bundle:
-    """The bundle of what a config uses (``uses`` from :func:`config_uses`), built in the cache."""
-    return served_bundle(package, scripts(package, uses), styles(package, uses), cache)
+def config_bundle(package: Path, folders: Mapping[str, Path], uses: Optional[Collection[str]],
+                  cache: Optional[Path] = None) -> Bundle:
+    """The bundle of what a config uses (``uses`` from :func:`config_uses`), joined in the cache."""
+    names = used([part.name for part in parts(package, folders)], uses)
+    return served_bundle(built_parts(package, folders, cache), names, cache)
 
 
-def serve_what_the_config_uses(plugin_name: str, url_path: str, package: Path) -> None:
+def serve_what_the_config_uses(plugin_name: str, url_path: str, package: Path, folders: Mapping[str, Path]) -> None:
     """From the server's first request on, serve the bundle of what Potato's config uses instead of
     the full one the plugin registered.
 
@@ -245,7 +267,7 @@ def serve_what_the_config_uses(plugin_name: str, url_path: str, package: Path) -
             if entry is None or not config.get("annotation_schemes") and not config.get("phases"):
                 return   # not this config's plugin, or no config yet (a process that only checks)
             cache = installed_cache_root(plugin_name) if shipped(package) is not None else None
-            bundle = config_bundle(package, config_uses(config), cache)
+            bundle = config_bundle(package, folders, config_uses(config), cache)
             serve_forever(url_path, bundle)
             entry.static_dir, entry.scripts, entry.styles = str(bundle.folder), [bundle.script], [bundle.style]
             state["done"] = True

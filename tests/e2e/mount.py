@@ -4,7 +4,7 @@ no server (rendering, keyboard, re-render from the hidden input, stale marks).
 The page is what Potato's annotation page gives a widget and nothing more: the record in a
 `[data-instance-json]` element, the form HTML our scheme's own generator (`Scheme.render`)
 returns for the config, and the plugin's own script and style sheet as the plugin registers them
-(`types.scripts()` and `types.styles()` joined by `served.served_bundle`), loaded over file://.
+(every part, `served.plugin_bundle`), loaded over file://.
 What reaches Potato's saving (autosave, user_state.json, Next/Prev, reload) stays in the e2e
 tests against a real server.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from potato_multiagent import types
-from potato_multiagent.served import served_bundle
+from potato_multiagent.served import plugin_bundle
 
 from .harness import READY_PROBE
 
@@ -42,7 +42,7 @@ def page_html(record: Mapping[str, Any], schemes: Sequence[Mapping[str, Any]],
     and the trace views `displays` (`instance_display.fields` entries, drawn by our display)."""
     from potato_multiagent.trace_view.display import TraceDisplay
 
-    bundle = served_bundle(types.PACKAGE, types.scripts(), types.styles())
+    bundle = plugin_bundle(types.PACKAGE, types.folders())
     styles = f'<link rel="stylesheet" href="{(bundle.folder / bundle.style).as_uri()}">'
     scripts = f'<script src="{(bundle.folder / bundle.script).as_uri()}"></script>'
     forms = "\n".join(types.SCHEMES[scheme["annotation_type"]].render(dict(scheme))[0] for scheme in schemes)

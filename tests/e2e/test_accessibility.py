@@ -256,7 +256,7 @@ def test_axe_and_forced_colours_on_the_trace_views_folded_mast_tags(open_as):
     pressed = chosen_step.get_by_role("button", name="2.4 Information withholding", exact=True)
     expect(pressed).to_have_attribute("aria-pressed", "true")
     trace.locator('.ma-trace-step[data-step="0"] .ma-trace-tags-toggle').click()
-    page.evaluate("PotatoMultiagentTrace.showStep(4)")
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 4}}))")
     expect(trace.locator('.ma-trace-step[data-step="4"] .ma-trace-tags-toggle')).to_have_attribute("aria-expanded", "true")
     trace.get_by_role("button", name="Failure modes", exact=True).click()
     expect(trace.get_by_role("complementary", name="Failure modes")).to_be_visible()

@@ -538,8 +538,7 @@ CLICK = """(selector) => {
 
 # The browser derivation's handoffs of the record on the page.
 DERIVED_HANDOFFS = """() => {
-  const raw = document.querySelector('[data-instance-json]').getAttribute('data-instance-json');
-  return PotatoMultiagentDerive.derive(JSON.parse(raw), {steps_key: 'history'}).handoffs.length;
+  return PotatoMultiagent.pageDerivation({derive_options: {steps_key: 'history'}}).derivation.handoffs.length;
 }"""
 
 

@@ -271,7 +271,7 @@ def test_left_and_right_on_every_control_of_all_eight_types_leave_the_item(task,
     pressed = 0
     for layout in ("lanes", "tree", "board"):
         page.locator(f'section.ma-trace .ma-trace-layout[data-layout="{layout}"]').click()
-        page.evaluate("PotatoMultiagentTrace.showStep(1)")   # its chips unfold
+        page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 1}}))")   # its chips unfold
         expect(page.locator('section.ma-trace .ma-trace-step[data-step="1"] .ma-mode-chip').first).to_be_visible()
         for position in range(page.evaluate(FOCUSABLE_OF_OURS, None)):
             if page.evaluate(FOCUSABLE_OF_OURS, position):
@@ -407,7 +407,7 @@ def test_axe_finds_no_serious_violation_of_ours_in_any_layout(task, runs, page, 
         page.locator(f'section.ma-trace .ma-trace-layout[data-layout="{layout}"]').click()
         for unfolded in (False, True):
             if unfolded:
-                page.evaluate("PotatoMultiagentTrace.showStep(1)")
+                page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 1}}))")
                 expect(page.locator('section.ma-trace .ma-trace-step[data-step="1"] .ma-mode-chip').first).to_be_visible()
             page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
             found = page.evaluate(AXE_OURS)

@@ -64,22 +64,16 @@ window.__idleHeld = [];
 window.requestIdleCallback = (callback) => { window.__idleHeld.push(callback); return window.__idleHeld.length; };
 """
 VIEWPORT = {"width": 1100, "height": 360}
-# The graph's layouts (graph_layout.js's layoutGraph, wrapped when the bundle defines the library)
-# and drawings (the class of a drawing's svg element), counted.
+# The graph's layouts (each a `multiagent:graph-layout` measure on the page's timeline) and drawings
+# (the class of a drawing's svg element), counted.
 COUNT_GRAPH_WORK = """
-window.__layouts = 0;
 window.__drawings = 0;
+Object.defineProperty(window, '__layouts', {get: () => performance.getEntriesByName('multiagent:graph-layout').length});
 const setAttribute = Element.prototype.setAttribute;
 Element.prototype.setAttribute = function (name, value) {
   if (name === 'class' && value === 'ma-aig-svg') { window.__drawings += 1; }
   return setAttribute.call(this, name, value);
 };
-Object.defineProperty(window, 'PotatoMultiagentGraphLayout', {configurable: true, get: () => undefined,
-  set(lib) {
-    const layoutGraph = lib.layoutGraph;
-    lib.layoutGraph = function () { window.__layouts += 1; return layoutGraph.apply(this, arguments); };
-    Object.defineProperty(window, 'PotatoMultiagentGraphLayout', {value: lib, writable: true, configurable: true});
-  }});
 """
 
 

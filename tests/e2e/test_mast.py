@@ -402,7 +402,7 @@ def test_chips_stay_compact_in_a_narrow_lane_and_the_legend_stays_open_beside_th
     expect(legend.locator(".ma-trace-legend-count")).to_have_text("3 of 14 modes match \u201cverif\u201d.")
 
     # three lanes beside the open legend do not get 280 px each: they stack, each step the pane's width
-    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 2}}))")
     card = step(page, 2)
     expect(trace).to_have_attribute("data-lanes-fit", "false")
     assert box(card)["width"] == pytest.approx(box(trace.locator(".ma-trace-viewport"))["width"], abs=20)
@@ -418,7 +418,7 @@ def test_chips_stay_compact_in_a_narrow_lane_and_the_legend_stays_open_beside_th
     page.set_viewport_size({"width": 2560, "height": 900})
     legend_toggle.click()
     expect(trace).to_have_attribute("data-lanes-fit", "true")
-    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 2}}))")
     assert 280 <= box(card)["width"] < 352, box(card)
     assert card.locator('.ma-mode-chip[data-mode="2.4"] .ma-mode-name').evaluate(
         "(node) => getComputedStyle(node).display") == "none"
@@ -431,7 +431,7 @@ def test_chips_stay_compact_in_a_narrow_lane_and_the_legend_stays_open_beside_th
     expect(legend).to_be_visible()
     # in the tree layout the card is wide and every chip shows its name
     trace.get_by_role("button", name="Tree", exact=True).click()
-    page.evaluate("PotatoMultiagentTrace.showStep(2)")
+    page.evaluate("document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 2}}))")
     assert card.locator('.ma-mode-chip[data-mode="2.4"] .ma-mode-name').evaluate(
         "(node) => getComputedStyle(node).display") != "none"
     assert inside(box(card.locator(".ma-trace-body")), box(trace.locator(".ma-trace-viewport")))

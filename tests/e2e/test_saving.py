@@ -205,8 +205,9 @@ def test_offline_edits_in_every_widget_and_a_mast_tag_are_saved_by_themselves_ba
     expect(status(page)).to_have_text(NOT_SAVED)
     assert NOT_SAVED.match(status(page).text_content()).group(1) == "offline"
     assert status(page).get_attribute("data-ma-save-state") == "unsaved"
-    kept = kept_in_browser(page)
-    assert {schema for entry in kept for schema in entry["values"]} == {edit.schema for edit in EDITS}
+    kept_schemas = {edit.schema for edit in EDITS}   # typing is kept at most every 200 ms: the last edit's soon after
+    wait_until(lambda: {schema for entry in kept_in_browser(page) for schema in entry["values"]} == kept_schemas,
+               "every edit kept in this browser", page=page)
     assert unsaved_edits(task, user) == [edit.schema for edit in EDITS]   # nothing reached the server
     context.set_offline(False)   # no edit, no focus, no click: the page sends them by itself
     wait_until(lambda: not unsaved_edits(task, user), "every widget's offline edit saved after going back online")

@@ -9,7 +9,7 @@ const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
-const shim = require(path.join(WEB, 'node_shim.js'));
+const shim = require('./type_rules.js');
 const graph = shim.load('agent_interaction_graph');
 const runtime = shim.core;
 const { derive } = require(path.join(WEB, 'derive.js'));

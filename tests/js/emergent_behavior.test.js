@@ -10,8 +10,8 @@ const { execFileSync } = require('node:child_process');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const runtime = require(path.join(WEB, 'node_shim.js')).core;
-const eb = require(path.join(WEB, 'node_shim.js')).load('emergent_behavior');
+const runtime = require('./type_rules.js').core;
+const eb = require('./type_rules.js').load('emergent_behavior');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 const BEHAVIORS = ['collusion', 'groupthink', 'cascading_error', 'role_drift'];

@@ -1,5 +1,5 @@
 'use strict';
-// The graph layout (web/graph_layout.js, web/graph_labels.js) under `node --test`: deterministic,
+// The graph layout (types/agent_interaction_graph/graph_layout.js, graph_labels.js) under `node --test`: deterministic,
 // layered, no overlap up to 40 agents, and the node labels. The widget's rules are tested in
 // agent_interaction_graph.test.js; its DOM in tests/e2e/test_agent_interaction_graph.py.
 const test = require('node:test');
@@ -9,7 +9,7 @@ const crypto = require('node:crypto');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
-const graph = require(path.join(WEB, 'graph_layout.js'));
+const graph = require(path.join(PACKAGE, 'types', 'agent_interaction_graph', 'graph_layout.js'));
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
-const shim = require(path.join(PACKAGE, 'web', 'node_shim.js'));
+const shim = require('./type_rules.js');
 const trace = require(path.join(PACKAGE, 'web', 'trace_view.js'));
 const marks = shim.load('failure_attribution');
 ['handoff_review', 'tool_call_review', 'emergent_behavior'].forEach(shim.load);

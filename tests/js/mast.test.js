@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
-const shim = require(path.join(PACKAGE, 'web', 'node_shim.js'));
+const shim = require('./type_rules.js');
 const mast = shim.load('mast');
 const { derive } = require(path.join(PACKAGE, 'web', 'derive.js'));
 

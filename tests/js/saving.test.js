@@ -9,7 +9,8 @@ const path = require('node:path');
 
 const web = path.join(__dirname, '..', '..', 'src', 'potato_multiagent', 'web');
 const base = require(path.join(web, 'base.js'));
-const installSaving = require(path.join(web, 'saving.js'));
+const saving = require(path.join(web, 'saving.js'));
+const installSaving = saving.install;
 
 /** A Potato stand-in on globalThis and the save path installed over it. */
 function page() {
@@ -81,7 +82,7 @@ test('a failed save is sent again by itself, with the state of that moment', asy
   assert.equal(await first, false);
   assert.deepEqual(p.noted.saved, []);
   p.setState('later edit');
-  await new Promise((resolve) => setTimeout(resolve, installSaving.retryWait(0) + 200));
+  await new Promise((resolve) => setTimeout(resolve, saving.retryWait(0) + 200));
   assert.equal(p.posted.length, 2, 'retried after the first backoff step');
   assert.equal(bodyOf(p.posted[1]), 'later edit');
   p.posted[1].answer(200);
@@ -90,12 +91,12 @@ test('a failed save is sent again by itself, with the state of that moment', asy
 });
 
 test('the backoff grows to 30 s and stays there', () => {
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 20].map(installSaving.retryWait),
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 20].map(saving.retryWait),
     [1000, 2000, 4000, 8000, 15000, 30000, 30000, 30000]);
 });
 
 test('a failure is worded by what happened; only a 401 is a lost session', () => {
-  const words = (attempt, online) => installSaving.failureOf(Object.assign({status: 0, timedOut: false}, attempt), online);
+  const words = (attempt, online) => saving.failureOf(Object.assign({status: 0, timedOut: false}, attempt), online);
   assert.deepEqual(words({status: 401}), {words: 'signed out', signedOut: true});
   assert.deepEqual(words({timedOut: true}), {words: 'no answer from the server', signedOut: false});
   assert.deepEqual(words({status: 500}), {words: 'the server answered 500', signedOut: false});
@@ -105,7 +106,7 @@ test('a failure is worded by what happened; only a 401 is a lost session', () =>
 });
 
 test('kept answers of several pages combine, a later page\'s scheme replacing an earlier one\'s', () => {
-  const combined = installSaving.combineKept([
+  const combined = saving.combineKept([
     {at: '2026-01-01T10:05:00Z', since: '2026-01-01T10:04:00Z', values: {scorecard: {scorecard: 'later'}}},
     {at: '2026-01-01T10:01:00Z', since: '2026-01-01T10:00:00Z', values: {scorecard: {scorecard: 'earlier'}, outcome: {failure: 'failure'}}}
   ]);
@@ -114,11 +115,11 @@ test('kept answers of several pages combine, a later page\'s scheme replacing an
 });
 
 test('only a POST to /updateinstance is a save; its payload is read back', () => {
-  assert.equal(installSaving.isSaveRequest('/updateinstance', {method: 'POST'}), true);
-  assert.equal(installSaving.isSaveRequest('/study/updateinstance', {method: 'post'}), true);
-  assert.equal(installSaving.isSaveRequest('/updateinstance', {method: 'GET'}), false);
-  assert.equal(installSaving.isSaveRequest('/updateinstance_other', {method: 'POST'}), false);
-  assert.equal(installSaving.isSaveRequest('/api/track_annotation_change', {method: 'POST'}), false);
-  assert.deepEqual(installSaving.annotationsOf('{"annotations": {"a:b": "1"}}'), {'a:b': '1'});
-  assert.equal(installSaving.annotationsOf('not json'), null);
+  assert.equal(saving.isSaveRequest('/updateinstance', {method: 'POST'}), true);
+  assert.equal(saving.isSaveRequest('/study/updateinstance', {method: 'post'}), true);
+  assert.equal(saving.isSaveRequest('/updateinstance', {method: 'GET'}), false);
+  assert.equal(saving.isSaveRequest('/updateinstance_other', {method: 'POST'}), false);
+  assert.equal(saving.isSaveRequest('/api/track_annotation_change', {method: 'POST'}), false);
+  assert.deepEqual(saving.annotationsOf('{"annotations": {"a:b": "1"}}'), {'a:b': '1'});
+  assert.equal(saving.annotationsOf('not json'), null);
 });

@@ -9,7 +9,7 @@ const path = require('node:path');
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
-const tc = require(path.join(WEB, 'node_shim.js')).load('tool_contention');
+const tc = require('./type_rules.js').load('tool_contention');
 const runtime = require(path.join(WEB, 'widget.js'));
 const { derive } = require(path.join(WEB, 'derive.js'));
 

@@ -10,7 +10,7 @@ const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const TYPES = path.join(PACKAGE, 'types');
-const shim = require(path.join(PACKAGE, 'web', 'node_shim.js'));
+const shim = require('./type_rules.js');
 const { derive } = require(path.join(PACKAGE, 'web', 'derive.js'));
 const { deriveOptionNames } = require(path.join(PACKAGE, 'web', 'words.js'));
 

@@ -11,7 +11,7 @@ const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const WEB = path.join(PACKAGE, 'web');
 const TYPES = path.join(PACKAGE, 'types');
 const runtime = require(path.join(WEB, 'widget.js'));
-const fa = require(path.join(WEB, 'node_shim.js')).load('failure_attribution');
+const fa = require('./type_rules.js').load('failure_attribution');
 const { derive } = require(path.join(WEB, 'derive.js'));
 
 function stored(raw) {

@@ -7,7 +7,7 @@ const path = require('node:path');
 
 const PACKAGE = path.join(__dirname, '..', '..', 'src', 'potato_multiagent');
 const win = require(path.join(PACKAGE, 'web', 'windowing.js'));
-const fa = require(path.join(PACKAGE, 'web', 'node_shim.js')).load('failure_attribution');
+const fa = require('./type_rules.js').load('failure_attribution');
 const { derive } = require(path.join(PACKAGE, 'web', 'derive.js'));
 
 // ---------------------------------------------------------------------------------------------

@@ -28,11 +28,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import rcssmin
-import rjsmin
 from playwright.sync_api import expect
 
-from potato_multiagent import types
+from potato_multiagent import bundling, types
+from potato_multiagent.served import plugin_bundle
 from tests.e2e.harness import _health_ok, free_port, login, wait_saved
 
 from . import audit
@@ -45,9 +44,6 @@ CI_PYTHONS = ("3.12", "3.13")
 tests on the lowest versions, scripts/lowest.sh; setup.sh's runs the whole suite): together, the
 versions the classifiers claim. POTATO_MA_WHEEL_PYTHONS runs others instead (e.g. one, to save time)."""
 SMOKE_PYTHONS = os.environ.get("POTATO_MA_WHEEL_PYTHONS", " ".join(CI_PYTHONS)).split()
-
-NOT_SHIPPED = {"web/node_shim.js"}
-"""Tracked files of the package left out of the wheel: tools of the tests, never loaded in a page."""
 
 BUILT = ("bundle/", "docs/")
 """What setup.py adds to the wheel: the browser bundle and the documentation."""
@@ -84,7 +80,8 @@ def dist(tmp_path_factory):
     """The sdist and the wheel, built from this tree the way a release is."""
     out = tmp_path_factory.mktemp("dist")
     built = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
-                           capture_output=True, text=True, timeout=1200)
+                           capture_output=True, text=True, timeout=1200,
+                           env={**os.environ, "NODE_PATH": str(REPO / "node_modules")})   # esbuild (docs/releasing.md)
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     wheels, sdists = list(out.glob("*.whl")), list(out.glob("*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, sorted(path.name for path in out.iterdir())
@@ -112,11 +109,14 @@ def test_both_archives_pass_twine_check_strict(dist):
 def test_the_wheel_holds_the_tracked_package_and_what_the_build_adds_and_nothing_else(wheel_files):
     package = {name[len("potato_multiagent/"):] for name in wheel_files if name.startswith("potato_multiagent/")}
     built = {name for name in package if name.startswith(BUILT)}
-    expected_sources = {name[len("src/potato_multiagent/"):] for name in tracked("src/potato_multiagent")} - NOT_SHIPPED
+    expected_sources = {name[len("src/potato_multiagent/"):] for name in tracked("src/potato_multiagent")}
     assert package - built == expected_sources
     assert {name[len("docs/"):] for name in built if name.startswith("docs/")} == \
         {name[len("docs/"):] for name in tracked("docs")}
-    assert len([name for name in built if name.startswith("bundle/")]) == 2
+    parts = [part.name for part in bundling.parts(SOURCE, bundling.built_in(SOURCE))]
+    assert {name for name in built if name.startswith("bundle/parts/")} == \
+        {f"bundle/parts/{part}{suffix}" for part in parts for suffix in (".js", ".css")}
+    assert len([name for name in built if name.startswith("bundle/") and "/parts/" not in name]) == 2
     for name in expected_sources:   # the bytes of the tree, not of an older build
         assert wheel_files[f"potato_multiagent/{name}"] == (SOURCE / name).read_bytes(), name
     outside = {name.split("/")[0] for name in wheel_files if not name.startswith("potato_multiagent/")}
@@ -126,7 +126,6 @@ def test_the_wheel_holds_the_tracked_package_and_what_the_build_adds_and_nothing
 def test_no_developer_tool_is_in_the_wheel(wheel_files):
     names = list(wheel_files)
     assert not [name for name in names if "docs_gen" in name]
-    assert not [name for name in names if name.endswith("node_shim.js")]
     assert not [name for name in names if name.split("/")[0] in {"tests", "scripts", "bench", "examples"}]
     assert not [name for name in names if "__pycache__" in name or name.endswith(".pyc")]
 
@@ -141,21 +140,24 @@ def test_the_wheel_holds_the_licence_and_declares_it_as_an_spdx_expression(wheel
     assert float(metadata["Metadata-Version"]) >= 2.4
 
 
-def test_the_bundle_in_the_wheel_is_every_page_script_and_style_sheet_minified_in_load_order(wheel_files):
-    bundle = sorted(name for name in wheel_files if name.startswith("potato_multiagent/bundle/"))
+def test_the_bundle_in_the_wheel_is_every_part_in_page_order_as_a_checkout_builds_it(wheel_files, tmp_path):
+    bundle = sorted(name for name in wheel_files if name.startswith("potato_multiagent/bundle/multiagent."))
     style_name, script_name = bundle
     script, style = wheel_files[script_name].decode(), wheel_files[style_name].decode()
     digest = hashlib.sha256(script.encode() + b"\0" + style.encode()).hexdigest()[:20]
     assert script_name == f"potato_multiagent/bundle/multiagent.{digest}.js"
     assert style_name == f"potato_multiagent/bundle/multiagent.{digest}.css"
-    for text, names in ((script, types.scripts()), (style, types.styles())):
+    parts = [part.name for part in bundling.parts(SOURCE, bundling.built_in(SOURCE))]
+    for text, suffix in ((script, ".js"), (style, ".css")):
         heads = list(HEADER.finditer(text))
-        assert [head.group(1) for head in heads] == names
         ends = [head.start() for head in heads[1:]] + [len(text)]
-        for head, end in zip(heads, ends):
-            shipped = wheel_files[f"potato_multiagent/{head.group(1)}"].decode()
-            minified = rjsmin.jsmin(shipped) if head.group(1).endswith(".js") else rcssmin.cssmin(shipped)
-            assert text[head.end() + 1:end].startswith(minified.rstrip("\n")), head.group(1)
+        shipped = {head.group(1): text[head.end() + 1:end] for head, end in zip(heads, ends)}
+        assert list(shipped) == [part for part in parts if suffix == ".js" or shipped.get(part) is not None]
+        for part, section in shipped.items():
+            assert section.rstrip("\n") == wheel_files[f"potato_multiagent/bundle/parts/{part}{suffix}"].decode().rstrip("\n")
+    checkout = plugin_bundle(SOURCE, bundling.built_in(SOURCE), tmp_path)   # what this tree builds on the fly
+    assert (checkout.folder / checkout.script).read_text(encoding="utf-8") == script
+    assert (checkout.folder / checkout.style).read_text(encoding="utf-8") == style
 
 
 def test_the_metadata_says_what_ci_exercises(metadata):
@@ -189,7 +191,8 @@ def test_every_project_url_is_one_that_exists_potatos_own(metadata):
 def test_the_sdist_holds_the_tracked_source_docs_and_examples_the_licence_and_changelog_and_nothing_built(dist):
     with tarfile.open(dist["sdist"]) as archive:
         names = {member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()}
-    for name in ("LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in"):
+    for name in ("LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "setup.py", "MANIFEST.in", "package.json",
+                 "package-lock.json"):
         assert name in names, name
     for folder in ("src/potato_multiagent", "docs", "examples"):   # exactly what git tracks: nothing a run wrote
         assert {name for name in names if name.startswith(folder + "/")} == set(tracked(folder)), folder

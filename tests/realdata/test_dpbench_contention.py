@@ -113,7 +113,7 @@ def linked_sets_in_the_browser(record):
     regions, run by node."""
     script = f"""
       const {{ derive }} = require({json.dumps(str(PACKAGE / 'web' / 'derive.js'))});
-      const tc = require({json.dumps(str(PACKAGE / 'web' / 'node_shim.js'))}).load('tool_contention');
+      const tc = require({json.dumps(str(PACKAGE.parents[1] / 'tests' / 'js' / 'type_rules.js'))}).load('tool_contention');
       process.stdout.write(JSON.stringify(tc.linkedSets(derive(JSON.parse(process.argv[1]), {{}}).contentions)));
     """
     result = subprocess.run(["node", "-e", script, json.dumps(record)], capture_output=True, text=True, timeout=60)

@@ -24,7 +24,8 @@ NODE = shutil.which("node")
 # For each record: the JS derivation's handoffs, the card names in order (50 a page), and the value stored
 # after marking every handoff fine.
 WIDGET_PASS = """
-const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/node_shim.js')).load('handoff_review');
+require(process.argv[1]);
+const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/widget.js')).marksOf('handoff_review');
 const {derive} = require(process.argv[2]);
 const config = {flags: ['info_loss', 'dropped_constraint', 'garbling', 'goal_drift'], quality_scale: 5, allow_note: true};
 const records = JSON.parse(require('fs').readFileSync(0, 'utf8'));

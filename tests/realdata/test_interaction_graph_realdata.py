@@ -1,6 +1,6 @@
 """The interaction graph of real Magentic-One runs (Who&When Hand-Crafted, ../shared/corpus).
 
-The page derives with derive.js and lays out with `layoutGraph` (web/graph_layout.js); this test runs both
+The page derives with derive.js and lays out with `layoutGraph` (types/agent_interaction_graph/graph_layout.js); this test runs both
 under node on every Hand-Crafted run, and checks the picture: Python and JS agree on the edges,
 Orchestrator <-> WebSurfer are drawn both ways with their counts, and no node box or edge label
 overlaps another.
@@ -40,7 +40,7 @@ def hand_crafted(corpus):
 def pictures(corpus):
     """`{file name: {"run", "edges", "layout"}}` as the page would draw each Hand-Crafted run."""
     files = hand_crafted(corpus)
-    out = subprocess.run(["node", "-e", LAYOUT_ALL, str(PACKAGE / "web" / "derive.js"), str(PACKAGE / "web" / "graph_layout.js")],
+    out = subprocess.run(["node", "-e", LAYOUT_ALL, str(PACKAGE / "web" / "derive.js"), str(PACKAGE / "types" / "agent_interaction_graph" / "graph_layout.js")],
                          input=json.dumps([str(path) for path in files]), capture_output=True, text=True,
                          check=True, timeout=300)
     return {Path(item["path"]).name: {**item, "run": json.loads(Path(item["path"]).read_text(encoding="utf-8"))}

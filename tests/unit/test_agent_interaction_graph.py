@@ -23,7 +23,8 @@ RECORD = {"id": "r1", "steps": [
     {"agent": "A->B"}, {"agent": "C"}, {"agent": "A"}, {"agent": "B->C"},
 ]}
 NODE = shutil.which("node")
-NODE_SHIM = Path(__file__).parents[2] / "src" / "potato_multiagent" / "web" / "node_shim.js"   # loads marks.js
+TYPE_RULES = Path(__file__).parents[1] / "js" / "type_rules.js"   # loads marks.js
+DERIVE_JS = Path(__file__).parents[2] / "src" / "potato_multiagent" / "web" / "derive.js"
 
 
 def value(critical=(), marks=(), edges=None):
@@ -202,8 +203,7 @@ AGREEMENT_VALUES = [
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_widget_reports_the_same_problems_and_writes_valid_values():
-    derive_js = NODE_SHIM.parent / "derive.js"
-    out = subprocess.run([NODE, "-e", JS_PROBLEMS, str(NODE_SHIM), str(derive_js)],
+    out = subprocess.run([NODE, "-e", JS_PROBLEMS, str(TYPE_RULES), str(DERIVE_JS)],
                          input=json.dumps({"record": RECORD, "values": AGREEMENT_VALUES}),
                          capture_output=True, text=True, check=True, timeout=60)
     results = json.loads(out.stdout)

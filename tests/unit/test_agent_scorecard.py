@@ -303,7 +303,7 @@ PARITY_CASES = [
 ]
 
 AUDIT_IN_NODE = """
-const shim = require(process.argv[1] + '/web/node_shim.js');
+const shim = require(process.argv[1] + '/../../tests/js/type_rules.js');
 const scorecard = shim.load('agent_scorecard');
 const runtime = shim.core;
 const {derive} = require(process.argv[1] + '/web/derive.js');
@@ -329,7 +329,7 @@ def test_the_widget_words_every_mark_exactly_as_validate_does():
 
 
 DEFAULTS_IN_NODE = """
-const shim = require(process.argv[1] + '/web/node_shim.js');
+const shim = require(process.argv[1] + '/../../tests/js/type_rules.js');
 console.log(JSON.stringify(shim.load('agent_scorecard').CONFIG_DEFAULTS));
 """
 

@@ -193,7 +193,8 @@ def test_browser_shape_check_agrees_with_pydantic(node_shapes):
 # -- the widget's messages are Python's ------------------------------------------------------------
 
 JS_TRACE_PROBLEMS = """
-const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/node_shim.js')).load('handoff_review');
+require(process.argv[1]);
+const hr = require(process.argv[1].replace(/types[\\/]handoff_review[\\/]marks\\.js$/, 'web/widget.js')).marksOf('handoff_review');
 const {derive} = require(process.argv[2]);
 const {record, options, config, values} = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const derivation = derive(record, options);

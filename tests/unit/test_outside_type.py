@@ -15,13 +15,14 @@ OUTSIDE = Path(__file__).resolve().parents[1] / "outside_type"
 
 REPORT = """
 import json
-from pathlib import Path
 from potato_multiagent import bundling, types
 package = types.PACKAGE
+every = bundling.parts(package, types.folders())
 print(json.dumps({"types": list(types.TYPES), "not_loaded": types.NOT_LOADED,
-                  "scripts": bundling.scripts(package, {"plan_adherence"}),
-                  "styles": bundling.styles(package, {"plan_adherence"}),
-                  "wheel": bundling.scripts(package, outside=False)}))
+                  "every": [part.name for part in every],
+                  "entry": str(next(part.entry for part in every if part.name == "plan_adherence")),
+                  "page": bundling.used([part.name for part in every], {"plan_adherence"}),
+                  "wheel": [part.name for part in bundling.parts(package, bundling.built_in(package))]}))
 """
 
 
@@ -55,11 +56,10 @@ def test_a_good_type_is_registered_and_bad_ones_are_left_out_each_with_its_reaso
         "gone": f"entry point 'gone' {group} (no_such_package_here): no package 'no_such_package_here' is installed",
         "mast": f"entry point 'mast' {group} (potato_plan_adherence): a built-in type is named 'mast'",
         "raising": f"entry point 'raising' {group} (raising_type): RuntimeError: the scheme is broken"}
-    folder = OUTSIDE / "potato_plan_adherence"
-    assert found["scripts"][-2:] == [str(folder / "marks.js"), str(folder / "view.js")]
-    assert not any("types/mast/" in name for name in found["scripts"])   # only what the page uses
-    assert found["styles"] == ["web/multiagent.css", "web/windowing.css"]   # the core's: it has no style.css
-    assert not any("plan_adherence" in name for name in found["wheel"])   # a wheel holds ours only
+    assert found["entry"] == str(OUTSIDE / "potato_plan_adherence" / "view.js")
+    assert found["every"][-1] == "plan_adherence" and "raising" not in found["every"]   # what the registry loaded
+    assert found["page"] == ["core", "plan_adherence"]   # only what the page uses
+    assert "plan_adherence" not in found["wheel"]   # a wheel holds ours only
 
 
 def test_check_says_why_a_config_names_a_type_that_failed_to_load(tmp_path):

@@ -223,7 +223,7 @@ def test_a_bad_config_renders_an_error_card_naming_the_key(bad, key):
 JS_TRACE_PROBLEMS = """
 const path = require('path');
 const {derive} = require(path.join(process.argv[1], 'web', 'derive.js'));
-const tcr = require(path.join(process.argv[1], 'web', 'node_shim.js')).load('tool_call_review');
+const tcr = require(path.join(process.argv[1], '..', '..', 'tests', 'js', 'type_rules.js')).load('tool_call_review');
 let input = '';
 process.stdin.on('data', (chunk) => { input += chunk; });
 process.stdin.on('end', () => {

@@ -3,7 +3,7 @@
 A folder ``types/<type>/`` holding a ``scheme.py`` is a type named ``multiagent.<type>``: its
 Config, Value and trace problems (``scheme.py``), its export and agreement (``adapter.py``), its
 migration from Potato's built-in (``migration.py``), its template (``template.html``), its browser
-rules and view (``marks.js``, ``view.js``), its CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
+rules and view (``marks.js``, ``view.js``: ES modules), its CSS (``style.css``) and its rule cases (``cases.json``). Folders whose
 name starts with ``_`` hold what types share. Adding a type is adding a folder (see
 docs/writing-a-scheme.md). A type can live in a package of its own: its folder is that package,
 declared under the entry-point group ``potato_multiagent.types`` (``plan_adherence =
@@ -21,8 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, List, Optional, Tuple, Type
 
-from .. import bundling
-from ..bundling import TYPE_SCRIPTS, WEB_SCRIPTS
+from ..bundling import type_folders
 from ._base import Scheme, SchemeConfig
 
 HERE = Path(__file__).parent
@@ -31,6 +30,10 @@ PACKAGE = HERE.parent
 one script and one style sheet, from a folder of that bundle alone: ``served.py``)."""
 WEB = PACKAGE / "web"
 """The browser files every type shares: derivation, value check, widget runtime, base CSS."""
+
+ENTRY_POINTS = "potato_multiagent.types"
+"""The entry-point group of annotation types outside this package: ``<type> = <package>``, the
+package being a type folder (docs/writing-a-scheme.md, *A type in its own package*)."""
 
 
 class TypeFolder:
@@ -77,14 +80,32 @@ def _defined_in(module: ModuleType, base: type) -> Any:
     return found[0]
 
 
+def outside_types() -> Dict[str, Tuple[str, Optional[Path]]]:
+    """The types other distributions declare: ``{type name: (package, its folder)}``, by name; the
+    folder is None when the package cannot be found. Found without importing the package (its
+    parent package, for a dotted name, is imported)."""
+    from importlib.metadata import entry_points
+    from importlib.util import find_spec
+
+    found: Dict[str, Tuple[str, Optional[Path]]] = {}
+    for entry in sorted(entry_points(group=ENTRY_POINTS), key=lambda entry: entry.name):
+        try:
+            spec = find_spec(entry.value)
+        except (ImportError, ValueError):
+            spec = None
+        places = list(spec.submodule_search_locations or []) if spec is not None else []
+        found.setdefault(entry.name, (entry.value, Path(places[0]) if places else None))
+    return found
+
+
 def _discover() -> Tuple[Dict[str, TypeFolder], Dict[str, str]]:
-    """The built-in types, then the outside ones (:func:`..bundling.outside_types`); an outside
-    type that cannot be loaded is left out, with the reason why (by name), so a config without it
-    still starts and one naming it is told why it is unknown."""
-    found = {folder.name: TypeFolder(folder) for folder in bundling.type_folders(HERE)}
+    """The built-in types, then the outside ones (:func:`outside_types`); an outside type that
+    cannot be loaded is left out, with the reason why (by name), so a config without it still
+    starts and one naming it is told why it is unknown."""
+    found = {folder.name: TypeFolder(folder) for folder in type_folders(HERE)}
     failed: Dict[str, str] = {}
-    for name, (package, folder) in bundling.outside_types().items():
-        where = f"entry point {name!r} of group {bundling.ENTRY_POINTS!r} ({package})"
+    for name, (package, folder) in outside_types().items():
+        where = f"entry point {name!r} of group {ENTRY_POINTS!r} ({package})"
         if name in found:
             failed[name] = f"{where}: a built-in type is named {name!r}"
         elif not name.isidentifier():
@@ -132,14 +153,10 @@ def adapter_for(widget: str):
     return folder.adapter if folder is not None else None
 
 
-def scripts() -> List[str]:
-    """The scripts every page loads, in order (the order's rules: :mod:`..bundling`)."""
-    return bundling.scripts(PACKAGE)
-
-
-def styles() -> List[str]:
-    """The style sheets every page loads, in order (:mod:`..bundling`)."""
-    return bundling.styles(PACKAGE)
+def folders() -> Dict[str, Path]:
+    """Every type's folder by its name, in the registry's order: what the page's bundle is built
+    from (bundling.py; a type that failed to load has none)."""
+    return {name: folder.folder for name, folder in TYPES.items()}
 
 
 def validate_value(annotation_type: str, scheme_config: dict, value: Any, record: Any) -> List[str]:
@@ -160,5 +177,5 @@ def validate_value(annotation_type: str, scheme_config: dict, value: Any, record
     return scheme.validate(value, record, config)
 
 
-__all__ = ["NOT_LOADED", "SCHEMES", "TYPES", "TYPE_SCRIPTS", "WEB_SCRIPTS", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for",
-           "scheme_for", "scripts", "styles", "unknown_type", "validate_value"]
+__all__ = ["ENTRY_POINTS", "NOT_LOADED", "SCHEMES", "TYPES", "Scheme", "SchemeConfig", "TypeFolder", "adapter_for",
+           "folders", "outside_types", "scheme_for", "unknown_type", "validate_value"]

@@ -33,294 +33,285 @@
  * are painted first); Potato's required check (validateRequiredFields) and a build run the waiting
  * ones first.
  * (On a long run they held up the forms in view: docs/performance.md.)
- * window.PotatoMultiagentLazy / module.exports is install(core) -> the functions widget.js calls;
+ * install(core) -> the functions widget.js calls;
  * core = {base (base.js), renderForm(form), eachFormState(fn), wrapGlobal(name, around, tag), stepActionsOf(state)}.
  */
-(function (root, factory) {
-  'use strict';
-  var install = factory(root);
-  if (typeof module === 'object' && module !== null && module.exports) { module.exports = install; }
-  else if (root) { root.PotatoMultiagentLazy = install; }
-}(typeof globalThis !== 'undefined' ? globalThis : this, function (root) {
-  'use strict';
+var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
+var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
+var SETTLE_MS = 120;          // no scroll for this long: the scrolling has settled, near forms are built
+var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
+var IN_VIEW_MARK = 'multiagent:in-view-ready';
+var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
+var POTATO_REQUIRED_CHECK = 'validateRequiredFields';
 
-  var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
-  var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
-  var SETTLE_MS = 120;          // no scroll for this long: the scrolling has settled, near forms are built
-  var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
-  var IN_VIEW_MARK = 'multiagent:in-view-ready';
-  var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
-  var POTATO_REQUIRED_CHECK = 'validateRequiredFields';
+export function install(core) {
+  var h = core.base.h;
+  var shown = false;          // the item is on screen: positions are real, idle builds may run
+  var showing = false;        // inside the pass that shows the item (itemShown's renderAll)
+  var observers = [];         // IntersectionObservers: the window's, and one per box that scrolls forms
+  var idleQueued = false;
+  var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
+  var describesQueued = false;
+  var settling = null;        // the timer that ends a scroll: near forms wait for it
 
-  return function install(core) {
-    var h = core.base.h;
-    var shown = false;          // the item is on screen: positions are real, idle builds may run
-    var showing = false;        // inside the pass that shows the item (itemShown's renderAll)
-    var observers = [];         // IntersectionObservers: the window's, and one per box that scrolls forms
-    var idleQueued = false;
-    var waitingDescribes = [];  // deferred forms' states whose describe pass waits (state.describeLater)
-    var describesQueued = false;
-    var settling = null;        // the timer that ends a scroll: near forms wait for it
+  /**
+   * Within about one screen of what can be seen: of the window, and of the box that scrolls the form
+   * when it has one (beside a trace view the forms scroll in a column of their own, whose hidden
+   * part is not on screen however near the window's edge it is). A form with no box (hidden page
+   * part) is not near.
+   */
+  function isNear(form) {
+    if (!form.getClientRects().length) { return false; }
+    var rect = form.getBoundingClientRect();
+    var height = globalThis.innerHeight || document.documentElement.clientHeight || 0;
+    var top = -height * NEAR_MARGIN;
+    var bottom = height * (1 + NEAR_MARGIN);
+    var scroller = scrollerOf(form);
+    if (scroller) {
+      var seen = scroller.getBoundingClientRect();
+      top = Math.max(top, seen.top - scroller.clientHeight * NEAR_MARGIN);
+      bottom = Math.min(bottom, seen.bottom + scroller.clientHeight * NEAR_MARGIN);
+    }
+    return rect.bottom >= top && rect.top <= bottom;
+  }
 
-    /**
-     * Within about one screen of what can be seen: of the window, and of the box that scrolls the form
-     * when it has one (beside a trace view the forms scroll in a column of their own, whose hidden
-     * part is not on screen however near the window's edge it is). A form with no box (hidden page
-     * part) is not near.
-     */
-    function isNear(form) {
-      if (!form.getClientRects().length) { return false; }
-      var rect = form.getBoundingClientRect();
-      var height = root.innerHeight || document.documentElement.clientHeight || 0;
-      var top = -height * NEAR_MARGIN;
-      var bottom = height * (1 + NEAR_MARGIN);
-      var scroller = scrollerOf(form);
-      if (scroller) {
-        var seen = scroller.getBoundingClientRect();
-        top = Math.max(top, seen.top - scroller.clientHeight * NEAR_MARGIN);
-        bottom = Math.min(bottom, seen.bottom + scroller.clientHeight * NEAR_MARGIN);
+  /** The nearest element above `form` that scrolls its content vertically, or null (the page scrolls). */
+  function scrollerOf(form) {
+    for (var node = form.parentElement; node && node !== document.body; node = node.parentElement) {
+      var overflow = globalThis.getComputedStyle(node).overflowY;
+      if ((overflow === 'auto' || overflow === 'scroll') && node.scrollHeight > node.clientHeight) { return node; }
+    }
+    return null;
+  }
+
+  /** Called by the render pass before the widget's render: true when the form stays deferred.
+   * Until the item is shown every form waits: Potato's values are not restored yet. */
+  function defers(state) {
+    if (state.built) { return false; }
+    if (!state.wanted && !(shown && isNear(state.form))) { showDeferred(state); return true; }
+    state.built = true;
+    state.describeLater = null;   // its render pass paints the description
+    hideDeferred(state);
+    return false;
+  }
+
+  /** Run (or hold) a deferred form's describe pass `run`; see the header. */
+  function describe(state, run) {
+    if (!shown) { return; }
+    if (!showing) { state.describeLater = null; run(); return; }
+    state.describeLater = run;
+    if (waitingDescribes.indexOf(state) < 0) { waitingDescribes.push(state); }
+    if (!describesQueued) {
+      describesQueued = true;
+      afterNextFrame(describeWaiting);
+    }
+  }
+
+  /** fn once, in a task after the next frame (the forms in view painted first), or after
+   * FRAME_WAIT_MS (a hidden page paints no frames). */
+  function afterNextFrame(fn) {
+    var done = false;
+    function once() { if (!done) { done = true; fn(); } }
+    if (typeof globalThis.requestAnimationFrame === 'function') {
+      globalThis.requestAnimationFrame(function () { setTimeout(once, 0); });
+    }
+    setTimeout(once, FRAME_WAIT_MS);
+  }
+
+  /** The waiting describe passes, in the order they were asked for (the page's order). */
+  function describeWaiting() {
+    describesQueued = false;
+    waitingDescribes.splice(0).forEach(function (state) {
+      var run = state.describeLater;
+      state.describeLater = null;
+      if (run && !state.built) { run(); }
+    });
+  }
+
+  function showDeferred(state) {
+    var form = state.form;
+    if (!state.placeholder) {
+      state.placeholder = h('div', {class: 'ma-deferred', 'data-ma': 'deferred'}, [
+        h('p', {class: 'ma-deferred-text', text: 'This question is drawn when you scroll to it.'}),
+        h('button', {type: 'button', class: 'ma-button', 'data-ma': 'deferred-build', text: 'Show this question'})
+      ]);
+      wireWakeUps(state);
+    }
+    if (!state.placeholder.isConnected) {
+      var body = state.body;
+      if (body !== form && body.parentNode) { body.parentNode.insertBefore(state.placeholder, body); }
+      else { (form.querySelector('fieldset') || form).appendChild(state.placeholder); }
+    }
+    if (state.body !== form) { state.body.hidden = true; }
+    form.setAttribute('data-ma-deferred', 'true');
+    var declared = core.stepActionsOf(state);
+    if (declared.length && !form.hasAttribute('data-ma-step-actions')) {
+      form.setAttribute('data-ma-step-actions', declared.join(' '));
+    }
+    if (shown) { observe(form); }
+  }
+
+  function hideDeferred(state) {
+    if (!state.placeholder) { return; }
+    if (state.placeholder.parentNode) { state.placeholder.parentNode.removeChild(state.placeholder); }
+    if (state.body !== state.form) { state.body.hidden = false; }
+    state.form.removeAttribute('data-ma-deferred');
+    observers.forEach(function (observer) { observer.unobserve(state.form); });
+  }
+
+  /** Focus or a pointer on a deferred form builds it; focus moves to its first control. */
+  function wireWakeUps(state) {
+    var form = state.form;
+    form.addEventListener('focusin', function () {
+      if (state.built) { return; }
+      build(state);
+      var active = document.activeElement;
+      if (!active || active === document.body || !form.contains(active)) { focusFirstControl(state); }
+    });
+    form.addEventListener('pointerdown', function () { if (!state.built) { build(state); } });
+  }
+
+  function focusFirstControl(state) {
+    var control = state.body.querySelector('button:not([disabled]), input:not([type=hidden]):not([disabled]), ' +
+      'select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])');
+    if (control) { control.focus(); }
+  }
+
+  function build(state) {
+    state.wanted = true;
+    core.renderForm(state.form);
+  }
+
+  /** Build now every deferred form `wanted(state)` accepts (every one without a predicate). */
+  function buildFor(wanted) {
+    var waiting = [];
+    core.eachFormState(function (state) {
+      if (!state.built && state.form.hasAttribute('data-ma-deferred') && (!wanted || wanted(state))) {
+        waiting.push(state);
       }
-      return rect.bottom >= top && rect.top <= bottom;
-    }
+    });
+    waiting.forEach(build);
+  }
 
-    /** The nearest element above `form` that scrolls its content vertically, or null (the page scrolls). */
-    function scrollerOf(form) {
-      for (var node = form.parentElement; node && node !== document.body; node = node.parentElement) {
-        var overflow = root.getComputedStyle(node).overflowY;
-        if ((overflow === 'auto' || overflow === 'scroll') && node.scrollHeight > node.clientHeight) { return node; }
-      }
-      return null;
-    }
+  /** Watch a deferred form near the window, and near what its column shows when a box scrolls it. */
+  function observe(form) {
+    if (typeof globalThis.IntersectionObserver !== 'function') { return; }
+    observerOf(null).observe(form);
+    var column = scrollerOf(form);
+    if (column) { observerOf(column).observe(form); }
+  }
 
-    /** Called by the render pass before the widget's render: true when the form stays deferred.
-     * Until the item is shown every form waits: Potato's values are not restored yet. */
-    function defers(state) {
-      if (state.built) { return false; }
-      if (!state.wanted && !(shown && isNear(state.form))) { showDeferred(state); return true; }
-      state.built = true;
-      state.describeLater = null;   // its render pass paints the description
-      hideDeferred(state);
-      return false;
+  /** The observer whose root is `box` (null: the window), margins one root height above and below. */
+  function observerOf(box) {
+    for (var i = 0; i < observers.length; i++) {
+      if (observers[i].root === box) { return observers[i]; }
     }
+    var made = new globalThis.IntersectionObserver(onIntersect, {root: box, rootMargin: (NEAR_MARGIN * 100) + '% 0px'});
+    observers.push(made);
+    return made;
+  }
 
-    /** Run (or hold) a deferred form's describe pass `run`; see the header. */
-    function describe(state, run) {
-      if (!shown) { return; }
-      if (!showing) { state.describeLater = null; run(); return; }
-      state.describeLater = run;
-      if (waitingDescribes.indexOf(state) < 0) { waitingDescribes.push(state); }
-      if (!describesQueued) {
-        describesQueued = true;
-        afterNextFrame(describeWaiting);
-      }
+  /** A column's observer sees its forms whether or not the column is near the screen (or still
+   * scrolls, after a resize): its forms are built only when isNear agrees. */
+  function onIntersect(entries, observer) {
+    if (settling !== null) { return; }   // buildNear runs when the scroll settles
+    var near = entries.filter(function (entry) {
+      return entry.isIntersecting && (observer.root === null || isNear(entry.target));
+    }).map(function (entry) { return entry.target; });
+    if (near.length) { buildFor(function (state) { return near.indexOf(state.form) >= 0; }); }
+  }
+
+  /** Any scroll of the page or of a box in it (captured) restarts the wait for it to settle. */
+  function onScroll() {
+    if (!shown) { return; }
+    if (settling !== null) { clearTimeout(settling); }
+    settling = setTimeout(buildNear, SETTLE_MS);
+  }
+
+  /** The scrolling has settled: build the deferred forms near what is on screen now. */
+  function buildNear() {
+    settling = null;
+    buildFor(function (state) { return isNear(state.form); });
+  }
+
+  /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
+   * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
+   * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
+  function itemShown(renderAll) {
+    if (!shown) {
+      document.addEventListener('keydown', buildBeforeEnd);
+      document.addEventListener('scroll', onScroll, {capture: true, passive: true});
     }
-
-    /** fn once, in a task after the next frame (the forms in view painted first), or after
-     * FRAME_WAIT_MS (a hidden page paints no frames). */
-    function afterNextFrame(fn) {
-      var done = false;
-      function once() { if (!done) { done = true; fn(); } }
-      if (typeof root.requestAnimationFrame === 'function') {
-        root.requestAnimationFrame(function () { setTimeout(once, 0); });
-      }
-      setTimeout(once, FRAME_WAIT_MS);
+    shown = true;
+    showing = true;
+    try { renderAll(); } finally { showing = false; }
+    var perf = globalThis.performance;
+    if (perf && typeof perf.mark === 'function') {
+      try { perf.mark(IN_VIEW_MARK); } catch (ignored) { /* never fatal */ }
     }
+    core.eachFormState(function (state) { if (!state.built) { observe(state.form); } });
+    scheduleIdle();
+  }
 
-    /** The waiting describe passes, in the order they were asked for (the page's order). */
-    function describeWaiting() {
-      describesQueued = false;
-      waitingDescribes.splice(0).forEach(function (state) {
-        var run = state.describeLater;
-        state.describeLater = null;
-        if (run && !state.built) { run(); }
-      });
-    }
+  /** End (the page's, not a control's: nothing took it) scrolls to the end of the page, which the
+   * forms it passes would lengthen by being built as they come near, after the scroll aimed at
+   * the old end: every deferred form is built first, as before Potato leaves the item. */
+  function buildBeforeEnd(event) {
+    var target = event.target;
+    if (event.key !== 'End' || event.defaultPrevented || !target || target.isContentEditable ||
+        /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) { return; }
+    buildFor(null);
+  }
 
-    function showDeferred(state) {
-      var form = state.form;
-      if (!state.placeholder) {
-        state.placeholder = h('div', {class: 'ma-deferred', 'data-ma': 'deferred'}, [
-          h('p', {class: 'ma-deferred-text', text: 'This question is drawn when you scroll to it.'}),
-          h('button', {type: 'button', class: 'ma-button', 'data-ma': 'deferred-build', text: 'Show this question'})
-        ]);
-        wireWakeUps(state);
-      }
-      if (!state.placeholder.isConnected) {
-        var body = state.body;
-        if (body !== form && body.parentNode) { body.parentNode.insertBefore(state.placeholder, body); }
-        else { (form.querySelector('fieldset') || form).appendChild(state.placeholder); }
-      }
-      if (state.body !== form) { state.body.hidden = true; }
-      form.setAttribute('data-ma-deferred', 'true');
-      var declared = core.stepActionsOf(state);
-      if (declared.length && !form.hasAttribute('data-ma-step-actions')) {
-        form.setAttribute('data-ma-step-actions', declared.join(' '));
-      }
-      if (shown) { observe(form); }
-    }
-
-    function hideDeferred(state) {
-      if (!state.placeholder) { return; }
-      if (state.placeholder.parentNode) { state.placeholder.parentNode.removeChild(state.placeholder); }
-      if (state.body !== state.form) { state.body.hidden = false; }
-      state.form.removeAttribute('data-ma-deferred');
-      observers.forEach(function (observer) { observer.unobserve(state.form); });
-    }
-
-    /** Focus or a pointer on a deferred form builds it; focus moves to its first control. */
-    function wireWakeUps(state) {
-      var form = state.form;
-      form.addEventListener('focusin', function () {
-        if (state.built) { return; }
-        build(state);
-        var active = document.activeElement;
-        if (!active || active === document.body || !form.contains(active)) { focusFirstControl(state); }
-      });
-      form.addEventListener('pointerdown', function () { if (!state.built) { build(state); } });
-    }
-
-    function focusFirstControl(state) {
-      var control = state.body.querySelector('button:not([disabled]), input:not([type=hidden]):not([disabled]), ' +
-        'select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])');
-      if (control) { control.focus(); }
-    }
-
-    function build(state) {
-      state.wanted = true;
-      core.renderForm(state.form);
-    }
-
-    /** Build now every deferred form `wanted(state)` accepts (every one without a predicate). */
-    function buildFor(wanted) {
-      var waiting = [];
-      core.eachFormState(function (state) {
-        if (!state.built && state.form.hasAttribute('data-ma-deferred') && (!wanted || wanted(state))) {
-          waiting.push(state);
-        }
-      });
-      waiting.forEach(build);
-    }
-
-    /** Watch a deferred form near the window, and near what its column shows when a box scrolls it. */
-    function observe(form) {
-      if (typeof root.IntersectionObserver !== 'function') { return; }
-      observerOf(null).observe(form);
-      var column = scrollerOf(form);
-      if (column) { observerOf(column).observe(form); }
-    }
-
-    /** The observer whose root is `box` (null: the window), margins one root height above and below. */
-    function observerOf(box) {
-      for (var i = 0; i < observers.length; i++) {
-        if (observers[i].root === box) { return observers[i]; }
-      }
-      var made = new root.IntersectionObserver(onIntersect, {root: box, rootMargin: (NEAR_MARGIN * 100) + '% 0px'});
-      observers.push(made);
-      return made;
-    }
-
-    /** A column's observer sees its forms whether or not the column is near the screen (or still
-     * scrolls, after a resize): its forms are built only when isNear agrees. */
-    function onIntersect(entries, observer) {
-      if (settling !== null) { return; }   // buildNear runs when the scroll settles
-      var near = entries.filter(function (entry) {
-        return entry.isIntersecting && (observer.root === null || isNear(entry.target));
-      }).map(function (entry) { return entry.target; });
-      if (near.length) { buildFor(function (state) { return near.indexOf(state.form) >= 0; }); }
-    }
-
-    /** Any scroll of the page or of a box in it (captured) restarts the wait for it to settle. */
-    function onScroll() {
-      if (!shown) { return; }
-      if (settling !== null) { clearTimeout(settling); }
-      settling = setTimeout(buildNear, SETTLE_MS);
-    }
-
-    /** The scrolling has settled: build the deferred forms near what is on screen now. */
-    function buildNear() {
-      settling = null;
-      buildFor(function (state) { return isNear(state.form); });
-    }
-
-    /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
-     * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
-     * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
-    function itemShown(renderAll) {
-      if (!shown) {
-        document.addEventListener('keydown', buildBeforeEnd);
-        document.addEventListener('scroll', onScroll, {capture: true, passive: true});
-      }
-      shown = true;
-      showing = true;
-      try { renderAll(); } finally { showing = false; }
-      var perf = root.performance;
-      if (perf && typeof perf.mark === 'function') {
-        try { perf.mark(IN_VIEW_MARK); } catch (ignored) { /* never fatal */ }
-      }
-      core.eachFormState(function (state) { if (!state.built) { observe(state.form); } });
+  function scheduleIdle() {
+    if (idleQueued) { return; }
+    var next = null;
+    core.eachFormState(function (state) {
+      if (!next && !state.built && state.form.hasAttribute('data-ma-deferred')) { next = state; }
+    });
+    if (!next) { return; }
+    idleQueued = true;
+    whenIdle(function () {
+      idleQueued = false;
+      if (!next.built) { build(next); }
       scheduleIdle();
-    }
+    });
+  }
 
-    /** End (the page's, not a control's: nothing took it) scrolls to the end of the page, which the
-     * forms it passes would lengthen by being built as they come near, after the scroll aimed at
-     * the old end: every deferred form is built first, as before Potato leaves the item. */
-    function buildBeforeEnd(event) {
-      var target = event.target;
-      if (event.key !== 'End' || event.defaultPrevented || !target || target.isContentEditable ||
-          /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) { return; }
-      buildFor(null);
+  function whenIdle(fn) {
+    if (typeof globalThis.requestIdleCallback === 'function') {
+      globalThis.requestIdleCallback(fn, {timeout: IDLE_TIMEOUT_MS});
+    } else {
+      setTimeout(fn, 0);
     }
+  }
 
-    function scheduleIdle() {
-      if (idleQueued) { return; }
-      var next = null;
-      core.eachFormState(function (state) {
-        if (!next && !state.built && state.form.hasAttribute('data-ma-deferred')) { next = state; }
-      });
-      if (!next) { return; }
-      idleQueued = true;
-      whenIdle(function () {
-        idleQueued = false;
-        if (!next.built) { build(next); }
-        scheduleIdle();
-      });
-    }
-
-    function whenIdle(fn) {
-      if (typeof root.requestIdleCallback === 'function') {
-        root.requestIdleCallback(fn, {timeout: IDLE_TIMEOUT_MS});
-      } else {
-        setTimeout(fn, 0);
-      }
-    }
-
-    /** Potato leaves the item: every deferred form is built first, so the item is left as it is
-     * when every widget was drawn. Potato's required check (validateRequiredFields, called on load
-     * and on every input) reads data-incomplete-reason: the waiting describe passes run first
-     * (building there would build everything at load). */
-    function wrapPotato() {
-      POTATO_LEAVING.forEach(function (name) {
-        core.wrapGlobal(name, function (original, self, args) {
-          buildFor(null);
-          return original.apply(self, args);
-        }, 'multiagentLazy');
-      });
-      core.wrapGlobal(POTATO_REQUIRED_CHECK, function (original, self, args) {
-        describeWaiting();
+  /** Potato leaves the item: every deferred form is built first, so the item is left as it is
+   * when every widget was drawn. Potato's required check (validateRequiredFields, called on load
+   * and on every input) reads data-incomplete-reason: the waiting describe passes run first
+   * (building there would build everything at load). */
+  function wrapPotato() {
+    POTATO_LEAVING.forEach(function (name) {
+      core.wrapGlobal(name, function (original, self, args) {
+        buildFor(null);
         return original.apply(self, args);
       }, 'multiagentLazy');
-    }
+    });
+    core.wrapGlobal(POTATO_REQUIRED_CHECK, function (original, self, args) {
+      describeWaiting();
+      return original.apply(self, args);
+    }, 'multiagentLazy');
+  }
 
-    return {
-      defers: defers,
-      describe: describe,
-      buildFor: buildFor,
-      itemShown: itemShown,
-      wrapPotato: wrapPotato,
-      /** Potato's annotation page, which dispatches potato:instance-ready once the item is shown. */
-      potatoOnPage: function () {
-        return typeof root.navigateToNext === 'function' && !(root.config && root.config.is_annotation_page === false);
-      }
-    };
+  return {
+    defers: defers,
+    describe: describe,
+    buildFor: buildFor,
+    itemShown: itemShown,
+    wrapPotato: wrapPotato,
+    /** Potato's annotation page, which dispatches potato:instance-ready once the item is shown. */
+    potatoOnPage: function () {
+      return typeof globalThis.navigateToNext === 'function' && !(globalThis.config && globalThis.config.is_annotation_page === false);
+    }
   };
-}));
+}

@@ -5,7 +5,9 @@
  * The stored value is {"verdict": "kept"|"departed"|null, "departures": [{step, kind}]} (step the
  * 0-based step index, shown as #N = index + 1), or "" when nothing is chosen.
  */
-PotatoMultiagent.marks('plan_adherence', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('plan_adherence', function (lib) {
   'use strict';
 
   function departuresOf(value) {

@@ -6,9 +6,11 @@
  *     {"critical_nodes": [names], "edges": {"A->B": status}, "edge_marks": [{from, to, status}]}
  * where edge_marks is authoritative and the seed's `edges` map holds the marked edges whose
  * "A->B" key names exactly one edge of the trace (a name may contain "->"); an accepted judgment
- * adds "from_judgment": source. Nothing marked stores "". The layout is web/graph_layout.js.
+ * adds "from_judgment": source. Nothing marked stores "". The layout is graph_layout.js.
  */
-PotatoMultiagent.marks('agent_interaction_graph', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('agent_interaction_graph', function (lib) {
   'use strict';
 
   var NORMAL = 'normal';

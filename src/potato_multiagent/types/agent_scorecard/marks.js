@@ -12,7 +12,9 @@
  * or null. Maps keyed by names from the trace use own properties only (an agent may be called
  * "__proto__").
  */
-PotatoMultiagent.marks('agent_scorecard', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('agent_scorecard', function (lib) {
   'use strict';
 
   var NA = 'na';

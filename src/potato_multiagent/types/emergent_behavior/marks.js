@@ -11,7 +11,9 @@
  * Turns the trace lacks and behaviours the config lacks stay in the value and are shown as such.
  * Lanes (one per agent, plus one for steps without an agent) and their pages are pure too.
  */
-PotatoMultiagent.marks('emergent_behavior', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('emergent_behavior', function (lib) {
   'use strict';
 
   var PAGE_SIZE = 20;          // turns per page of the lane view: a 5,000-step run is 250 pages

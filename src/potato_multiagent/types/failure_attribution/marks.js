@@ -8,7 +8,9 @@
  * "certainty" ('confident' | 'uncertain') and "plausible_steps" ([{step, step_ref?}], other steps
  * that could be the decisive one, most plausible first, each with its step's identity).
  */
-PotatoMultiagent.marks('failure_attribution', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('failure_attribution', function (lib) {
   'use strict';
 
   var SNIPPET_LENGTH = 80;

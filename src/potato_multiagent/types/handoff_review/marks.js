@@ -9,7 +9,9 @@
  * entry that matches no handoff (or repeats one) is kept and listed as having no card. The value
  * lives in a "book" (Map identity -> entry with running counts) so a click repaints one card.
  */
-PotatoMultiagent.marks('handoff_review', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('handoff_review', function (lib) {
   'use strict';
 
   var PAGE_SIZE = 20;   // cards a page: one open, the others a line each

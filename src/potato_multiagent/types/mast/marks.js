@@ -12,7 +12,9 @@
  * modes are both together. The taxonomy is the scheme's (config.modes, sent by the server; a config
  * written for the tests may give it inline as config.taxonomy with a name and a version).
  */
-PotatoMultiagent.marks('mast', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('mast', function (lib) {
   'use strict';
 
   var NOTE_SNIPPET = 120;

@@ -9,7 +9,9 @@
  * call, repeat one, or cannot be read are kept in the value and listed as "not in this trace"
  * (the runtime's stale list, with Remove) until the annotator removes them.
  */
-PotatoMultiagent.marks('tool_call_review', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('tool_call_review', function (lib) {
   'use strict';
 
   var NOTE_SNIPPET = 60;

@@ -9,7 +9,9 @@
  * and restore matches a region by resource, interval and set of agents, never by its index. A
  * saved label whose region is not in the trace is kept and listed as "not in this trace".
  */
-PotatoMultiagent.marks('tool_contention', function (lib) {
+import {marks} from 'potato-multiagent';
+
+marks('tool_contention', function (lib) {
   'use strict';
 
   var MAX_STALE_NOTICES = 10, MAX_NAME = 120, DAY = 86400;

@@ -5,64 +5,62 @@
  * web/judgments.js. Loaded after marks.js and before view.js (types/__init__.py), which calls read()
  * on every render, box() when it builds a region's item and paint() whenever it paints one.
  */
-(function (runtime) {
-  'use strict';
-  var marks = runtime.marksOf('tool_contention');
-  var judgments = window.PotatoMultiagentJudgments;
-  var h = runtime.h;
+import * as runtime from 'potato-multiagent';
+import './marks.js';
 
-  /** The record's judged labels by region, for this render; `setLabel(ui, [index], label, source)` accepts one. */
-  function read(ui, args, setLabel) {
-    ui.judged = marks.judgmentsByRegion(args.record, args.config, args.schemaName, ui.data.regions);
-    ui.acceptJudgment = setLabel;
-  }
+var marks = runtime.marksOf('tool_contention');
+var h = runtime.h;
 
-  /** A region's judgment box (empty and hidden until paint() fills it). */
-  function box(ui, item) {
-    item.judgmentBox = h('div', {class: 'ma-judgments ma-tc-judgments', 'data-ma': 'judgments', role: 'group',
-      'aria-label': 'Judgments', hidden: true});
-    item.judgmentSignature = null;
-    return item.judgmentBox;
-  }
+/** The record's judged labels by region, for this render; `setLabel(ui, [index], label, source)` accepts one. */
+function read(ui, args, setLabel) {
+  ui.judged = marks.judgmentsByRegion(args.record, args.config, args.schemaName, ui.data.regions);
+  ui.acceptJudgment = setLabel;
+}
 
-  /** Show (or hide, per show_judgments) the region's judged labels; redrawn only when they change. */
-  function paint(ui, index, item, mark) {
-    var judged = (ui.judged && ui.judged.get(index)) || [];
-    var shown = judged.length > 0 && judgments.judgmentsShown(ui.config, mark !== null);
-    var accepted = mark && typeof mark.fromJudgment === 'string' ? mark.fromJudgment : null;
-    var signature = shown ? JSON.stringify([judged, accepted]) : '';
-    item.judgmentBox.hidden = !shown;
-    if (signature === item.judgmentSignature) { return; }
-    item.judgmentSignature = signature;
-    runtime.clear(item.judgmentBox);
-    if (!shown) { return; }
-    judged.forEach(function (judgment, k) {
-      item.judgmentBox.appendChild(judgmentLine(ui, index, judgment, k, accepted === judgment.source));
-    });
-  }
+/** A region's judgment box (empty and hidden until paint() fills it). */
+function box(ui, item) {
+  item.judgmentBox = h('div', {class: 'ma-judgments ma-tc-judgments', 'data-ma': 'judgments', role: 'group',
+    'aria-label': 'Judgments', hidden: true});
+  item.judgmentSignature = null;
+  return item.judgmentBox;
+}
 
-  /** "llm-judge: deadlock [Accept llm-judge's answer]" (inert text). */
-  function judgmentLine(ui, index, judgment, k, accepted) {
-    var region = 'region ' + (index + 1);
-    return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
-      h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
-      h('button', {type: 'button', class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k),
-        'aria-pressed': accepted ? 'true' : 'false',
-        'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + region,
-        text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
-        on: {click: function () { accept(ui, index, judgment, k); }}})]);
-  }
+/** Show (or hide, per show_judgments) the region's judged labels; redrawn only when they change. */
+function paint(ui, index, item, mark) {
+  var judged = (ui.judged && ui.judged.get(index)) || [];
+  var shown = judged.length > 0 && runtime.judgmentsShown(ui.config, mark !== null);
+  var accepted = mark && typeof mark.fromJudgment === 'string' ? mark.fromJudgment : null;
+  var signature = shown ? JSON.stringify([judged, accepted]) : '';
+  item.judgmentBox.hidden = !shown;
+  if (signature === item.judgmentSignature) { return; }
+  item.judgmentSignature = signature;
+  runtime.clear(item.judgmentBox);
+  if (!shown) { return; }
+  judged.forEach(function (judgment, k) {
+    item.judgmentBox.appendChild(judgmentLine(ui, index, judgment, k, accepted === judgment.source));
+  });
+}
 
-  function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
+/** "llm-judge: deadlock [Accept llm-judge's answer]" (inert text). */
+function judgmentLine(ui, index, judgment, k, accepted) {
+  var region = 'region ' + (index + 1);
+  return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
+    h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
+    h('button', {type: 'button', class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k),
+      'aria-pressed': accepted ? 'true' : 'false',
+      'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + region,
+      text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
+      on: {click: function () { accept(ui, index, judgment, k); }}})]);
+}
 
-  /** Give the region the judge's label; focus stays on the (redrawn) button, now "Accepted". */
-  function accept(ui, index, judgment, k) {
-    ui.acceptJudgment(ui, [index], judgment.label, judgment.source);
-    var item = ui.items.get(index);
-    var button = item && item.judgmentBox.querySelector('[data-ma-focus="' + focusKey(index, k) + '"]');
-    if (button) { button.focus(); }
-  }
+function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
 
-  var parts = runtime.viewParts || (runtime.viewParts = {});
-  parts.tool_contention_judgments = {read: read, box: box, paint: paint};
-}(PotatoMultiagent));
+/** Give the region the judge's label; focus stays on the (redrawn) button, now "Accepted". */
+function accept(ui, index, judgment, k) {
+  ui.acceptJudgment(ui, [index], judgment.label, judgment.source);
+  var item = ui.items.get(index);
+  var button = item && item.judgmentBox.querySelector('[data-ma-focus="' + focusKey(index, k) + '"]');
+  if (button) { button.focus(); }
+}
+
+export {read, box, paint};
