@@ -179,7 +179,11 @@ def annotate_by_keyboard(page, run: dict, decisive: int) -> dict:
     assert where["step"] == decisive - 1
     keys.press("Enter")
     expect(page.locator("section.ma-trace .ma-trace-status")).to_contain_text(f"tagged on #{decisive}")
-    keys.until("Escape", lambda w: w["where"] == "attribution", limit=2)   # the definition closes, then back
+    expect(page.locator("section.ma-trace .ma-mode-tip")).to_be_visible()   # the chip's definition
+    where = keys.press("Escape")   # closes it first: the focus stays on the chip
+    expect(page.locator("section.ma-trace .ma-mode-tip")).to_be_hidden()
+    assert where["chip"] == MODE, where
+    keys.press("Escape")   # then back to the link
     expect(link).to_be_focused()
 
     # The reason

@@ -356,8 +356,8 @@ View.prototype.onKey = function (event) {
   var card = event.target.closest && event.target.closest('.ma-trace-step');
   if (!card) { return; }
   if (event.target !== card) {
-    if (event.key === 'Escape' && !(this.modeTip && !this.modeTip.hidden)) {
-      this.goBack(event);   // a shown definition closes first (types/mast/trace.js), then Escape goes back
+    if (event.key === 'Escape') {
+      this.goBack(event);   // a part that takes Escape first (MAST's shown definition) stops it before the view
     }
     return;
   }

@@ -12,7 +12,8 @@ import * as core from './widget.js';
 
 var h = core.h;
 /** The parts types add to the trace view (a type's trace.js, e.g. MAST's failure-mode chips), each
- * {load(view, record), slots(view, entry), repaint(view), clicked(view, target), isInput(target)};
+ * {load(view, record), slots(view, entry), repaint(view), clicked(view, target), isInput(target)
+ * [, chips: {all, chosen}: selectors of its chips in a step's tag slot, folded with Potato's]};
  * read when used: the type scripts load after the view's. */
 function traceParts() {
   var parts = core.traceParts || {};
@@ -111,7 +112,7 @@ function tagsOpen(view, index) {
 function paintFold(view, slot) {
   var open = tagsOpen(view, Number(slot.getAttribute('data-turn-index')));
   var toggle = slot.querySelector('.ma-trace-tags-toggle');
-  var chosen = slot.querySelectorAll('.ta-chip.ta-selected, .ma-mode-chip[aria-pressed="true"]').length;
+  var chosen = slot.querySelectorAll(chipSelectors().chosen).length;
   slot.setAttribute('data-folded', open ? 'false' : 'true');
   toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
   toggle.textContent = toggle.getAttribute('data-name') + ': ' + chosen + ' chosen';
@@ -123,7 +124,17 @@ function paintFold(view, slot) {
 
 /** A slot's chips are one Tab stop (the first chosen one, else the first drawn); arrows move among them. */
 function rovingChips(slot) {
-  core.oneTabStop(slot, '.ta-chip, .ma-mode-chip', slot.querySelector('.ta-chip.ta-selected, .ma-mode-chip[aria-pressed="true"]'));
+  var chips = chipSelectors();
+  core.oneTabStop(slot, chips.all, slot.querySelector(chips.chosen));
+}
+
+/** The chips of a step's tag slot: Potato's turn-level chips and those the parts declare. */
+function chipSelectors() {
+  var all = ['.ta-chip'], chosen = ['.ta-chip.ta-selected'];
+  traceParts().forEach(function (part) {
+    if (part.chips) { all.push(part.chips.all); chosen.push(part.chips.chosen); }
+  });
+  return {all: all.join(', '), chosen: chosen.join(', ')};
 }
 
 /** Repaint every drawn slot's fold (after the current step moved, or a chip was clicked). */

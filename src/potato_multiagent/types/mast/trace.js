@@ -135,9 +135,9 @@ function wireTips(view) {
   section.addEventListener('keydown', function (event) {
     if (event.key === 'Escape' && view.modeTip && !view.modeTip.hidden) {
       hideTip(view, true);
-      event.stopPropagation();   // Escape closes the tooltip first, nothing else
+      event.stopPropagation();   // Escape closes the tooltip first, nothing else (the view's keys included)
     }
-  });
+  }, true);
   view.viewport.addEventListener('scroll', function () { if (view.modeTip && !view.modeTip.hidden) { hideTip(view, true); } },
     {passive: true});
 }
@@ -383,4 +383,5 @@ function isInput(target) {
     target.closest('form[data-ma-widget="' + WIDGET + '"]'));
 }
 
-core.traceParts[WIDGET] = {load: load, slots: slots, repaint: repaint, clicked: clicked, isInput: isInput};
+core.traceParts[WIDGET] = {load: load, slots: slots, repaint: repaint, clicked: clicked, isInput: isInput,
+  chips: {all: '.ma-mode-chip', chosen: '.ma-mode-chip[aria-pressed="true"]'}};
