@@ -77,12 +77,11 @@ export function install(core) {
   function prepareAfterFirstPass() { setTimeout(prepareUnbuilt, 0); }
 
   /** The runtime's memory of a form, in the core's per-form state (ctx.formState), kept across
-   * render passes. */
+   * render passes; the form and the type's memory are the pass's (mount.ctx). */
   function mountOf(ctx) {
     var state = ctx.formState;
     if (!state.view) {
-      state.view = {form: ctx.form, state: ctx.state, debounced: [], listeners: [], stepActions: [], staleList: null,
-        ctx: null};
+      state.view = {debounced: [], listeners: [], stepActions: [], staleList: null, ctx: null};
     }
     return state.view;
   }
@@ -222,9 +221,9 @@ export function install(core) {
   function removeStale(mount, value, words, position) {
     makeModel(mount).set(value);
     announce(mount, words);
-    core.renderForm(mount.form);   // the view shows the value without the mark
+    core.renderForm(mount.ctx.form);   // the view shows the value without the mark
     var left = staleListOf(mount).items.querySelectorAll('[data-ma=stale-remove]');
-    var next = left.length ? left[Math.min(position, left.length - 1)] : mount.form.querySelector('[' + FOCUS_KEY + ']');
+    var next = left.length ? left[Math.min(position, left.length - 1)] : mount.ctx.form.querySelector('[' + FOCUS_KEY + ']');
     if (next) { next.focus(); }
   }
 
@@ -236,7 +235,7 @@ export function install(core) {
     var box = base.h('div', {class: 'ma-stale-list', 'data-ma': 'stale-list', hidden: true}, [
       base.h('p', {class: 'ma-stale-title', text: 'Saved but not in this trace'}), items, removeAll]);
     var el = mount.ctx.el;
-    if (el.parentNode && el !== mount.form) {
+    if (el.parentNode && el !== mount.ctx.form) {
       el.parentNode.insertBefore(box, el.nextSibling);
     } else {
       el.appendChild(box);
@@ -249,7 +248,7 @@ export function install(core) {
 
   function makeUi(mount, model) {
     return {
-      state: mount.state,
+      state: mount.ctx.state,
       h: base.h,
       clear: base.clear,
       /** debounce(fn, ms): typing; flushed before a re-render and before the page goes away. */
@@ -266,7 +265,7 @@ export function install(core) {
       combobox: function (options) {
         // its match count is said while the annotator types in it, never when a render fills it
         return windowing.createCombobox(Object.assign({announce: function (text) {
-          if (mount.form.contains(document.activeElement)) { announce(mount, text); }
+          if (mount.ctx.form.contains(document.activeElement)) { announce(mount, text); }
         }}, options));
       },
       staleList: function () { return staleListOf(mount).box; },
@@ -305,7 +304,7 @@ export function install(core) {
   function onStepAction(mount, action, fn) {
     mount.stepActions.push({action: action, fn: fn});
     var declared = mount.stepActions.map(function (entry) { return entry.action; });
-    mount.form.setAttribute('data-ma-step-actions', declared.filter(function (name, i) {
+    mount.ctx.form.setAttribute('data-ma-step-actions', declared.filter(function (name, i) {
       return declared.indexOf(name) === i;
     }).join(' '));
   }
