@@ -587,6 +587,11 @@ var runtime = installRuntime({
  *   oneTabStop(group, selector[, preferred])  the group's controls are one Tab stop, arrows move among them
  *   tellStatus(form, text)          say `text` on the form's one live region (its status line)
  *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
+ *   marks(typeName, factory(lib)), marksOf(typeName), registeredMarks(typeName)   a type's pure rules (base.js)
+ *   measured(name, fn)              fn()'s time as a measure on the page's timeline (base.js)
+ *   traceParts                      the parts types add to the trace view, by type (a type's trace.js)
+ *   formatCount, countAround, timeWindowEnd (windowing.js), judgmentsShown, judgmentsOf, showMode
+ *                                   (judgments.js): what types use of the core's modules
  */
 export {define, renderAll, renderForm, pageDerivation, pageSchemes, start, keepArrows, oneTabStop};
 export {h, setAttributes, clear, snippet, notInTrace, aboveBound, say, parseStored, debounce, deriveOptions, checkValue,
