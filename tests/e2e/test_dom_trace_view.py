@@ -8,11 +8,14 @@ test_trace_view.py against a real server.
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from potato_multiagent import types
 
-from .mount import mount
+from .mount import mount, page_html
 
 RECORD = {"id": "nested", "run": {"turns": [
     {"speaker": "Planner", "content": "Split the trip into flights and hotels.", "to": "Flights"},
@@ -54,3 +57,19 @@ def test_with_all_eight_widgets_the_trace_view_shares_their_derivation(page, tmp
           === view.derivation);
     }""")
     assert shared == [True] * 8
+
+
+@pytest.mark.e2e
+def test_a_bundle_loaded_twice_runs_one_runtime_and_one_trace_view(page, tmp_path):
+    """The plugin's script on a page twice (a copied tag): the first copy's runtime stays the
+    page's (web/page.js), and the second copy's parts run on it and on the views the first drew
+    (kept on their sections): the rows are drawn once and a key moves the view by one step."""
+    html = page_html(RECORD, [], displays=[VIEW])
+    script = re.search(r'<script src="[^"]+"></script>', html).group(0)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "twice.html").write_text(html.replace(script, script + "\n" + script), encoding="utf-8")
+    page.goto((tmp_path / "twice.html").as_uri())
+    assert row_agents(page) == ["Planner", "Flights", "Hotels"]
+    page.locator('section.ma-trace li.ma-trace-row .ma-trace-step[data-step="0"]').focus()
+    page.keyboard.press("ArrowDown")
+    expect(page.locator('section.ma-trace .ma-trace-step[data-step="1"]')).to_be_focused()

@@ -577,11 +577,8 @@ function onPartInputChange(event) {
   });
 }
 
+// what the node tests read of the view's parts
 export {stepModel, viewModel, rowFacts, autoLayout, layoutRule, layoutForAnswer} from './trace_view_model.js';
 export {judgmentMarks} from './trace_view_judgments.js';
-export const version = '1';
-/** The views on the page now (tests). */
-function pageViews() { return views.slice(); }
-export {start, showStep, pageViews as views, WINDOW};
 
 start();   // in the page: the view joins the runtime's lifecycle (no DOM under node: nothing)

@@ -599,7 +599,6 @@ export {h, setAttributes, clear, snippet, notInTrace, aboveBound, say, parseStor
 export {formatCount, countAround, timeWindowEnd} from './windowing.js';
 export {judgmentsShown, judgmentsOf, showMode} from './judgments.js';
 
-export const version = '1';
 export const textLimit = runtime.textLimit;
 
 /** A step action a type offers as a button: {label, applies(row)} | null (runtime.js). */
