@@ -31,8 +31,17 @@ function findEsbuild() {
     'or name the node_modules folder that holds it in NODE_PATH');
 }
 
-/** Imports of the runtime, in a part other than the core's, read the page's global. */
-function runtimeFromThePage(widget) {
+/** The names web/widget.js exports (the runtime's API), as esbuild reads them. */
+async function exportsOf(esbuild, file) {
+  const built = await esbuild.build({ entryPoints: [file], bundle: true, write: false, format: 'esm',
+    metafile: true, logLevel: 'silent' });
+  return Object.values(built.metafile.outputs)[0].exports;
+}
+
+/** Imports of the runtime, in a part other than the core's, read the page's global: a module that
+ * takes each of the runtime's exports from it by name (as an ES module, so a part refers to them
+ * directly; a CommonJS stand-in made every part copy the whole namespace as it started). */
+function runtimeFromThePage(widget, names) {
   return {
     name: 'runtime-from-the-page',
     setup(build) {
@@ -40,7 +49,7 @@ function runtimeFromThePage(widget) {
       build.onResolve({ filter: /widget\.js$/ }, (args) => (
         path.resolve(args.resolveDir, args.path) === widget ? { path: RUNTIME, namespace: 'page' } : undefined));
       build.onLoad({ filter: /.*/, namespace: 'page' }, () => ({
-        contents: 'module.exports = globalThis.PotatoMultiagent;', loader: 'js' }));
+        contents: `export const { ${names.join(', ')} } = globalThis.PotatoMultiagent;`, loader: 'js' }));
     }
   };
 }
@@ -48,8 +57,8 @@ function runtimeFromThePage(widget) {
 const OPTIONS = { bundle: true, write: false, format: 'iife', target: 'es2019', minify: true,
   legalComments: 'none', metafile: true, logLevel: 'silent' };
 
-async function buildPart(esbuild, part, widget, coreInputs) {
-  const plugins = coreInputs ? [runtimeFromThePage(widget)] : [];
+async function buildPart(esbuild, part, widget, coreInputs, names) {
+  const plugins = coreInputs ? [runtimeFromThePage(widget, names)] : [];
   const built = await esbuild.build({ ...OPTIONS, entryPoints: [part.entry], plugins });
   const inputs = Object.keys(built.metafile.inputs).map((input) => path.resolve(input));
   if (coreInputs) {
@@ -74,10 +83,11 @@ async function main() {
   const widget = path.resolve(path.dirname(core.entry), 'widget.js');
   const coreBuilt = await buildPart(esbuild, core, widget, null);
   const coreInputs = new Set(coreBuilt.inputs);
+  const names = await exportsOf(esbuild, widget);
   const answer = { [core.name]: { script: coreBuilt.script, style: coreBuilt.style } };
   for (const part of job.parts) {
     if (part === core) { continue; }
-    const built = await buildPart(esbuild, part, widget, coreInputs);
+    const built = await buildPart(esbuild, part, widget, coreInputs, names);
     answer[part.name] = { script: built.script, style: built.style };
   }
   process.stdout.write(JSON.stringify(answer));
