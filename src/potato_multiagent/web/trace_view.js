@@ -136,8 +136,8 @@ View.prototype.lanesFit = function () {
 
 /** Lanes shown (chosen, answered or configured) in a pane too narrow for them stack in step order
  * (trace_view.css), each step still naming its agent: no lane under MIN_LANE_PX, no sideways scroll. */
-View.prototype.markLanesFit = function () {
-  this.section.setAttribute('data-lanes-fit', this.lanesFit() ? 'true' : 'false');
+View.prototype.markLanesFit = function (fits) {
+  this.section.setAttribute('data-lanes-fit', (fits === undefined ? this.lanesFit() : fits) ? 'true' : 'false');
 };
 
 /**
@@ -169,16 +169,19 @@ View.prototype.onResize = function () {
   }
 };
 
+/** The width is read before anything is written, and the rows drawn last: the rows are laid out
+ * once, in the frame that shows them, not also by a read of the pane after them. */
 View.prototype.setLayout = function (layout, why) {
+  var fits = this.lanesFit();
   this.layout = layout;
   this.section.setAttribute('data-layout', layout);
   this.section.style.setProperty('--ma-lanes', String(this.laneCount || 1));
-  this.markLanesFit();
+  this.markLanesFit(fits);
   this.section.querySelectorAll('.ma-trace-layout').forEach(function (button) {
     button.setAttribute('aria-pressed', button.getAttribute('data-layout') === layout ? 'true' : 'false');
   });
   this.paint();
-  if (why && layout === 'lanes' && !this.lanesFit()) {
+  if (why && layout === 'lanes' && !fits) {
     why += '; stacked in step order: ' + this.laneCount + ' lanes do not fit this width';
   }
   if (why) { this.say('Layout: ' + layout + ' (' + why + ').'); }
@@ -511,8 +514,9 @@ function init() {
       }
     }
     view.load();
-    view.setLayout(view.wantedLayout(), null);
+    var layout = view.wantedLayout();   // the pane read (one layout) before its rows are drawn
     view.fitPane();
+    view.setLayout(layout, null);
     views.push(view);
   });
 }
