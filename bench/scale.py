@@ -17,8 +17,8 @@ loads. `agent_trace` takes minutes at 50,000 steps, so above 5,000 steps it is l
 rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and without a traced load.
 Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server render),
 `response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, widget.js's
-`multiagent:in-view-ready` mark, set when the instance-ready pass has built every form near the
-screen (web/lazy.js builds the others later), and the trace view's last drawing of its rows),
+`multiagent:in-view-ready` mark, set when the instance-ready pass has built every form in
+sight (web/lazy.js builds those near a frame later, the others later still), and the trace view's last drawing of its rows),
 `all_built` (the same with the last `multiagent:ready:*` mark of every widget instead of the
 in-view mark: what `ready` meant before forms were built lazily), `painted` (the frame after
 instance-ready); with the
@@ -78,7 +78,7 @@ TRACE_VIEW_FIELD = {"key": "steps", "type": "multiagent.trace", "label": "Run"}
 TRACE_VIEW_DISPLAY = {"fields": [{"key": "task", "type": "text", "label": "Task"}, TRACE_VIEW_FIELD]}
 TIMED = ["ttfb", "response_end", "dom_interactive", "dcl", "dcl_end", "instance_ready", "ready", "all_built",
          "painted", "trace_ready", "derive", "ours_dcl", "rerender"]
-IN_VIEW_MARK = "multiagent:in-view-ready"   # web/lazy.js: the forms near the screen are built
+IN_VIEW_MARK = "multiagent:in-view-ready"   # web/lazy.js: the forms in sight are built
 
 LOAD_JS = """({marks, inViewMark}) => {
   const bench = window.__bench;

@@ -8,10 +8,13 @@
  * data-ma-deferred="true", its body is hidden behind a short placeholder, and data-ma-ready is not
  * set (it means "built"). A deferred form is built once, then renders on later passes as before,
  * when any of these happens:
- *   - it comes within about one viewport of the screen, and of what the box that scrolls it shows
- *     when one does (the forms' column beside a trace view), once Potato has shown the item and
- *     restored its answers (`potato:instance-ready`; until then no form is built, so none is built
- *     twice): checked in the render pass, then by IntersectionObservers on the window and on the
+ *   - Potato shows the item and has restored its answers (`potato:instance-ready`; until then no
+ *     form is built, so none is built twice): the pass that shows the item builds the forms in
+ *     sight, on the screen and in what the box that scrolls them shows when one does (the forms'
+ *     column beside a trace view); in a task after the next frame (what is in sight painted first)
+ *     those within about one viewport of it, and of that box, are built too;
+ *   - it comes within about one viewport of the screen, and of what its box shows, later:
+ *     checked by IntersectionObservers on the window and on the
  *     box that scrolls the form (the window's sees a form that box hides only once it shows), once
  *     the scrolling has settled (no scroll for SETTLE_MS): a jump (a link, a search, the scroll bar,
  *     Bootstrap's smooth scrolling of the page) passes forms without building them, since forms built
@@ -55,22 +58,23 @@ export function install(core) {
   var settling = null;        // the timer that ends a scroll: near forms wait for it
 
   /**
-   * Within about one screen of what can be seen: of the window, and of the box that scrolls the form
-   * when it has one (beside a trace view the forms scroll in a column of their own, whose hidden
-   * part is not on screen however near the window's edge it is). A form with no box (hidden page
-   * part) is not near.
+   * Within about one screen (`margin` screens; none: in sight) of what can be seen: of the window,
+   * and of the box that scrolls the form when it has one (beside a trace view the forms scroll in a
+   * column of their own, whose hidden part is not on screen however near the window's edge it is).
+   * A form with no box (hidden page part) is not near.
    */
-  function isNear(form) {
+  function isNear(form, margin) {
     if (!form.getClientRects().length) { return false; }
+    if (margin === undefined) { margin = NEAR_MARGIN; }
     var rect = form.getBoundingClientRect();
     var height = globalThis.innerHeight || document.documentElement.clientHeight || 0;
-    var top = -height * NEAR_MARGIN;
-    var bottom = height * (1 + NEAR_MARGIN);
+    var top = -height * margin;
+    var bottom = height * (1 + margin);
     var scroller = scrollerOf(form);
     if (scroller) {
       var seen = scroller.getBoundingClientRect();
-      top = Math.max(top, seen.top - scroller.clientHeight * NEAR_MARGIN);
-      bottom = Math.min(bottom, seen.bottom + scroller.clientHeight * NEAR_MARGIN);
+      top = Math.max(top, seen.top - scroller.clientHeight * margin);
+      bottom = Math.min(bottom, seen.bottom + scroller.clientHeight * margin);
     }
     return rect.bottom >= top && rect.top <= bottom;
   }
@@ -85,10 +89,11 @@ export function install(core) {
   }
 
   /** Called by the render pass before the widget's render: true when the form stays deferred.
-   * Until the item is shown every form waits: Potato's values are not restored yet. */
+   * Until the item is shown every form waits: Potato's values are not restored yet; the pass that
+   * shows it builds what is in sight (the near ones follow: itemShown). */
   function defers(state) {
     if (state.built) { return false; }
-    if (!state.wanted && !(shown && isNear(state.form))) { showDeferred(state); return true; }
+    if (!state.wanted && !(shown && isNear(state.form, showing ? 0 : NEAR_MARGIN))) { showDeferred(state); return true; }
     state.built = true;
     state.describeLater = null;   // its render pass paints the description
     hideDeferred(state);
@@ -234,15 +239,23 @@ export function install(core) {
     buildFor(function (state) { return isNear(state.form); });
   }
 
+  /** After the frame that shows the item: the forms near what is in sight (unless a scroll has
+   * begun, whose settling builds those near where it ends). */
+  function buildNearShown() {
+    if (settling === null) { buildFor(function (state) { return isNear(state.form); }); }
+  }
+
   /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
-   * the render pass `renderAll` builds the forms near the screen, the mark says they are (the
-   * bench's "ready"), the deferred ones are watched, and the rest are built when idle. */
+   * the render pass `renderAll` builds the forms in sight, the mark says they are (the bench's
+   * "ready"); after the next frame (the item painted) those near are built, before the deferred
+   * describe passes; the deferred ones are watched, and the rest are built when idle. */
   function itemShown(renderAll) {
     if (!shown) {
       document.addEventListener('keydown', buildBeforeEnd);
       document.addEventListener('scroll', onScroll, {capture: true, passive: true});
     }
     shown = true;
+    afterNextFrame(buildNearShown);
     showing = true;
     try { renderAll(); } finally { showing = false; }
     var perf = globalThis.performance;
