@@ -418,6 +418,31 @@ def ordinary_bundle_rows(ordinary: Dict[str, Any]) -> List[List[str]]:
              f"{(row['js_kb'] + row['css_kb']) / before:.2f}"] for row in bundles]
 
 
+def ordinary_potato_part(ordinary: Dict[str, Any]) -> str:
+    """Issue 34 item 3: the parts of the gap that Potato's page sets, as measured here (warm medians)."""
+    waits, renders = [], []
+    for size in _ordinary_sizes(ordinary):
+        bare = _mode(size, "bare", "warm")
+        wait = median(bare, "to_instance_ready")
+        if wait is not None:
+            waits.append(wait)
+        extra = [median(_mode(size, page, "warm"), "server") for page in ("seven", "init")]
+        if median(bare, "server") is not None and all(value is not None for value in extra):
+            renders += [value - median(bare, "server") for value in extra]
+    if not waits:
+        return ""
+    said = (f"Of Potato's own page: it keeps the item hidden, resets and restores the answers and waits for the "
+            f"item's spans between the end of its DOMContentLoaded listeners and `potato:instance-ready`, "
+            f"{number(min(waits))}–{number(max(waits))} ms on its page alone (warm); no widget in view can be built "
+            "in that time (its answer is restored after it, and nothing hidden can be measured), so every page "
+            "of ours adds its in-view work after it.")
+    if renders:
+        said += (f" Potato's server renders our pages {number(min(renders))}–{number(max(renders))} ms slower than "
+                 "its own (*server* above), most of it in the BeautifulSoup parse and re-serialisation of the whole "
+                 "page it runs on every render, which grows with our forms' markup.")
+    return said + " `docs/performance.md` names the change to Potato that would remove each."
+
+
 def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
     sizes = _ordinary_sizes(ordinary)
     loads = "; ".join(f"{size['steps']:,} steps: {size['load_average'][0]} → {size['load_average'][1]}"
@@ -450,6 +475,7 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             "### Where the time goes, cold (ms, medians)", "",
             *table(["steps", "page", *(title for _key, title in ORDINARY_PHASES), "ready"],
                    ordinary_phase_rows(ordinary, "cold")), "",
+            *([ordinary_potato_part(ordinary), ""] if ordinary_potato_part(ordinary) else []),
             f"### The plugin's files a page loads ({sizes[0]['steps']:,} steps; KB, decoded)", "",
             *table(["page", "files", "JS", "CSS", "fetched, cold", "fetched, warm"], ordinary_byte_rows(ordinary)),
             "", "### The plugin's script and style sheet by page (KB; the bundle of what the config uses)", "",
