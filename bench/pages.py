@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import yaml
 
@@ -100,10 +100,12 @@ def write_task(folder: Path, spec: PageSpec, record: Dict[str, Any], name_prefix
     return folder
 
 
-def start_server(folder: Path, timeout: float = harness.SERVER_START_TIMEOUT_S) -> harness.PotatoTask:
-    """`potato start` on the task folder (the harness's start_potato), on a port of `PORTS`.
+def start_server(folder: Path, timeout: float = harness.SERVER_START_TIMEOUT_S,
+                 env: Optional[Mapping[str, str]] = None) -> harness.PotatoTask:
+    """`potato start` on the task folder (the harness's start_potato), on a port of `PORTS`; `env`:
+    more environment variables for the server (bench.versus: another checkout's plugin).
 
     Other runs of the bench may be starting servers in the same range: the harness draws the port
     at random, accepts a server only when it owns its port, and tries another port when it does not.
     """
-    return harness.start_potato(folder, CONFIG_FILE, timeout=timeout, ports=PORTS)
+    return harness.start_potato(folder, CONFIG_FILE, timeout=timeout, ports=PORTS, env=env)

@@ -251,6 +251,33 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert "| the page with our widgets ready within 1.2× of Potato's bare page at 300 steps |" in report
     assert "at least 10× faster than `agent_trace`" in report
     assert "| failure_attribution | " in report
+    assert "Of Potato's own page: it keeps the item hidden" in report   # issue 34 item 3, from the run's figures
+
+
+def test_versus_puts_the_other_checkouts_plugin_first_and_refuses_a_folder_that_is_not_one(tmp_path):
+    from bench import versus
+
+    env = versus.other_environment(REPO_ROOT)
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(REPO_ROOT / "src")
+    assert env["NODE_PATH"].split(os.pathsep)[0] == str(REPO_ROOT / "node_modules")
+    with pytest.raises(SystemExit, match="not a checkout of potato-multiagent"):
+        versus.other_environment(tmp_path)
+
+
+@pytest.mark.e2e
+def test_versus_serves_two_checkouts_side_by_side(tmp_path):
+    if _missing_tools():
+        pytest.skip(f"the bench needs {', '.join(_missing_tools())} (bash scripts/setup.sh installs Chromium)")
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.versus", str(REPO_ROOT), "--steps", "30", "--page", "seven", "--rounds", "1",
+         "--workdir", str(tmp_path / "work")],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "POTATO_MA_BENCH_CHROMIUM": str(CHROMIUM)})
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    rows = [line for line in completed.stdout.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert [row.split(" | ")[0] for row in rows] == ["| Potato alone (a radio)", "| seven: this checkout",
+                                                      f"| seven: {REPO_ROOT}"]
+    assert rows[0].endswith("| 1.00× |") and all(float(row.split(" | ")[-1].rstrip("× |")) > 0 for row in rows)
 
 
 FLOOR_PROBE = """
