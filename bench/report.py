@@ -445,6 +445,7 @@ def ordinary_potato_part(ordinary: Dict[str, Any]) -> str:
 
 def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
     sizes = _ordinary_sizes(ordinary)
+    potato_part = ordinary_potato_part(ordinary)
     loads = "; ".join(f"{size['steps']:,} steps: {size['load_average'][0]} → {size['load_average'][1]}"
                       for size in sizes)
     steps = ", ".join(f"{size['steps']:,}" for size in sizes)
@@ -475,7 +476,7 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             "### Where the time goes, cold (ms, medians)", "",
             *table(["steps", "page", *(title for _key, title in ORDINARY_PHASES), "ready"],
                    ordinary_phase_rows(ordinary, "cold")), "",
-            *([ordinary_potato_part(ordinary), ""] if ordinary_potato_part(ordinary) else []),
+            *([potato_part, ""] if potato_part else []),
             f"### The plugin's files a page loads ({sizes[0]['steps']:,} steps; KB, decoded)", "",
             *table(["page", "files", "JS", "CSS", "fetched, cold", "fetched, warm"], ordinary_byte_rows(ordinary)),
             "", "### The plugin's script and style sheet by page (KB; the bundle of what the config uses)", "",

@@ -48,7 +48,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 from urllib.parse import urlparse
 
 from playwright.sync_api import sync_playwright
@@ -271,11 +271,13 @@ def page_bytes(side: ScaleSide) -> Dict[str, Any]:
 # --------------------------------------------------------------------------- one size
 
 
-def start(side: ScaleSide, chromium, workdir: Path, prefix: str) -> None:
+def start(side: ScaleSide, chromium, workdir: Path, prefix: str, env: Optional[Mapping[str, str]] = None) -> None:
+    """The side's task written and served (`env`: more environment for its server), and a browser
+    context of its own; a server that does not start is the side's error, not the run's."""
     try:
         folder = pages.write_task(workdir / side.spec.slug, side.spec, side.record, prefix,
                                   instance_display=side.display, plugins=side.plugins)
-        side.task = pages.start_server(folder, timeout=SERVER_START_TIMEOUT_S)
+        side.task = pages.start_server(folder, timeout=SERVER_START_TIMEOUT_S, env=env)
     except Exception as error:
         side.error = f"server did not start: {str(error).strip().splitlines()[0][:300]}"
         log(f"{side.spec.label}: {side.error}")

@@ -21,12 +21,13 @@ import argparse
 import copy
 import os
 import sys
+import tempfile
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from playwright.sync_api import sync_playwright
 
-from . import browser, log, ordinary, pages, scale, synth
+from . import browser, log, ordinary, scale, synth
 from .report import number, table
 from .scenarios import SCENARIOS
 from .stats import Summary
@@ -46,13 +47,6 @@ def other_environment(other: Path) -> Dict[str, str]:
             "NODE_PATH": os.pathsep.join(path for path in modules if path)}
 
 
-def start(side: scale.ScaleSide, chromium, workdir: Path, env: Optional[Mapping[str, str]]) -> None:
-    folder = pages.write_task(workdir / side.spec.slug, side.spec, side.record, "versus",
-                              instance_display=side.display, plugins=side.plugins)
-    side.task = pages.start_server(folder, timeout=scale.SERVER_START_TIMEOUT_S, env=env)
-    side.context = chromium.new_context()
-
-
 def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path) -> List[List[str]]:
     """The rows of the report: Potato's page, then the page by this checkout and by the other."""
     record = synth.scale_record(steps)
@@ -67,9 +61,12 @@ def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path) -> L
     with sync_playwright() as playwright:
         chromium = browser.launch(playwright)
         try:
-            start(bare, chromium, workdir, None)
-            start(here, chromium, workdir, None)
-            start(there, chromium, workdir, other_environment(other))
+            scale.start(bare, chromium, workdir, "versus")
+            scale.start(here, chromium, workdir, "versus")
+            scale.start(there, chromium, workdir, "versus", env=other_environment(other))
+            failed = [f"{side.spec.label}: {side.error}" for side in order if side.error]
+            if failed:
+                raise SystemExit("bench.versus: " + "; ".join(failed))
             for round_number in range(rounds + 1):
                 log(f"versus: round {round_number} of {rounds}" + (" (warm-up)" if round_number == 0 else ""))
                 for side in (order if round_number % 2 == 0 else order[::-1]):
@@ -104,7 +101,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.workdir is not None:
         rows = measure(other, args.steps, args.page, args.rounds, args.workdir)
     else:
-        import tempfile
         with tempfile.TemporaryDirectory(prefix="potato-ma-versus-") as scratch:
             rows = measure(other, args.steps, args.page, args.rounds, Path(scratch))
     print(f"{args.steps:,} steps, {args.rounds} warm round(s) after one warm-up, ms since navigation start, "

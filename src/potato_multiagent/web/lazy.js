@@ -239,10 +239,10 @@ export function install(core) {
     buildFor(function (state) { return isNear(state.form); });
   }
 
-  /** After the frame that shows the item: the forms near what is in sight (unless a scroll has
-   * begun, whose settling builds those near where it ends). */
+  /** After the frame that shows the item: the forms near what is in sight, unless a scroll has
+   * begun (its settling builds those near where it ends). */
   function buildNearShown() {
-    if (settling === null) { buildFor(function (state) { return isNear(state.form); }); }
+    if (settling === null) { buildNear(); }
   }
 
   /** The item is on screen (Potato's instance-ready, or the first pass on a page without Potato):
