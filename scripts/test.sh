@@ -56,14 +56,19 @@ case " $* " in
     *) parallel=(-n "${PYTEST_WORKERS:-$(pytest_workers)}" --dist loadscope) ;;
 esac
 
+# pytest's own summary of failures scrolls away under the lowest-versions run, and CI keeps only the
+# end of what was printed: the failures are kept aside and said again last.
+pytest_log="$(mktemp)"
+trap 'rm -f "$pytest_log"' EXIT
 echo "== python -m pytest ${parallel[*]} $*"
-"${POTATO_MA_PYTHON:-$REPO_ROOT/.venv/bin/python}" -m pytest "${parallel[@]}" "$@" || failed+=("pytest")
+"${POTATO_MA_PYTHON:-$REPO_ROOT/.venv/bin/python}" -m pytest "${parallel[@]}" "$@" 2>&1 | tee "$pytest_log" || failed+=("pytest")
 
 if [ -z "${POTATO_MA_PYTHON:-}" ]; then
     bash scripts/lowest.sh || failed+=("lowest versions")
 fi
 
 if [ "${#failed[@]}" -gt 0 ]; then
+    grep -E '^(FAILED|ERROR) ' "$pytest_log" | sed 's/^/test: pytest: /' >&2 || true
     echo "test: FAILED: ${failed[*]}" >&2
     exit 1
 fi

@@ -377,8 +377,12 @@ def test_names_headings_and_one_silent_live_region_per_form(task, runs, page):
     page.keyboard.press("Enter")
     expect(graph.locator("[data-ma-sync-notice]")).to_have_text("Critical path: Researcher. No flagged edges.")
 
-    # the page opened again, the attribution shown from the start: nothing is said
+    # the page opened again, the attribution shown from the start: nothing is said. Both answers are
+    # saved first: a reload inside Potato's autosave delay rightly keeps the graph's answer in the
+    # browser, and the page then says so (the restore prompt; test_saving.py)
     wait_saved(task, user, run["id"], "outcome", lambda value: value == "failure")
+    wait_saved(task, user, run["id"], "interaction_graph",
+               lambda value: value is not None and json.loads(value)["critical_nodes"] == ["Researcher"])
     open_annotate(page, task.base_url)
     expect(form(page, "attribution")).to_be_visible()
     expect(page.locator("form.multiagent-form:not([data-ma-ready='true'])")).to_have_count(0)
