@@ -81,6 +81,26 @@ function measured(name, fn) {
   }
 }
 
+/** A mark on the page's timeline (what the bench reads as a moment); never fatal. */
+function markTime(name) {
+  var perf = globalThis.performance;
+  if (!perf || typeof perf.mark !== 'function') { return; }
+  try { perf.mark(name); } catch (ignored) { /* never fatal */ }
+}
+
+var FRAME_WAIT_MS = 100;   // the longest afterNextFrame waits for a frame
+
+/** fn once, in a task after the next frame (what was just drawn is painted first), or after
+ * FRAME_WAIT_MS (a hidden page paints no frames). */
+function afterNextFrame(fn) {
+  var done = false;
+  function once() { if (!done) { done = true; fn(); } }
+  if (typeof globalThis.requestAnimationFrame === 'function') {
+    globalThis.requestAnimationFrame(function () { setTimeout(once, 0); });
+  }
+  setTimeout(once, FRAME_WAIT_MS);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pure helpers (also used by node tests)
 // ---------------------------------------------------------------------------------------------
@@ -510,4 +530,4 @@ function marksOf(typeName) {
   return api;
 }
 
-export {measured, h, setAttributes, appendChildren, clear, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};
+export {measured, markTime, afterNextFrame, h, setAttributes, appendChildren, clear, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};

@@ -42,13 +42,13 @@
 var NEAR_MARGIN = 1;          // viewports above and below the screen that count as "near"
 var IDLE_TIMEOUT_MS = 300;    // the longest an idle build waits (a busy or hidden page)
 var SETTLE_MS = 120;          // no scroll for this long: the scrolling has settled, near forms are built
-var FRAME_WAIT_MS = 100;      // the longest waiting describe passes wait for a frame
 var IN_VIEW_MARK = 'multiagent:in-view-ready';
 var POTATO_LEAVING = ['navigateToNext', 'navigateToPrevious', 'navigateToInstance'];
 var POTATO_REQUIRED_CHECK = 'validateRequiredFields';
 
 export function install(core) {
   var h = core.base.h;
+  var afterNextFrame = core.base.afterNextFrame;   // the forms in view painted first
   var shown = false;          // the item is on screen: positions are real, idle builds may run
   var showing = false;        // inside the pass that shows the item (itemShown's renderAll)
   var observers = [];         // IntersectionObservers: the window's, and one per box that scrolls forms
@@ -110,17 +110,6 @@ export function install(core) {
       describesQueued = true;
       afterNextFrame(describeWaiting);
     }
-  }
-
-  /** fn once, in a task after the next frame (the forms in view painted first), or after
-   * FRAME_WAIT_MS (a hidden page paints no frames). */
-  function afterNextFrame(fn) {
-    var done = false;
-    function once() { if (!done) { done = true; fn(); } }
-    if (typeof globalThis.requestAnimationFrame === 'function') {
-      globalThis.requestAnimationFrame(function () { setTimeout(once, 0); });
-    }
-    setTimeout(once, FRAME_WAIT_MS);
   }
 
   /** The waiting describe passes, in the order they were asked for (the page's order). */
@@ -258,10 +247,7 @@ export function install(core) {
     afterNextFrame(buildNearShown);
     showing = true;
     try { renderAll(); } finally { showing = false; }
-    var perf = globalThis.performance;
-    if (perf && typeof perf.mark === 'function') {
-      try { perf.mark(IN_VIEW_MARK); } catch (ignored) { /* never fatal */ }
-    }
+    core.base.markTime(IN_VIEW_MARK);
     core.eachFormState(function (state) { if (!state.built) { observe(state.form); } });
     scheduleIdle();
   }

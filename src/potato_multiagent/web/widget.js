@@ -449,10 +449,7 @@ function makeContext(state, config, record, derivation) {
 
 function markReady(state) {
   state.form.setAttribute('data-ma-ready', 'true');
-  var perf = globalThis.performance;
-  if (perf && typeof perf.mark === 'function') {
-    try { perf.mark('multiagent:ready:' + state.schemaName); } catch (ignored) { /* never fatal */ }
-  }
+  base.markTime('multiagent:ready:' + state.schemaName);
 }
 
 /** Render every multiagent form on the page (or only those of one widget). */
@@ -589,13 +586,15 @@ var runtime = installRuntime({
  *   mergeValues(base, mine, theirs[, keyOf]) -> {value, conflicts}, entryKey(entry)
  *   marks(typeName, factory(lib)), marksOf(typeName), registeredMarks(typeName)   a type's pure rules (base.js)
  *   measured(name, fn)              fn()'s time as a measure on the page's timeline (base.js)
+ *   markTime(name)                  a mark on the page's timeline (base.js)
+ *   afterNextFrame(fn)              fn() in a task after the next frame: what was drawn is painted first
  *   traceParts                      the parts types add to the trace view, by type (a type's trace.js)
  *   formatCount, countAround, timeWindowEnd (windowing.js), judgmentsShown, judgmentsOf, showMode
  *                                   (judgments.js): what types use of the core's modules
  */
 export {define, renderAll, renderForm, pageDerivation, pageSchemes, start, keepArrows, oneTabStop};
 export {h, setAttributes, clear, snippet, notInTrace, aboveBound, say, parseStored, debounce, deriveOptions, checkValue,
-  readChecked, flushEdits, mergeValues, entryKey, marks, marksOf, registeredMarks, measured} from './base.js';
+  readChecked, flushEdits, mergeValues, entryKey, marks, marksOf, registeredMarks, measured, markTime, afterNextFrame} from './base.js';
 export {formatCount, countAround, timeWindowEnd} from './windowing.js';
 export {judgmentsShown, judgmentsOf, showMode} from './judgments.js';
 
