@@ -460,7 +460,7 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             "second item onward); *cold*: a new context per load. "
             f"{ordinary['runs']} round(s) after {ordinary['warmup']} warm-up, the pages alternating, the order reversed "
             "each round; medians (min–max). *Ready*: the latest of `potato:instance-ready`, our in-view mark and the "
-            "trace view's rows drawn, ms since navigation start.", "",
+            "trace view's (its rows in sight drawn), ms since navigation start.", "",
             *table(["target", "measured (median)", "verdict"], ordinary_targets(ordinary)), "",
             "### Ready, and its ratio to Potato's page", "",
             *table(["steps", "cache", "Potato alone", "+ seven types", "ratio", "init's page", "ratio"],
@@ -469,7 +469,7 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             "*server*: request to first byte (Potato renders the page); *transfer*: the HTML's first to last byte; "
             "*parse*: to DOM interactive (the HTML parsed, blocking scripts fetched and run); *scripts*: to the end of "
             "the DOMContentLoaded listeners (our derivation and forms wired); *to instance-ready*: Potato's "
-            "`potato:instance-ready`; *to ready*: what is in view built and the trace view's rows drawn; *of which "
+            "`potato:instance-ready`; *to ready*: what is in view built and the trace view's rows in sight drawn; *of which "
             "derive*: derive.js, once per page, inside the phases before it.", "",
             *table(["steps", "page", *(title for _key, title in ORDINARY_PHASES), "ready"],
                    ordinary_phase_rows(ordinary, "warm")), "",
@@ -718,8 +718,9 @@ def scale_section(scale: Dict[str, Any]) -> List[str]:
              "the radio and Potato's `agent_trace` display of the steps (no plugin). *Ready* (the target): from "
              "navigation start to `potato:instance-ready`, our `multiagent:in-view-ready` mark (every widget in "
              "sight built; `web/lazy.js` builds those near a frame later, the others when scrolled to, focused, needed or idle) and the "
-             "trace view's last drawing of its rows. *All built*: the same with the last `multiagent:ready:*` mark "
-             "of every widget of ours instead of the in-view mark (what *ready* meant before widgets were built "
+             "trace view's `multiagent:trace-in-view` mark (the rows a screen can show drawn; the rest of its window "
+             "a frame later). *All built*: the same with the last `multiagent:ready:*` mark "
+             "of every widget of ours and the view's last drawing instead of the in-view marks (what *ready* meant before widgets were built "
              "lazily). Ratios are medians over the bare page's median. `agent_trace` takes minutes to load at the larger sizes, so it is loaded "
              "in fewer rounds there (the number of its loads is shown in brackets), without a warm-up.", "",
              *_resumed_note(scale),

@@ -18,9 +18,11 @@ rounds (`agent_trace_rounds`: 2 at 20,000, 1 above), without a warm-up and witho
 Per load, in ms since navigation start: `ttfb` (request to first byte: Potato's server render),
 `response_end`, `dcl`, `ready` (the latest of `potato:instance-ready`, widget.js's
 `multiagent:in-view-ready` mark, set when the instance-ready pass has built every form in
-sight (web/lazy.js builds those near a frame later, the others later still), and the trace view's last drawing of its rows),
-`all_built` (the same with the last `multiagent:ready:*` mark of every widget instead of the
-in-view mark: what `ready` meant before forms were built lazily), `painted` (the frame after
+sight (web/lazy.js builds those near a frame later, the others later still), and the trace view's
+`multiagent:trace-in-view` mark, set when it has drawn the rows a screen can show (the rest of its
+window follows a frame later; a version without the mark: its last drawing of rows)),
+`all_built` (the same with the last `multiagent:ready:*` mark of every widget and the trace view's
+last drawing instead of the in-view marks: what `ready` meant before forms were built lazily), `painted` (the frame after
 instance-ready); with the
 trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
 `derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
@@ -79,16 +81,19 @@ TRACE_VIEW_DISPLAY = {"fields": [{"key": "task", "type": "text", "label": "Task"
 TIMED = ["ttfb", "response_end", "dom_interactive", "dcl", "dcl_end", "instance_ready", "ready", "all_built",
          "painted", "trace_ready", "derive", "ours_dcl", "rerender"]
 IN_VIEW_MARK = "multiagent:in-view-ready"   # web/lazy.js: the forms in sight are built
+TRACE_IN_VIEW_MARK = "multiagent:trace-in-view"   # web/trace_view.js: the rows in sight are drawn
 
-LOAD_JS = """({marks, inViewMark}) => {
+LOAD_JS = """({marks, inViewMark, traceInViewMark}) => {
   const bench = window.__bench;
   const navigation = performance.getEntriesByType('navigation')[0];
   const lastMark = (name) => { const all = performance.getEntriesByName(name); return all[all.length - 1].startTime; };
   const markTimes = marks.map(lastMark);
   const traced = bench.traceRowsAt === null ? [] : [bench.traceRowsAt];
-  // ready: what the annotator sees is built (the in-view mark); all_built: every widget built
+  // ready: what the annotator sees is built (the in-view marks); all_built: every widget built and
+  // every row of the trace view's window drawn. A version whose view has no in-view mark: its last drawing.
   const inView = marks.length && performance.getEntriesByName(inViewMark).length ? [lastMark(inViewMark)] : markTimes;
-  const ready = Math.max(bench.instanceReadyAt, ...inView, ...traced);
+  const traceInView = performance.getEntriesByName(traceInViewMark).length ? [lastMark(traceInViewMark)] : traced;
+  const ready = Math.max(bench.instanceReadyAt, ...inView, ...traceInView);
   const allBuilt = Math.max(bench.instanceReadyAt, ...markTimes, ...traced);
   const ours = bench.listeners.find((entry) => entry.owner === 'core' && entry.start !== null);
   const forms = {};
@@ -200,7 +205,8 @@ def load_once(side: ScaleSide, chromium=None) -> Dict[str, Any]:
                     break
             finally:
                 trace = chromium.stop_tracing() if chromium is not None else None
-        sample = page.evaluate(LOAD_JS, {"marks": side.spec.marks, "inViewMark": IN_VIEW_MARK})
+        sample = page.evaluate(LOAD_JS, {"marks": side.spec.marks, "inViewMark": IN_VIEW_MARK,
+                                          "traceInViewMark": TRACE_IN_VIEW_MARK})
         sample["wall_s"] = time.monotonic() - started
         if trace is not None:
             sample["trace"] = chrome_trace.breakdown(trace, ANNOTATE_PATH)

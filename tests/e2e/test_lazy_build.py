@@ -414,6 +414,43 @@ def test_the_trace_view_draws_its_rows_once_when_potato_shows_the_item(task, pag
     assert page.evaluate("window.__traceAtShown") == {"rows": 0, "layout": True}
 
 
+# The trace view's first drawing, seen in the microtask after it (a MutationObserver): how many rows,
+# whether they fill the viewport, and, asked for at once, step #31 (not drawn yet) shown and focused.
+TRACE_FIRST_DRAWING = """
+window.__traceFirst = null;
+document.addEventListener('DOMContentLoaded', () => {
+  const section = document.querySelector('section.ma-trace');
+  const observer = new MutationObserver(() => {
+    const rows = section.querySelectorAll('li.ma-trace-row');
+    if (!rows.length || window.__traceFirst) { return; }
+    observer.disconnect();
+    const viewport = section.querySelector('.ma-trace-viewport').getBoundingClientRect();
+    window.__traceFirst = {rows: rows.length, filled: rows[rows.length - 1].getBoundingClientRect().bottom >= viewport.bottom,
+                           marked: performance.getEntriesByName('multiagent:trace-in-view').length};
+    document.dispatchEvent(new CustomEvent('multiagent:show-step', {detail: {index: 30}}));
+    window.__traceFirst.shown = document.activeElement.closest('li.ma-trace-row')?.getAttribute('data-step') ?? null;
+  });
+  observer.observe(section, {childList: true, subtree: true});
+});
+"""
+WINDOW = 40   # web/trace_view.js: the steps the view keeps in the DOM
+
+
+@pytest.mark.parametrize("viewport", [WIDE, VIEWPORT], ids=["beside the forms", "above the forms"])
+def test_the_trace_view_draws_the_rows_in_sight_first_then_the_rest_of_its_window(task, page, viewport):
+    """When the item is shown the view draws the rows its viewport can show (they fill it) and sets
+    its in-view mark; the rest of its window follows after the next frame; a step not drawn yet is
+    drawn when asked for, at once."""
+    page.set_viewport_size(viewport)
+    page.add_init_script(TRACE_FIRST_DRAWING)
+    login(page, task.base_url, fresh_user())
+    expect(page.locator("section.ma-trace li.ma-trace-row")).to_have_count(WINDOW)
+    first = page.evaluate("window.__traceFirst")
+    assert first["rows"] < WINDOW and first["filled"] and first["marked"] == 1, first
+    assert first["shown"] == "30", first
+    assert page.evaluate("document.activeElement.closest('li.ma-trace-row').getAttribute('data-step')") == "30"
+
+
 # Two graph forms on one derivation, both far below: prepare makes one drawing, for the first of them.
 TWIN_GRAPH = {"annotation_type": "multiagent.agent_interaction_graph", "description": "The graph, twice"}
 TWIN_SCHEMES = [scheme for scheme in SCHEMES if scheme["name"] not in ("graph", "graph_far")] + [

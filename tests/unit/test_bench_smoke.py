@@ -228,9 +228,9 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert scale["ours"]["clicks"]["failure_attribution"]["median"] > 0
     assert scale["ours_nested"]["bytes"]["instance_data_mb"] < scale["ours"]["bytes"]["instance_data_mb"]
     assert scale["agent_trace"]["display_nodes"] > 300
-    # the trace view draws a window of rows after instance-ready, and counts in ready
+    # the trace view draws the rows in sight after instance-ready, counted in ready, the rest of its window later
     for name in ("trace_view", "whole"):
-        assert scale[name]["instance_ready"]["median"] < scale[name]["trace_ready"]["median"] <= scale[name]["ready"]["median"]
+        assert scale[name]["instance_ready"]["median"] < scale[name]["ready"]["median"] <= scale[name]["trace_ready"]["median"]
         assert 0 < scale[name]["trace_nodes"] < 300 * 5
     assert scale["whole"]["clicks"]["failure_attribution"]["median"] > 0
 

@@ -7,7 +7,9 @@
  * derive options the server put in the view's config): parsed and derived once per page with every
  * widget on it, so `#N` = index + 1 and the agents are the widgets'. Only a window of steps is in
  * the DOM (WINDOW, never the trace's length), and only the steps drawn have a row model built
- * (stepModel); the three layouts (lanes, tree, board) share it.
+ * (stepModel); the three layouts (lanes, tree, board) share it. When the item is shown the view
+ * draws the rows the window's height can show, then the rest of its window after the next frame
+ * (drawRest: at once when a row not drawn yet is asked for, scrolled or tabbed to).
  * Its parts: trace_view_model.js (what a row shows, the layout rules), trace_view_judgments.js
  * (judgment markers), trace_view_rows.js (a row's DOM), and the parts types add (a type's
  * trace.js, MAST's failure-mode chips and legend, registered on the runtime's traceParts).
@@ -34,6 +36,8 @@ var EDGE_ROWS = 2;        // focus on one of the window's first or last rows mov
 var MIN_LANE_PX = 280;    // auto shows lanes only when each gets this much of the pane
 var LANE_GAP_PX = 8;      // the gap between two lanes (trace_view.css: 0.4rem), rounded up
 var MIN_VIEWPORT_PX = 180;  // beside the forms, the viewport is never shorter (the area scrolls then)
+var MIN_ROW_PX = 32;      // no row is shorter (a step without text: 36 px): the first drawing fills its viewport at this height
+var IN_VIEW_MARK = 'multiagent:trace-in-view';   // the rows in sight are drawn (the bench's "ready")
 
 function readConfig(section) {
   try { return JSON.parse(section.getAttribute('data-ma-trace') || '{}'); } catch (error) { return null; }
@@ -144,18 +148,20 @@ View.prototype.markLanesFit = function (fits) {
  * Beside the forms the item's area scrolls in a pane of its own (trace_view.css); the viewport is
  * sized to what the area leaves it (the task text and the view's header above it), so the pane
  * has one scroller, the viewport, not the area around it as well. Elsewhere the CSS height holds.
+ * Returns the viewport's height beside the forms, else null.
  */
 View.prototype.fitPane = function () {
   var area = this.section.closest('.instance-area');
   var besideForms = area && getComputedStyle(area).overflowY === 'auto' &&
     document.documentElement.classList.contains('ma-has-trace');
-  if (!besideForms) { this.section.style.removeProperty('--ma-trace-fit'); return; }
+  if (!besideForms) { this.section.style.removeProperty('--ma-trace-fit'); return null; }
   // The body holds the viewport and the legend beside it, the legend never taller than the viewport
   // (trace_view.css): everything in the area but the body is what the viewport cannot have.
   var body = this.viewport.parentNode !== this.section ? this.viewport.parentNode : this.viewport;
   var others = area.scrollHeight - body.offsetHeight;
   var height = Math.max(MIN_VIEWPORT_PX, Math.floor(area.clientHeight - others));
   if (Math.abs(height - this.viewport.offsetHeight) > 1) { this.section.style.setProperty('--ma-trace-fit', height + 'px'); }
+  return height;
 };
 
 /** The pane changed size: an automatic layout follows its width (one chosen or answered stays). */
@@ -170,8 +176,9 @@ View.prototype.onResize = function () {
 };
 
 /** The width is read before anything is written, and the rows drawn last: the rows are laid out
- * once, in the frame that shows them, not also by a read of the pane after them. */
-View.prototype.setLayout = function (layout, why) {
+ * once, in the frame that shows them, not also by a read of the pane after them. `sightPx`: only
+ * the rows a viewport that tall can show now, the rest after the next frame (paint). */
+View.prototype.setLayout = function (layout, why, sightPx) {
   var fits = this.lanesFit();
   this.layout = layout;
   this.section.setAttribute('data-layout', layout);
@@ -180,7 +187,7 @@ View.prototype.setLayout = function (layout, why) {
   this.section.querySelectorAll('.ma-trace-layout').forEach(function (button) {
     button.setAttribute('aria-pressed', button.getAttribute('data-layout') === layout ? 'true' : 'false');
   });
-  this.paint();
+  this.paint(sightPx);
   if (why && layout === 'lanes' && !fits) {
     why += '; stacked in step order: ' + this.laneCount + ' lanes do not fit this width';
   }
@@ -199,18 +206,39 @@ View.prototype.ensureList = function () {
   return this.list;
 };
 
-View.prototype.paint = function () {
+/** Draw the window's rows: all of them, or (`sightPx`) those a viewport that tall can show, the
+ * rest after the next frame. */
+View.prototype.paint = function (sightPx) {
   var list = this.ensureList();
   core.clear(list);
-  var end = Math.min(this.steps.length, this.start + WINDOW);
-  for (var i = this.start; i < end; i++) { list.appendChild(rows.row(this, this.steps.at(i), i - this.start)); }
+  this.end = Math.min(this.steps.length, this.start + WINDOW);
+  this.drawnEnd = this.start;
+  this.drawRows(sightPx ? Math.min(this.end, this.start + Math.ceil(sightPx / MIN_ROW_PX) + 1) : this.end);
   this.before.hidden = this.start === 0;
   this.before.textContent = 'Show earlier steps (#1\u2013#' + this.start + ')';
-  this.after.hidden = end >= this.steps.length;
-  this.after.textContent = 'Show later steps (#' + (end + 1) + '\u2013#' + this.steps.length + ')';
+  this.after.hidden = this.end >= this.steps.length;
+  this.after.textContent = 'Show later steps (#' + (this.end + 1) + '\u2013#' + this.steps.length + ')';
   if (this.current !== null) { this.mark(this.current, false); }
   this.keepOneTabStop();
+  if (this.drawnEnd < this.end) {
+    var view = this;
+    core.afterNextFrame(function () { view.drawRest(); });
+  }
 };
+
+/** The rows from the last drawn to `end`, appended (those drawn stay where they are). */
+View.prototype.drawRows = function (end) {
+  for (var i = this.drawnEnd; i < end; i++) { this.list.appendChild(rows.row(this, this.steps.at(i), i - this.start)); }
+  this.drawnEnd = Math.max(this.drawnEnd, end);
+};
+
+/** The rest of the window, if the first drawing left some (see paint). */
+View.prototype.drawRest = function () {
+  if (!this.list || !(this.drawnEnd < this.end)) { return; }
+  this.drawRows(this.end);
+  if (this.current !== null && this.current >= this.start && this.current < this.end) { this.mark(this.current, false); }
+};
+
 
 /** Roving tabindex: one step card in the Tab order (the current one, else the window's first). */
 View.prototype.keepOneTabStop = function () {
@@ -266,6 +294,7 @@ View.prototype.firstVisibleRow = function () {
 };
 
 View.prototype.rowFor = function (index) {
+  if (index >= this.drawnEnd) { this.drawRest(); }
   return this.list ? this.list.querySelector('li.ma-trace-row[data-step="' + index + '"]') : null;
 };
 
@@ -273,6 +302,7 @@ View.prototype.rowFor = function (index) {
  * to its edge does: in a layout whose last row does not bring the viewport to its end (the board),
  * scrolling alone never moved it and Tab left the trace at the 40th step. */
 View.prototype.onFocusIn = function (event) {
+  this.drawRest();
   var row = event.target && event.target.closest ? event.target.closest('li.ma-trace-row') : null;
   if (!row || !this.list || !this.list.contains(row)) { return; }
   var index = Number(row.getAttribute('data-step'));
@@ -284,6 +314,7 @@ View.prototype.onFocusIn = function (event) {
 };
 
 View.prototype.onScroll = function () {
+  this.drawRest();
   var viewport = this.viewport;
   var end = this.start + WINDOW;
   if (viewport.scrollTop + viewport.clientHeight >= viewport.scrollHeight - 40 && end < this.steps.length) {
@@ -515,10 +546,11 @@ function init() {
     }
     view.load();
     var layout = view.wantedLayout();   // the pane read (one layout) before its rows are drawn
-    view.fitPane();
-    view.setLayout(layout, null);
+    var height = view.fitPane();   // beside the forms, else the viewport is at most the window's height
+    view.setLayout(layout, null, height || window.innerHeight || null);
     views.push(view);
   });
+  core.markTime(IN_VIEW_MARK);
 }
 
 function onRadioChange(event) {
