@@ -5,11 +5,13 @@
     .venv/bin/python -m bench.profile derive --steps 10000              # Python derive, cProfile
     .venv/bin/python -m bench.profile scale --steps 50000               # the scale part's page with all of ours
     .venv/bin/python -m bench.profile scale --trace-view --no-widgets   # its trace view page (the view alone)
+    .venv/bin/python -m bench.profile ordinary --steps 200              # init's page of the ordinary part
 
 `page` loads one bench page in headless Chromium under V8's sampling profiler (CDP `Profiler`,
 started on the server's origin so the same renderer then loads the page) until the page is
 painted, and prints self time by script and by function; `scale` does the same for the scale part's
-page with all our widgets on `synth.scale_record` (add `--trace-view` for the trace view too). `derive` runs Python's cProfile over
+page with all our widgets on `synth.scale_record` (add `--trace-view` for the trace view too);
+`ordinary` one page of the ordinary part (`--page init` or `seven`), warm, as bench.versus loads it. `derive` runs Python's cProfile over
 `potato_multiagent.derive` of one synthetic record. Findings go to the commit that acts on them.
 """
 
@@ -103,6 +105,25 @@ def profile_scale(steps: int, trace_view: bool, widgets: bool = True) -> Counter
             task.stop()
 
 
+def profile_ordinary(steps: int, page_key: str) -> Counter:
+    from . import ordinary, scale
+
+    record = synth.scale_record(steps)
+    side = next(side for side in ordinary.sides_for(list(SCENARIOS), record, steps) if side.key == page_key)
+    with tempfile.TemporaryDirectory(prefix="potato-ma-profile-") as scratch:
+        with sync_playwright() as playwright:
+            chromium = browser.launch(playwright)
+            try:
+                scale.start(side, chromium, Path(scratch), "profile")
+                if side.error:
+                    raise RuntimeError(side.error)
+                _profiled_load(side.context, side.task, side.spec)  # warm the HTTP cache, as the bench does
+                return _profiled_load(side.context, side.task, side.spec)
+            finally:
+                scale.stop([side])
+                chromium.close()
+
+
 def _profiled_load(context, task, spec: pages.PageSpec) -> Counter:
     page = context.new_page()
     page.goto(f"{task.base_url}/health")  # the server's origin: this renderer then loads the page
@@ -143,6 +164,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     whole.add_argument("--trace-view", action="store_true", help="with our trace view of the steps")
     whole.add_argument("--no-widgets", action="store_true", help="with the radio only (with --trace-view: the "
                        "scale part's `trace_view` page)")
+    usual = commands.add_parser("ordinary", help="CPU profile of one page of the ordinary part, warm")
+    usual.add_argument("--steps", type=int, default=200)
+    usual.add_argument("--page", choices=("init", "seven"), default="init")
     python = commands.add_parser("derive", help="cProfile of Python's derive on one synthetic record")
     python.add_argument("--steps", type=int, default=10_000)
     args = parser.parse_args(argv)
@@ -154,6 +178,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         what = "a radio" if args.no_widgets else "all our widgets"
         print_times(f"{what}{' and the trace view' if args.trace_view else ''}, {args.steps:,} steps, "
                     "page load until ready", profile_scale(args.steps, args.trace_view, not args.no_widgets))
+    elif args.command == "ordinary":
+        print_times(f"the ordinary part's {args.page} page, {args.steps:,} steps, warm load until ready",
+                    profile_ordinary(args.steps, args.page))
     else:
         stats = profile_derive(args.steps)
         stats.sort_stats("tottime").print_stats(TOP)

@@ -7,7 +7,8 @@ checkout and by another (a `git worktree` of an earlier commit), loaded in turn 
 From one run of the bench to the next the ratios to Potato's page move by about 0.2x (the machine's
 load is not the same twice), more than most changes do; served at once and loaded alternately
 (the order reversed each round, after one warm-up round), the two versions meet the same load.
-Warm loads (the browser's cache filled), as `bench/ordinary.py` measures them; medians (min-max).
+Warm loads (the browser's cache filled), or with `--cold` each in a new browser context, as
+`bench/ordinary.py` measures them; medians (min-max).
 
 The other checkout runs in its own `potato start`, its `src` first on the server's PYTHONPATH (so
 Potato loads our plugin from there) and this checkout's `node_modules` on NODE_PATH (its bundle is
@@ -47,8 +48,9 @@ def other_environment(other: Path) -> Dict[str, str]:
             "NODE_PATH": os.pathsep.join(path for path in modules if path)}
 
 
-def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path) -> List[List[str]]:
-    """The rows of the report: Potato's page, then the page by this checkout and by the other."""
+def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path, mode: str = "warm") -> List[List[str]]:
+    """The rows of the report: Potato's page, then the page by this checkout and by the other;
+    `mode` as in bench/ordinary.py (warm: the side's own browser context; cold: a new one a load)."""
     record = synth.scale_record(steps)
     sides = {side.key: side for side in ordinary.sides_for(list(SCENARIOS), record, steps)}
     bare, here = sides["bare"], sides[page]
@@ -57,7 +59,7 @@ def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path) -> L
     here.spec.label += " versus here"
     bare.spec.label += " versus"
     order = [bare, here, there]
-    samples: Dict[str, List[dict]] = {side.key: [] for side in order}
+    samples: Dict[str, Dict[str, List[dict]]] = {side.key: {mode: []} for side in order}
     with sync_playwright() as playwright:
         chromium = browser.launch(playwright)
         try:
@@ -70,17 +72,15 @@ def measure(other: Path, steps: int, page: str, rounds: int, workdir: Path) -> L
             for round_number in range(rounds + 1):
                 log(f"versus: round {round_number} of {rounds}" + (" (warm-up)" if round_number == 0 else ""))
                 for side in (order if round_number % 2 == 0 else order[::-1]):
-                    sample = ordinary.phases(scale.load_once(side))
-                    if round_number:
-                        samples[side.key].append(sample)
+                    ordinary.load(side, chromium, mode, bool(round_number), samples[side.key])
         finally:
             scale.stop(order)
             chromium.close()
-    potato = Summary.of([sample["ready"] for sample in samples["bare"]]).median
+    potato = Summary.of([sample["ready"] for sample in samples["bare"][mode]]).median
     titles = {"bare": "Potato alone (a radio)", page: f"{page}: this checkout", there.key: f"{page}: {other}"}
     rows = []
     for side in order:
-        found = {key: Summary.of([sample[key] for sample in samples[side.key]]) for key, _title in TIMED}
+        found = {key: Summary.of([sample[key] for sample in samples[side.key][mode]]) for key, _title in TIMED}
         rows.append([titles[side.key], *(f"{number(found[key].median)} ({number(found[key].low)}–"
                                           f"{number(found[key].high)})" for key, _title in TIMED),
                      f"{found['ready'].median / potato:.2f}×"])
@@ -95,15 +95,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="our seven types, or the page `init` writes (bench/ordinary.py)")
     parser.add_argument("--rounds", type=int, default=10, help="measured rounds, after one warm-up round")
     parser.add_argument("--workdir", type=Path, default=None, help="where the tasks are written (default: a temporary folder)")
+    parser.add_argument("--cold", action="store_true", help="each load in a new browser context (nothing cached)")
     args = parser.parse_args(argv)
+    mode = "cold" if args.cold else "warm"
     other = args.other.resolve()
     other_environment(other)   # refuse a folder that is not a checkout before any server starts
     if args.workdir is not None:
-        rows = measure(other, args.steps, args.page, args.rounds, args.workdir)
+        rows = measure(other, args.steps, args.page, args.rounds, args.workdir, mode)
     else:
         with tempfile.TemporaryDirectory(prefix="potato-ma-versus-") as scratch:
-            rows = measure(other, args.steps, args.page, args.rounds, Path(scratch))
-    print(f"{args.steps:,} steps, {args.rounds} warm round(s) after one warm-up, ms since navigation start, "
+            rows = measure(other, args.steps, args.page, args.rounds, Path(scratch), mode)
+    print(f"{args.steps:,} steps, {args.rounds} {mode} round(s) after one warm-up, ms since navigation start, "
           "medians (min–max):\n")
     print("\n".join(table(["page", *(title for _key, title in TIMED), "ready / Potato's"], rows)))
     return 0
