@@ -274,7 +274,7 @@ function legend(view) {
   }
   if (!view.legend) { view.legend = buildLegend(view); }
   view.legend.toggle.hidden = false;
-  fillLegend(view);
+  view.legend.filled = false;   // filled when it opens: closed, nobody reads it (and every load paid for it)
   setLegendOpen(view, readOpen());
   section.classList.add('ma-trace-has-legend');
 }
@@ -314,6 +314,7 @@ function buildLegend(view) {
 
 function fillLegend(view) {
   var parts = view.legend;
+  parts.filled = true;
   core.clear(parts.list);
   var seen = Object.create(null);
   view.modeSchemes.forEach(function (scheme) {
@@ -363,6 +364,7 @@ function filterLegend(view) {
 }
 
 function setLegendOpen(view, open) {
+  if (open && !view.legend.filled) { fillLegend(view); }
   view.legend.toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
   view.legend.panel.hidden = !open;
   view.section.classList.toggle('ma-trace-legend-open', open);
