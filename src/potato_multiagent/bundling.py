@@ -20,10 +20,10 @@ them: ``types``) are built the same way, beside the built-in ones, so a server w
 needs node and esbuild (docs/writing-a-scheme.md).
 
 Parts are joined with a header comment naming each (``/* ==== core ==== */``), so a reader of the
-bundle, or of a stack trace's line, can tell which part a line came from. The script opens with
-V8's compile hint (:data:`COMPILE_HINT`). The name holds the
-content's hash because Potato's ``?v=`` is the plugin's version, which an edit does not change:
-the name is what keeps a browser from serving a changed plugin stale (served.py).
+bundle, or of a stack trace's line, can tell which part a line came from; the script opens with
+V8's compile hint (:data:`COMPILE_HINT`). The name holds the content's hash because Potato's
+``?v=`` is the plugin's version, which an edit does not change: the name is what keeps a browser
+from serving a changed plugin stale (served.py).
 
 This module imports nothing of the package: the build loads it by its path.
 """
@@ -187,9 +187,10 @@ COMPILE_HINT = "//# allFunctionsCalledOnLoad\n"
 """The script's first line: V8 (Chrome 136 and later) then compiles every function of the bundle
 when the script loads, off the main thread, and keeps them in the code cache with it. A page of
 ours calls most of its functions before it is ready (the derivation, the forms in sight, the trace
-view); compiled lazily, each was compiled on the main thread at its first call, on every load: a
-warm load of init's page at 200 steps was ready about 20 ms sooner with the hint, a cold one no
-later (``bench.versus``, docs/performance.md). Other engines read a comment."""
+view); compiled lazily, each was compiled on the main thread at its first call, on every load.
+With it a warm load at 200 steps spends 11-14 ms less of the main thread's CPU (init's page and
+the seven types'), and init's page is ready about 20 ms sooner (docs/performance.md). Other
+engines read a comment."""
 
 
 def header(name: str) -> str:
@@ -207,8 +208,8 @@ def first_lines(bundle_text: str) -> List[Tuple[int, str]]:
 
 def files(built: Built, names: Sequence[str]) -> Dict[str, str]:
     """The bundle's two files (name: text), the script first: the parts ``names`` of ``built``
-    joined in that order (the script after :data:`COMPILE_HINT`), named by a hash of both. A part's script is one statement (esbuild's
-    IIFE) and ends with a newline."""
+    joined in that order (the script after :data:`COMPILE_HINT`), named by a hash of both. A
+    part's script is one statement (esbuild's IIFE) and ends with a newline."""
     missing = [name for name in names if name not in built]
     if missing:
         raise KeyError(f"no such part of the browser bundle: {', '.join(missing)}")

@@ -8,7 +8,7 @@
  * widget on it, so `#N` = index + 1 and the agents are the widgets'. Only a window of steps is in
  * the DOM (WINDOW, never the trace's length), and only the steps drawn have a row model built
  * (stepModel); the three layouts (lanes, tree, board) share it. When the item is shown the view
- * draws the rows the window's height can show, then the rest of its window after the next frame
+ * draws the rows its viewport can show, then the rest of its window after the next frame
  * (drawRest: at once when a row not drawn yet is asked for, scrolled or tabbed to).
  * Its parts: trace_view_model.js (what a row shows, the layout rules), trace_view_judgments.js
  * (judgment markers), trace_view_rows.js (a row's DOM), and the parts types add (a type's
@@ -59,6 +59,8 @@ function View(section) {
   this.status = section.querySelector('.ma-trace-status');
   this.meta = section.querySelector('.ma-trace-meta');
   this.start = 0;
+  this.end = 0;             // the window: steps start..end-1 ...
+  this.drawnEnd = 0;        // ... of which start..drawnEnd-1 are drawn (paint, drawRest)
   this.current = null;
   this.returnTo = null;
   this.layout = 'lanes';
@@ -239,7 +241,6 @@ View.prototype.drawRest = function () {
   if (this.current !== null && this.current >= this.start && this.current < this.end) { this.mark(this.current, false); }
 };
 
-
 /** Roving tabindex: one step card in the Tab order (the current one, else the window's first). */
 View.prototype.keepOneTabStop = function () {
   if (!this.list || this.list.querySelector('.ma-trace-step[tabindex="0"]')) { return; }
@@ -293,6 +294,7 @@ View.prototype.firstVisibleRow = function () {
   return null;
 };
 
+/** The drawn row of step `index` (the rest of the window drawn first if the first drawing left it out). */
 View.prototype.rowFor = function (index) {
   if (index >= this.drawnEnd) { this.drawRest(); }
   return this.list ? this.list.querySelector('li.ma-trace-row[data-step="' + index + '"]') : null;
