@@ -189,7 +189,7 @@ when the script loads, off the main thread, and keeps them in the code cache wit
 ours calls most of its functions before it is ready (the derivation, the forms in sight, the trace
 view); compiled lazily, each was compiled on the main thread at its first call, on every load.
 With it a warm load at 200 steps spends 11-14 ms less of the main thread's CPU (init's page and
-the seven types'), and init's page is ready about 20 ms sooner (docs/performance.md). Other
+the seven types'), and init's page is ready about 20 ms sooner (bench.versus). Other
 engines read a comment."""
 
 
