@@ -11,8 +11,9 @@
 started on the server's origin so the same renderer then loads the page) until the page is
 painted, and prints self time by script and by function; `scale` does the same for the scale part's
 page with all our widgets on `synth.scale_record` (add `--trace-view` for the trace view too);
-`ordinary` one page of the ordinary part (`--page init` or `seven`), warm, as bench.versus loads it. `derive` runs Python's cProfile over
-`potato_multiagent.derive` of one synthetic record. Findings go to the commit that acts on them.
+`ordinary` one page of the ordinary part (`--page init` or `seven`), warm, as bench.versus loads
+it. `derive` runs Python's cProfile over `potato_multiagent.derive` of one synthetic record.
+Findings go to the commit that acts on them.
 """
 
 from __future__ import annotations

@@ -22,9 +22,9 @@ sight (web/lazy.js builds those near a frame later, the others later still), and
 `multiagent:trace-in-view` mark, set when it has drawn the rows a screen can show (the rest of its
 window follows a frame later; a version without the mark: its last drawing of rows)),
 `all_built` (the same with the last `multiagent:ready:*` mark of every widget and the trace view's
-last drawing instead of the in-view marks: what `ready` meant before forms were built lazily), `painted` (the frame after
-instance-ready); with the
-trace view also `trace_ready` (the end of the last script task that drew its rows); ours also
+last drawing instead of the in-view marks: what `ready` meant before forms were built lazily),
+`painted` (the frame after instance-ready); with the trace view also `trace_ready` (the end of the
+last script task that drew its rows); ours also
 `derive`, `ours_dcl` (widget.js's DOMContentLoaded listener: first derivation and DOM build) and
 `rerender` (instance-ready to the last widget's mark, idle-time builds included); element counts
 (the whole page, each form, `agent_trace`'s display, our trace view); the page's bytes. On `ours` and on `whole` each
