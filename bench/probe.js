@@ -15,7 +15,9 @@
  *   traceRowsAt     (pages with our trace view, `__benchConfig.traceView`) the end of the last
  *                   script task that drew trace view rows (`li.ma-trace-row`): on Potato's page the
  *                   view draws its window in a timer after `potato:instance-ready` (before 98c3176
- *                   also on DOMContentLoaded), and marks nothing itself, so a MutationObserver on
+ *                   also on DOMContentLoaded), the rows in sight first (its own mark,
+ *                   `multiagent:trace-in-view`, which scale.py's ready reads) and the rest a frame
+ *                   later; versions before that mark are read only here, so a MutationObserver on
  *                   its section watches it;
  *   tracePaintedAt  the first frame after the trace view's last drawing (it draws in a timer after
  *                   instance-ready, possibly after paintedAt).

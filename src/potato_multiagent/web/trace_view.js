@@ -234,11 +234,10 @@ View.prototype.drawRows = function (end) {
   this.drawnEnd = Math.max(this.drawnEnd, end);
 };
 
-/** The rest of the window, if the first drawing left some (see paint). */
+/** The rest of the window, if the first drawing left some (see paint). The current step is marked
+ * already: a current step past the first drawing had paint's mark draw the rest (rowFor). */
 View.prototype.drawRest = function () {
-  if (!this.list || !(this.drawnEnd < this.end)) { return; }
-  this.drawRows(this.end);
-  if (this.current !== null && this.current >= this.start && this.current < this.end) { this.mark(this.current, false); }
+  if (this.list && this.drawnEnd < this.end) { this.drawRows(this.end); }
 };
 
 /** Roving tabindex: one step card in the Tab order (the current one, else the window's first). */
