@@ -232,7 +232,8 @@ def test_stored_values_of_deferred_forms_are_read_not_rewritten(task, page):
     assert task.saved(RETURNING)[RECORDS[0]["id"]] == seeded
     # complete as stored: Next is not blocked, and what was saved is still what was seeded
     page.click("#next-btn")
-    page.wait_for_function("(before) => document.getElementById('instance_id').value !== before",
+    # (while Potato replaces the page the element may be missing for a moment: not moved yet)
+    page.wait_for_function("(before) => (document.getElementById('instance_id')?.value ?? before) !== before",
                            arg=RECORDS[0]["id"], timeout=30_000, polling=200)
     assert current_instance_id(page) == RECORDS[1]["id"]
     assert task.saved(RETURNING)[RECORDS[0]["id"]] == seeded
