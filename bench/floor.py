@@ -54,8 +54,12 @@ PREPARE = ("if (document.readyState === 'loading') { document.addEventListener('
 DERIVE_ONLY = ("document.addEventListener('DOMContentLoaded', function () "
                "{ derivationFor(readPageRecord(), deriveOptions({})); });")
 DO_NOTHING = [(f"{WEB}/widget.js", SHOWN_PASS, ""), (f"{WEB}/runtime.js", PREPARE, "")]
+NARROWED = "entry.static_dir, entry.scripts, entry.styles = str(bundle.folder), [bundle.script], [bundle.style]"
+"""served.py's swap, at the server's first request, to the bundle of what the config uses: the
+markup page leaves the script out there too, or its pages would load it from the first on."""
 VARIANTS: Dict[str, List[Tuple[str, str, str]]] = {
-    "markup": [("potato_multiagent/plugin.py", ASSETS, ASSETS.replace("scripts=[bundle.script]", "scripts=[]"))],
+    "markup": [("potato_multiagent/plugin.py", ASSETS, ASSETS.replace("scripts=[bundle.script]", "scripts=[]")),
+               ("potato_multiagent/served.py", NARROWED, NARROWED.replace("[bundle.script]", "[]"))],
     "inert": [*DO_NOTHING, (f"{WEB}/widget.js", FIRST_PASS, "")],
     "derive": [*DO_NOTHING, (f"{WEB}/widget.js", FIRST_PASS, DERIVE_ONLY)],
 }

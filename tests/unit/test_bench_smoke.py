@@ -323,6 +323,34 @@ def test_floor_pages_are_served_with_only_their_one_change(tmp_path, variant):
         "the variant's page is built from the variant's tree"
 
 
+def test_floor_markup_page_served_by_potato_loads_our_style_sheet_and_no_script_of_ours(tmp_path):
+    """The markup page as a browser gets it from a real `potato start`: the server swaps in the
+    config's own bundle at its first request (served.py), which must leave the script out too."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+    import urllib.request
+
+    from bench import floor, pages, scale
+
+    tree = floor.variant_tree("markup", tmp_path / "trees")
+    record = synth.scale_record(30)
+    side = next(side for side in scale.sides_for(list(SCENARIOS), record, 30, f"floor-test-{tmp_path.name}")
+                if side.key == "ours")
+    folder = pages.write_task(tmp_path / "task", side.spec, record, f"floor-test-{tmp_path.name}",
+                              instance_display=side.display, plugins=side.plugins)
+    task = pages.start_server(folder, env={"PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")])})
+    try:
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        opener.open(f"{task.base_url}/auth", urllib.parse.urlencode({"action": "login", "email": "floor-test"}).encode())
+        html = opener.open(f"{task.base_url}/annotate").read().decode("utf-8")
+    finally:
+        task.stop()
+    assert 'data-annotation-type="multiagent.failure_attribution"' in html
+    assert re.search(r'<link [^>]*href="[^"]*/multiagent\.[0-9a-f]+\.css', html)
+    assert not re.search(r'<script [^>]*src="[^"]*/multiagent\.[0-9a-f]+\.js', html)
+
+
 def test_floor_stops_when_a_line_it_changes_is_gone(tmp_path, monkeypatch):
     from bench import floor
 
