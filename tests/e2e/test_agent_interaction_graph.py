@@ -594,7 +594,7 @@ def test_judgments_show_per_setting_and_accept_stores_from_judgment(potato_task,
     form("graph_never").get_by_role("button", name=re.compile(r"^Agent human(,|$)")).click()
     expect(judgment("graph_never")).to_have_count(0)
 
-    form("graph_always").get_by_role("button", name="Accept judge-1's answer").click()
+    form("graph_always").get_by_role("button", name="Accept judge-1\u2019s answer").click()
     wait_saved_json(judged_task, name, MAGENTIC["id"], "graph_always", dict(JUDGED, from_judgment="judge-1"))
     expect(form("graph_always").get_by_role("button", name=re.compile(r"^Agent WebSurfer, on the critical path \(2 of 2\)")))\
         .to_have_attribute("aria-pressed", "true")

@@ -602,20 +602,20 @@ def test_judgments_show_per_policy_and_accepting_stores_from_judgment(judged_tas
     forms = {name: page.locator(f'form.annotation-form[data-schema-name="{name}"]') for name in JUDGED_SCHEMES}
     for form in forms.values():
         expect(form).to_have_attribute("data-ma-ready", "true")
-    accept_cell = "Accept llm-judge's answer for Planner: contribution (4)"
+    accept_cell = "Accept llm-judge\u2019s answer for Planner: contribution (4)"
     # always: beside the cell, labelled with its source, before any answer
     expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_text("llm-judge: 4")
-    expect(forms["always"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_be_visible()
+    expect(forms["always"].get_by_role("button", name="Accept llm-judge\u2019s answer for Team: coordination (2)")).to_be_visible()
     # never: nowhere
     expect(forms["never"].locator('[data-ma="judgment"]')).to_have_count(0)
     # after_answer: hidden until that cell is answered
     expect(forms["after"].locator('[data-ma="judgment"]:visible')).to_have_count(0)
     forms["after"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="2").check()
     expect(forms["after"].get_by_role("button", name=accept_cell)).to_be_visible()
-    expect(forms["after"].get_by_role("button", name="Accept llm-judge's answer for Team: coordination (2)")).to_have_count(0)
+    expect(forms["after"].get_by_role("button", name="Accept llm-judge\u2019s answer for Team: coordination (2)")).to_have_count(0)
     # accept: the cell and the milestone take the judge's answers, from_judgment records the source
     forms["always"].get_by_role("button", name=accept_cell).click()
-    forms["always"].get_by_role("button", name="Accept llm-judge's answer for plan agreed (reached (#2))").click()
+    forms["always"].get_by_role("button", name="Accept llm-judge\u2019s answer for plan agreed (reached (#2))").click()
     expected = {"agents": {"Planner": {"contribution": 4}}, "team": {}, "milestones": {"plan agreed": True},
                 "milestone_steps": {"plan agreed": 1},
                 "from_judgment": {"agents/Planner/contribution": "llm-judge", "milestones/plan agreed": "llm-judge"}}
@@ -623,7 +623,8 @@ def test_judgments_show_per_policy_and_accepting_stores_from_judgment(judged_tas
     assert validate_value(TYPE, {**SCORECARD, "name": "always", "agents": [], "agent_dimensions": ["contribution"],
                                  "team_dimensions": ["coordination"], "milestones": ["plan agreed"],
                                  "scale_labels": None}, json.dumps(saved), JUDGED_RUN) == []
-    expect(forms["always"].get_by_role("button", name=accept_cell)).to_have_attribute("aria-pressed", "true")
+    expect(forms["always"].get_by_role("button", name=accept_cell.replace("Accept ", "Accepted ", 1))) \
+        .to_have_attribute("aria-pressed", "true")
     # a cell changed by hand is the annotator's own again
     forms["always"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="5").check()
     expected["agents"]["Planner"]["contribution"] = 5

@@ -115,6 +115,15 @@ def accept(words: str) -> str:
     return f"Accept {JUDGE}{words}"
 
 
+def accept_on(scope, words: str, exact: bool = False) -> None:
+    """Press the judgment's Accept as an annotator does; the one rule of every surface
+    (docs/judgments.md): the button then says Accepted, is pressed, and keeps the focus."""
+    scope.get_by_role("button", name=accept(words), exact=exact).click()
+    accepted = scope.get_by_role("button", name=f"Accepted {JUDGE}{words}", exact=exact)
+    expect(accepted).to_have_attribute("aria-pressed", "true")
+    expect(accepted).to_be_focused()
+
+
 def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_from_judgment(judged_task, page):
     user = f"seven-{uuid.uuid4().hex[:8]}"
     login(page, judged_task.base_url, user)
@@ -127,11 +136,11 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     expect(form(page, "graph").locator('[data-ma="judgment"]')).to_contain_text(
         f"J1 \u00B7 {JUDGE}: Critical path: Searcher -> Booker.")
     call_card = form(page, "calls").get_by_role("group", name="Call 1: search_trains by Searcher (step 2)", exact=True)
-    expect(call_card.locator('[data-ma="judgment"]')).to_have_text(f"{JUDGE}'s verdict: wrong_args{accept(chr(39) + 's answer')}")
+    expect(call_card.locator('[data-ma="judgment"]')).to_have_text(f"{JUDGE}'s verdict: wrong_args{accept(chr(0x2019) + 's answer')}")
     groupthink = form(page, "behaviours").get_by_role("group", name="groupthink", exact=True)
     expect(groupthink.locator(".ma-eb-judgment-words")).to_have_text(
         f"{JUDGE}: episode 1, 2 turns across 2 agents: #2 (Searcher), #3 (Booker) \u2014 'nobody checked the date'.")
-    cell = form(page, "scorecard").get_by_role("button", name=accept("'s answer for Booker: contribution (2)"))
+    cell = form(page, "scorecard").get_by_role("button", name=accept("\u2019s answer for Booker: contribution (2)"))
     expect(cell).to_have_text(f"{JUDGE}: 2")
     # the trace view marks the steps the always-shown judgments point at
     page.wait_for_function("document.querySelectorAll('section.ma-trace li.ma-trace-row').length === 4",
@@ -159,16 +168,13 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     assert page.evaluate("window.__pwned === undefined")
 
     # -- accepting stores the judge's answer with from_judgment, on every surface --------------------
-    form(page, "attribution").get_by_role("button", name=accept("\u2019s answer")).click()
-    form(page, "graph").get_by_role("button", name=accept("'s answer")).click()
-    card.get_by_role("button", name=accept("\u2019s answer for Handoff 2: Searcher to Booker")).click()
-    expect(card.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer for Handoff 2: Searcher to Booker")) \
-        .to_be_focused()   # the redrawn button keeps the focus
-    call_card.get_by_role("button", name=accept("'s answer"), exact=True).click()
-    region.get_by_role("button", name=accept("\u2019s answer for region 1")).click()
-    expect(region.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer for region 1")).to_be_focused()
-    groupthink.get_by_role("button", name=accept("\u2019s answer for groupthink")).click()
-    cell.click()
+    accept_on(form(page, "attribution"), "\u2019s answer")
+    accept_on(form(page, "graph"), "\u2019s answer")
+    accept_on(card, "\u2019s answer for Handoff 2: Searcher to Booker")
+    accept_on(call_card, "\u2019s answer", exact=True)
+    accept_on(region, "\u2019s answer for region 1")
+    accept_on(groupthink, "\u2019s answer for groupthink")
+    accept_on(form(page, "scorecard"), "\u2019s answer for Booker: contribution (2)")
     expected = {
         "attribution": {"responsible_agent": "Booker", "decisive_step": 2, "reason": ATTRIBUTION["reason"], "from_judgment": JUDGE},
         "graph": {**GRAPH, "from_judgment": JUDGE},

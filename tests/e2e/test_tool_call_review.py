@@ -476,7 +476,7 @@ def test_judgments_show_per_show_judgments_and_accept_stores_from_judgment(judge
     user = f"tcr-judged-{uuid.uuid4().hex[:8]}"
     login(page, judged_task.base_url, user)
     words = f"{JUDGE}'s verdict: wrong_args"
-    accept = f"Accept {JUDGE}'s answer"
+    accept = f"Accept {JUDGE}\u2019s answer"
     always, after, never = (card(page, JUDGED_TITLE, name) for name in JUDGED_SCHEMES.values())
     expect(review_form(page, "j_always")).to_have_attribute("data-ma-ready", "true")
     expect(always.locator('[data-ma="judgment"]')).to_have_text(words + accept)
@@ -486,6 +486,7 @@ def test_judgments_show_per_show_judgments_and_accept_stores_from_judgment(judge
 
     always.get_by_role("button", name=accept, exact=True).click()
     expect(verdict(always, "wrong_args")).to_be_checked()
+    expect(always.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer", exact=True)).to_be_focused()
     saved = wait_saved_json(judged_task, user, JUDGED["id"], "j_always",
                             [{**JUDGED_CALL, "notes": "", "from_judgment": JUDGE}])
     assert validate_value(TYPE, {"annotation_type": TYPE, "name": "j_always", "description": "d"}, saved, JUDGED) == []

@@ -67,6 +67,33 @@ function clear(node) {
 }
 
 /**
+ * A judgment's Accept (docs/judgments.md), one rule on every surface: "Accept SOURCE’s answer",
+ * named "Accept SOURCE’s answer ABOUT"; while the value holds that judgment's answer (its
+ * from_judgment names SOURCE) "Accepted", aria-pressed="true", still in the Tab order, and a press
+ * changes nothing (a hand edit drops from_judgment, and the button offers Accept again).
+ * options: {source, accepted, onAccept(event)[, about][, noun: 'answer'][, short: 'Accept' alone]
+ * [, text: the visible words, when the judgment itself is the button][, attrs]}
+ */
+function acceptButton(options) {
+  var button = h('button', Object.assign({type: 'button'}, options.attrs));
+  button.classList.add('ma-accept');
+  paintAccept(button, options);
+  button.addEventListener('click', function (event) {
+    if (button.getAttribute('aria-pressed') !== 'true' && options.onAccept) { options.onAccept(event); }
+  });
+  return button;
+}
+
+/** An Accept's words and state painted again in place (a surface that keeps its buttons). */
+function paintAccept(button, options) {
+  var accepted = Boolean(options.accepted);
+  var what = options.source + '\u2019s ' + (options.noun || 'answer');
+  button.setAttribute('aria-pressed', accepted ? 'true' : 'false');
+  button.setAttribute('aria-label', (accepted ? 'Accepted ' : 'Accept ') + what + (options.about ? ' ' + options.about : ''));
+  button.textContent = options.text || (accepted ? 'Accepted' : options.short ? 'Accept' : 'Accept ' + what);
+}
+
+/**
  * fn()'s result, its time on the page's performance timeline as a measure called `name` (the
  * derivation, a graph's layout): how the bench and the tests see work done inside the bundle.
  */
@@ -530,4 +557,4 @@ function marksOf(typeName) {
   return api;
 }
 
-export {measured, markTime, afterNextFrame, h, setAttributes, appendChildren, clear, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};
+export {measured, markTime, afterNextFrame, h, setAttributes, appendChildren, clear, acceptButton, paintAccept, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};

@@ -393,21 +393,40 @@ function paintDetails(view, page) {
 
 /**
  * The record's judgments for this scheme under the graph (per config.show_judgments), each
- * labelled with its source, with "Accept SOURCE's answer"; the shown judges' critical paths
+ * labelled with its source, with its Accept (runtime.acceptButton); the shown judges' critical paths
  * are outlined (dashed) on the graph and labelled with the judge's place list, never by colour.
  */
 function showJudgments(view, args) {
   var judgments = marks.judgmentsFor(args.record, args.config, args.schemaName);
-  var visible = judgments.length > 0 && marks.judgmentsVisible(args.config, args.model.get().value);
+  var value = args.model.get().value;
+  var visible = judgments.length > 0 && marks.judgmentsVisible(args.config, value);
+  var accepted = value && typeof value.from_judgment === 'string' ? value.from_judgment : null;
   var box = view.judgmentsBox;
   box.hidden = !visible;
-  runtime.clear(box);
   view.nodes.forEach(function (drawn) {
     drawn.element.classList.remove('ma-aig-judged');
     drawn.judged.textContent = '';
   });
+  var lines = visible ? judgments.map(function (judgment, k) {
+    return 'J' + (k + 1) + ' \u00B7 ' + judgment.source + ': ' + marks.judgmentText(judgment, view.graph);
+  }) : [];
+  // rebuilt only when what the lines say changes: an Accept repainted in place keeps the focus
+  if (box.getAttribute('data-ma-shown') !== JSON.stringify(lines)) {
+    box.setAttribute('data-ma-shown', JSON.stringify(lines));
+    runtime.clear(box);
+    if (visible) { box.appendChild(runtime.h('p', {class: 'ma-aig-judgments-title', text: 'Judgments'})); }
+    lines.forEach(function (line, k) {
+      box.appendChild(runtime.h('div', {class: 'ma-aig-judgment', 'data-ma': 'judgment'}, [
+        runtime.h('p', {class: 'ma-aig-judgment-text', text: line}),
+        runtime.acceptButton({source: judgments[k].source, attrs: {class: 'ma-button', 'data-ma': 'accept-judgment',
+          'data-ma-focus': 'accept-judgment-' + k}, onAccept: function () { acceptJudgment(view, judgments[k]); }})
+      ]));
+    });
+  }
+  box.querySelectorAll('[data-ma="accept-judgment"]').forEach(function (button, k) {
+    runtime.paintAccept(button, {source: judgments[k].source, accepted: accepted === judgments[k].source});
+  });
   if (!visible) { return; }
-  box.appendChild(runtime.h('p', {class: 'ma-aig-judgments-title', text: 'Judgments'}));
   judgments.forEach(function (judgment, k) {
     (judgment.value.critical_nodes || []).forEach(function (name, position) {
       var drawn = view.nodes.get(name);
@@ -416,19 +435,12 @@ function showJudgments(view, args) {
       var said = drawn.judged.textContent;
       drawn.judged.textContent = (said ? said + ' ' : '') + 'J' + (k + 1) + ':' + (position + 1);
     });
-    box.appendChild(runtime.h('div', {class: 'ma-aig-judgment', 'data-ma': 'judgment'}, [
-      runtime.h('p', {class: 'ma-aig-judgment-text',
-        text: 'J' + (k + 1) + ' \u00B7 ' + judgment.source + ': ' + marks.judgmentText(judgment, view.graph)}),
-      runtime.h('button', {type: 'button', class: 'ma-button', 'data-ma': 'accept-judgment',
-        'data-ma-focus': 'accept-judgment-' + k, text: 'Accept ' + judgment.source + "'s answer",
-        on: {click: function () { acceptJudgment(view, judgment); }}})
-    ]));
   });
 }
 
 function acceptJudgment(view, judgment) {
   view.model.set(marks.acceptedValue(judgment, view.graph));
-  view.ui.announce('Accepted ' + judgment.source + "'s answer.");
+  view.ui.announce('Accepted ' + judgment.source + '\u2019s answer.');
   runtime.renderForm(view.form);
 }
 

@@ -353,53 +353,52 @@ function judgmentsShownFor(view, answered) {
   return marks.judgmentsShown(view.args.config, answered, count.total > 0 && count.done >= count.total);
 }
 
-/** One judgment: "SOURCE: 4" as a button "Accept SOURCE's answer for WHERE" (inert text only). */
-function judgmentButton(view, source, words, where, accepted, accept) {
-  return h('button', {type: 'button', class: accepted ? 'ma-asc-judgment ma-asc-judgment-accepted' : 'ma-asc-judgment',
-    'data-ma': 'judgment', 'data-ma-source': source, 'aria-pressed': accepted ? 'true' : 'false',
-    'aria-label': 'Accept ' + source + "'s answer for " + where + ' (' + words + ')',
-    title: 'Accept ' + source + "'s answer: " + words, text: source + ': ' + words,
-    on: {click: accept}});
-}
-
-function paintBox(box, signature, build) {
-  if (box.getAttribute('data-ma-shown') === signature) { return; }
-  box.setAttribute('data-ma-shown', signature);
-  box.textContent = '';
-  var buttons = build();
-  box.hidden = buttons.length === 0;
-  buttons.forEach(function (button) { box.appendChild(button); });
+/**
+ * The judgments of one cell or milestone, each "SOURCE: 4" as its Accept, named "Accept SOURCE’s
+ * answer for WHERE (4)" (inert text only). judged: [{source, words, accept}]. The buttons are
+ * rebuilt only when what they say changes; an Accept is repainted in place, so it keeps the focus.
+ */
+function paintBox(box, where, judged, accepted) {
+  var options = judged.map(function (entry) {
+    return {source: entry.source, accepted: accepted === entry.source, about: 'for ' + where + ' (' + entry.words + ')',
+      text: entry.source + ': ' + entry.words, onAccept: entry.accept};
+  });
+  var signature = JSON.stringify(options.map(function (option) { return option.text; }));
+  if (box.getAttribute('data-ma-shown') !== signature) {
+    box.setAttribute('data-ma-shown', signature);
+    box.textContent = '';
+    box.hidden = options.length === 0;
+    options.forEach(function (option, k) {
+      box.appendChild(runtime.acceptButton(Object.assign({attrs: {class: 'ma-asc-judgment', 'data-ma': 'judgment',
+        'data-ma-source': option.source, 'data-ma-focus': 'judgment-' + where + '-' + k,
+        title: 'Accept ' + option.source + '\u2019s answer: ' + judged[k].words}}, option)));
+    });
+  }
+  box.querySelectorAll('[data-ma="judgment"]').forEach(function (button, k) { runtime.paintAccept(button, options[k]); });
 }
 
 function paintCellJudgments(view, group) {
   var config = view.args.config;
   var key = marks.judgmentKey(group.row, group.dim);
-  var accepted = marks.own(view.value.from_judgment, key) || null;
   var shown = judgmentsShownFor(view, marks.cellChoice(view.value, group.row, group.dim) !== null);
   var judged = !shown ? [] : view.judgments.map(function (judgment) {
     return {source: judgment.source, choice: marks.judgedChoice(judgment, group.row, group.dim, config)};
-  }).filter(function (entry) { return entry.choice !== null; });
-  paintBox(group.judged, JSON.stringify([judged, accepted]), function () {
-    return judged.map(function (entry) {
-      var words = entry.choice === NA ? 'N/A' : String(entry.choice);
-      return judgmentButton(view, entry.source, words, rowName(group.row) + ': ' + group.dim,
-        accepted === entry.source, function () { acceptCell(view, group, entry); });
-    });
+  }).filter(function (entry) { return entry.choice !== null; }).map(function (entry) {
+    return {source: entry.source, words: entry.choice === NA ? 'N/A' : String(entry.choice),
+      accept: function () { acceptCell(view, group, entry); }};
   });
+  paintBox(group.judged, rowName(group.row) + ': ' + group.dim, judged, marks.own(view.value.from_judgment, key) || null);
 }
 
 function paintMilestoneJudgments(view, picker) {
-  var accepted = marks.own(view.value.from_judgment, marks.milestoneKey(picker.name)) || null;
   var shown = judgmentsShownFor(view, own(view.value.milestones, picker.name) === true);
   var judged = !shown ? [] : view.judgments.map(function (judgment) {
-    return {source: judgment.source, answer: marks.judgedMilestone(judgment, picker.name)};
+    var entry = {source: judgment.source, answer: marks.judgedMilestone(judgment, picker.name)};
+    return {source: entry.source, words: marks.milestoneWords(entry.answer),
+      accept: function () { acceptMilestone(view, picker, entry); }};
   });
-  paintBox(picker.judged, JSON.stringify([judged, accepted]), function () {
-    return judged.map(function (entry) {
-      return judgmentButton(view, entry.source, marks.milestoneWords(entry.answer), picker.name,
-        accepted === entry.source, function () { acceptMilestone(view, picker, entry); });
-    });
-  });
+  paintBox(picker.judged, picker.name, judged,
+    marks.own(view.value.from_judgment, marks.milestoneKey(picker.name)) || null);
 }
 
 function paintJudgments(view) {

@@ -104,7 +104,6 @@ function runAction(ui, button) {
   if (action === 'remove') { removeEpisode(ui, b, e); }
   if (action === 'goto') { lanes.goToTurn(ui, step, true); }
   if (action === 'drop') { dropTurn(ui, step); }
-  if (action === 'accept') { acceptJudgment(ui, b, Number(button.getAttribute('data-ma-judgment'))); }
 }
 
 function activate(ui, b, e) {
@@ -259,7 +258,7 @@ function behaviorGroup(ui, behavior, b) {
 }
 
 /**
- * The record's judgments of this behaviour (inert text), each with "Accept <source>'s answer"
+ * The record's judgments of this behaviour (inert text), each with its Accept (runtime.acceptButton)
  * when the judge marked it; shown per config.show_judgments (marks.judgmentsShown).
  */
 function judgmentLines(ui, behavior, b) {
@@ -271,18 +270,19 @@ function judgmentLines(ui, behavior, b) {
     'aria-label': 'Judgments of ' + behavior.name}, judgments.map(function (judgment, j) {
     var episodes = marks.judgedEpisodes(judgment, behavior.name);
     var accepted = behavior.fromJudgment === judgment.source;
-    var accept = episodes && episodes.length ? h('button', {type: 'button', class: 'ma-button ma-eb-accept',
-      'data-ma-action': 'accept', 'data-ma-behavior': b, 'data-ma-judgment': j,
-      'data-ma-focus': 'accept:' + b + ':' + j, disabled: accepted ? 'disabled' : null,
-      'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + behavior.name,
-      text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer'}) : null;
+    var accept = episodes && episodes.length ? runtime.acceptButton({source: judgment.source, accepted: accepted,
+      about: 'for ' + behavior.name, attrs: {class: 'ma-button ma-eb-accept', 'data-ma-focus': acceptKey(b, j)},
+      onAccept: function () { acceptJudgment(ui, b, j); }}) : null;
     return h('p', {class: 'ma-eb-judgment', 'data-source': judgment.source}, [
       h('span', {class: 'ma-eb-judgment-words', text: marks.judgmentWords(judgment, behavior.name, steps)}),
       accept ? ' ' : null, accept]);
   }));
 }
 
-/** Copy a judge's episodes of behaviour b into the draft, recording its source (from_judgment). */
+function acceptKey(b, j) { return 'accept:' + b + ':' + j; }
+
+/** Copy a judge's episodes of behaviour b into the draft, recording its source (from_judgment);
+ * the focus stays on the (redrawn) button, now "Accepted". */
 function acceptJudgment(ui, b, j) {
   ui.typing.flush();
   var behavior = ui.draft.behaviors[b];
@@ -294,7 +294,7 @@ function acceptJudgment(ui, b, j) {
   commit(ui, 'Accepted ' + judgment.source + '\u2019s answer for ' + behavior.name + '.');
   paintBehaviors(ui);
   lanes.paintTurnStates(ui);
-  lanes.focusPart(ui, 'activate:' + b + ':0');
+  lanes.focusPart(ui, acceptKey(b, j));
 }
 
 function episodeItem(ui, behavior, b, e, active, steps) {

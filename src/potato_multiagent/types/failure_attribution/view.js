@@ -260,28 +260,28 @@ function showValue(view, value, ui) {
 }
 
 /**
- * The record's judgments for this scheme, beside the agent and step controls, each with an
- * "Accept" button (agent and step; the reason when none is typed); shown per config.show_judgments.
+ * The record's judgments for this scheme, beside the agent and step controls, each with its Accept
+ * (runtime.acceptButton: agent and step; the reason when none is typed); shown per config.show_judgments.
  */
 function showJudgments(view, judgments, mode, value) {
   var box = view.judgmentsBox;
   if (!box) { return; }
   var shown = judgments.length > 0 && marks.judgmentsShown(mode, value);
   box.hidden = !shown;
-  var key = shown ? JSON.stringify(judgments) + '|' + marks.fromJudgmentOf(value) : '';
-  if (box.getAttribute('data-ma-shown') === key) { return; }
-  box.setAttribute('data-ma-shown', key);
-  box.textContent = '';
-  if (!shown) { return; }
-  var h = view.ui.h;
-  judgments.forEach(function (judgment) {
-    var accepted = marks.fromJudgmentOf(value) === judgment.source;
-    var button = h('button', {type: 'button', class: 'ma-fa-judgment-accept',
-      text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer'});
-    button.disabled = accepted;
-    button.addEventListener('click', function () { acceptJudgment(view, judgment); });
-    box.appendChild(h('p', {class: 'ma-fa-judgment', 'data-source': judgment.source},
-      [h('span', {class: 'ma-fa-judgment-words', text: marks.judgmentWords(judgment)}), ' ', button]));
+  var key = shown ? JSON.stringify(judgments) : '';
+  if (box.getAttribute('data-ma-shown') !== key) {   // an Accept repainted in place keeps the focus
+    box.setAttribute('data-ma-shown', key);
+    box.textContent = '';
+    var h = view.ui.h;
+    (shown ? judgments : []).forEach(function (judgment, k) {
+      box.appendChild(h('p', {class: 'ma-fa-judgment', 'data-source': judgment.source}, [
+        h('span', {class: 'ma-fa-judgment-words', text: marks.judgmentWords(judgment)}), ' ',
+        runtime.acceptButton({source: judgment.source, attrs: {class: 'ma-button ma-fa-judgment-accept',
+          'data-ma-focus': 'accept-judgment-' + k}, onAccept: function () { acceptJudgment(view, judgment); }})]));
+    });
+  }
+  box.querySelectorAll('.ma-fa-judgment-accept').forEach(function (button, k) {
+    runtime.paintAccept(button, {source: judgments[k].source, accepted: marks.fromJudgmentOf(value) === judgments[k].source});
   });
 }
 

@@ -1,8 +1,8 @@
 /*
  * view_judgments.js of `multiagent.handoff_review`: each shown judgment's flags and quality beside
- * a handoff card's controls, labelled with its source, with "Accept SOURCE's answer" that copies
- * them into the card's entry with from_judgment (docs/judgments.md). DOM only; the rules are in
- * marks.js. Loaded after marks.js and before view.js (types/__init__.py), which calls read() on
+ * a handoff card's controls, labelled with its source, with its Accept (runtime.acceptButton) that
+ * copies them into the card's entry with from_judgment (docs/judgments.md). DOM only; the rules
+ * are in marks.js. Loaded after marks.js and before view.js (types/__init__.py), which calls read() on
  * every render and paint() whenever it paints a card.
  */
 import * as runtime from 'potato-multiagent';
@@ -51,11 +51,9 @@ function judgmentLine(view, refs, judgment, k, accepted) {
   var name = marks.handoffName(refs.handoff);
   return h('p', {class: 'ma-judgment ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
     h('span', {class: 'ma-hr-judgment-words', text: marks.judgmentText(judgment, view.config.quality_scale)}), ' ',
-    h('button', {type: 'button', class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': focusKey(refs.handoff.index, k),
-      'aria-pressed': accepted ? 'true' : 'false',
-      'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + name,
-      text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
-      on: {click: function () { accept(view, refs, judgment, k); }}})]);
+    runtime.acceptButton({source: judgment.source, accepted: accepted, about: 'for ' + name,
+      attrs: {class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': focusKey(refs.handoff.index, k)},
+      onAccept: function () { accept(view, refs, judgment, k); }})]);
 }
 
 function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }

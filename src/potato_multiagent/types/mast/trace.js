@@ -204,8 +204,8 @@ function paintJudgments(view, scheme, slot, index, value, locked) {
     box.setAttribute('data-shown', signature);
     core.clear(box);
     judged.forEach(function (found) {
-      var button = h('button', {type: 'button', class: 'ma-mode-accept', 'data-scheme': scheme.name, 'data-step': index,
-        'data-mode': found.tag.mode, 'data-source': found.source});
+      var button = core.acceptButton({source: found.source, noun: 'tag', short: true, attrs: {class: 'ma-mode-accept',
+        'data-scheme': scheme.name, 'data-step': index, 'data-mode': found.tag.mode, 'data-source': found.source}});
       box.appendChild(h('p', {class: 'ma-mode-judgment', 'data-source': found.source}, [
         h('span', {text: 'judge ' + rules.judgmentWords(scheme.taxonomy, found.source, found.tag)}), ' ', button]));
     });
@@ -214,11 +214,8 @@ function paintJudgments(view, scheme, slot, index, value, locked) {
     var code = button.getAttribute('data-mode');
     var source = button.getAttribute('data-source');
     var mine = rules.stepTag(value, index, code);
-    var accepted = !!mine && mine.from_judgment === source;
-    button.setAttribute('aria-pressed', accepted ? 'true' : 'false');
-    button.setAttribute('aria-label', (accepted ? 'Accepted ' : 'Accept ') + source + '\u2019s tag ' +
-      rules.modeLabel(scheme.taxonomy, code) + ' on #' + (index + 1));
-    button.textContent = accepted ? 'Accepted' : 'Accept';
+    core.paintAccept(button, {source: source, accepted: !!mine && mine.from_judgment === source, noun: 'tag',
+      short: true, about: rules.modeLabel(scheme.taxonomy, code) + ' on #' + (index + 1)});
   });
 }
 
@@ -245,6 +242,7 @@ function clicked(view, target) {
   var label = marks().modeLabel(scheme.taxonomy, code);
   var accept = chip.classList.contains('ma-mode-accept');
   var wasOn = chip.getAttribute('aria-pressed') === 'true';
+  if (accept && wasOn) { return null; }   // accepted already: a press changes nothing (core.acceptButton)
   if (chip.getAttribute('aria-disabled') === 'true') {
     return label + ': this question\u2019s tags were saved under another taxonomy; remove them in the question first.';
   }

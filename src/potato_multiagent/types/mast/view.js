@@ -276,11 +276,10 @@ function judgmentItem(view, value, judgment, tag) {
   return h('li', {class: 'ma-mast-judgment-tag', 'data-ma': 'judgment-tag'}, [
     whole ? 'whole run: ' : view.ui.stepLink(tag.step), whole ? null : ' ',
     h('span', {text: words + agreed}), ' ',
-    h('button', {type: 'button', class: 'ma-button', 'data-ma': 'accept-judgment', 'data-ma-focus': key,
-      'aria-pressed': accepted ? 'true' : 'false', disabled: whole && view.config.whole_run === false ? true : null,
-      'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s tag ' + name,
-      text: accepted ? 'Accepted' : 'Accept',
-      on: {click: function () { accept(view, judgment.source, tag); }}})]);
+    runtime.acceptButton({source: judgment.source, accepted: accepted, noun: 'tag', about: name, short: true,
+      attrs: {class: 'ma-button', 'data-ma': 'accept-judgment', 'data-ma-focus': key,
+        disabled: whole && view.config.whole_run === false ? true : null},
+      onAccept: function () { accept(view, judgment.source, tag); }})]);
 }
 
 function accept(view, source, tag) {

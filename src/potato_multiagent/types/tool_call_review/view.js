@@ -205,8 +205,8 @@ function toggleExpandable(button) {
 }
 
 /**
- * The judgments on this call beside its verdicts, labelled with their source, each with "Accept
- * SOURCE's answer" (copies its verdicts, stores from_judgment); shown per config.show_judgments.
+ * The judgments on this call beside its verdicts, labelled with their source, each with its Accept
+ * (runtime.acceptButton: copies its verdicts, stores from_judgment); shown per config.show_judgments.
  */
 function showJudgments(view, card) {
   var box = card.judgmentBox;
@@ -215,19 +215,22 @@ function showJudgments(view, card) {
   var shown = judgments.length > 0 && marks.judgmentsShown(config,
     marks.isJudged(view.judgements[card.call.index], config), view.judged === view.calls.calls.length);
   var key = shown ? 'shown' : 'hidden';
-  if (box.getAttribute('data-ma-state') === key) { return; }
-  box.setAttribute('data-ma-state', key);
-  view.ui.clear(box);
   box.hidden = !shown;
-  if (!shown) { return; }
-  var h = view.ui.h;
-  judgments.forEach(function (judgment, k) {
-    box.appendChild(h('p', {class: 'ma-judgment ma-tcr-judgment', 'data-ma': 'judgment'}, [
-      h('span', {text: marks.judgmentText(judgment)}),
-      h('button', {type: 'button', class: 'ma-button', 'data-ma-part': 'accept', 'data-ma-judgment': String(k),
-        'data-ma-focus': 'call-' + card.call.index + '-accept-' + k,
-        text: 'Accept ' + judgment.source + '\'s answer'})
-    ]));
+  if (box.getAttribute('data-ma-state') !== key) {   // an Accept repainted in place keeps the focus
+    box.setAttribute('data-ma-state', key);
+    view.ui.clear(box);
+    var h = view.ui.h;
+    (shown ? judgments : []).forEach(function (judgment, k) {
+      box.appendChild(h('p', {class: 'ma-judgment ma-tcr-judgment', 'data-ma': 'judgment'}, [
+        h('span', {text: marks.judgmentText(judgment)}),
+        runtime.acceptButton({source: judgment.source, attrs: {class: 'ma-button', 'data-ma-part': 'accept',
+          'data-ma-judgment': String(k), 'data-ma-focus': 'call-' + card.call.index + '-accept-' + k},
+          onAccept: function () { acceptJudgment(view, card, k); }})
+      ]));
+    });
+  }
+  box.querySelectorAll('[data-ma-part="accept"]').forEach(function (button, k) {
+    runtime.paintAccept(button, {source: judgments[k].source, accepted: card.fromJudgment === judgments[k].source});
   });
 }
 
@@ -333,8 +336,6 @@ function onCardClick(view, target) {
     card.inputs.forEach(function (input) { input.checked = false; });
     card.fromJudgment = null;
     commitCall(view, card.call.index);
-  } else if (part === 'accept') {
-    acceptJudgment(view, card, Number(button.getAttribute('data-ma-judgment')));
   } else if (part === 'arguments-toggle' || part === 'result-toggle') {
     toggleExpandable(button);
   }

@@ -1,7 +1,7 @@
 /*
  * view_judgments.js of `multiagent.tool_contention`: each shown judgment's label beside a region's
- * "Label" group, labelled with its source, with "Accept SOURCE's answer" that gives the region that
- * label with from_judgment (docs/judgments.md). DOM only; the rules are in marks.js and
+ * "Label" group, labelled with its source, with its Accept (runtime.acceptButton) that gives the
+ * region that label with from_judgment (docs/judgments.md). DOM only; the rules are in marks.js and
  * web/judgments.js. Loaded after marks.js and before view.js (types/__init__.py), which calls read()
  * on every render, box() when it builds a region's item and paint() whenever it paints one.
  */
@@ -46,11 +46,9 @@ function judgmentLine(ui, index, judgment, k, accepted) {
   var region = 'region ' + (index + 1);
   return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
     h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
-    h('button', {type: 'button', class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k),
-      'aria-pressed': accepted ? 'true' : 'false',
-      'aria-label': (accepted ? 'Accepted ' : 'Accept ') + judgment.source + '\u2019s answer for ' + region,
-      text: accepted ? 'Accepted' : 'Accept ' + judgment.source + '\u2019s answer',
-      on: {click: function () { accept(ui, index, judgment, k); }}})]);
+    runtime.acceptButton({source: judgment.source, accepted: accepted, about: 'for ' + region,
+      attrs: {class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k)},
+      onAccept: function () { accept(ui, index, judgment, k); }})]);
 }
 
 function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
