@@ -22,6 +22,9 @@ medians to `bare`'s, and the median of the per-round ratios (each load against `
 same round).
 
     .venv/bin/python -m bench.floor --sizes 5000 50000 --rounds 16
+
+`python -m bench` runs it as its part `floor` at the ordinary part's sizes (issue 34: how much of
+the ratio is there before any widget is built); the report puts it under the ordinary case.
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from playwright.sync_api import sync_playwright
 
-from . import browser, log, scale, synth
-from .scenarios import SCENARIOS
+from . import browser, log, machine, scale, synth
+from .scenarios import SCENARIOS, Scenario
 
 SOURCE = Path(__file__).resolve().parent.parent / "src"
 WEB = "potato_multiagent/web"
@@ -98,13 +101,14 @@ def variant_tree(name: str, into: Path) -> Path:
     return tree
 
 
-def measure_size(chromium, steps: int, rounds: int, workdir: Path) -> Dict[str, List[Dict[str, float]]]:
+def measure_size(chromium, steps: int, rounds: int, workdir: Path,
+                 entries: Sequence[Scenario] = tuple(SCENARIOS)) -> Dict[str, List[Dict[str, float]]]:
     record = synth.scale_record(steps)
     prefix = f"floor-{steps}-{uuid.uuid4().hex[:6]}"
     sides = {}
     for page in PAGES:
         key = "bare" if page == "bare" else "ours"
-        side = next(s for s in scale.sides_for(list(SCENARIOS), record, steps, f"{prefix}-{page}") if s.key == key)
+        side = next(s for s in scale.sides_for(list(entries), record, steps, f"{prefix}-{page}") if s.key == key)
         side.interactions = {}
         sides[page] = side
     python_path = os.environ.get("PYTHONPATH")
@@ -176,6 +180,27 @@ def markdown(steps: int, rounds: int, rows: Dict[str, Dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def measure(sizes: Sequence[int], rounds: int, workdir: Path, entries: Sequence[Scenario] = tuple(SCENARIOS),
+            show: bool = False) -> Dict[str, Any]:
+    """Every size's pages, loaded `rounds` times each: {rounds, pages: {page: what it has}, sizes: {N:
+    {steps, samples, summary, load_average}}} (`show`: each size's table printed as it is done)."""
+    by_size: Dict[str, Any] = {}
+    with sync_playwright() as playwright:
+        chromium = browser.launch(playwright)
+        try:
+            for steps in sizes:
+                load_at_start = machine.load_average()
+                samples = measure_size(chromium, steps, rounds, workdir, entries)
+                rows = summary(samples)
+                by_size[str(steps)] = {"steps": steps, "samples": samples, "summary": rows,
+                                       "load_average": [load_at_start, machine.load_average()]}
+                if show:
+                    print(markdown(steps, rounds, rows), "\n", flush=True)
+        finally:
+            chromium.close()
+    return {"rounds": rounds, "pages": dict(WHAT), "sizes": by_size}
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[5_000, 50_000])
@@ -184,17 +209,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="potato-ma-floor-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    results: Dict[str, Any] = {}
-    with sync_playwright() as playwright:
-        chromium = browser.launch(playwright)
-        try:
-            for steps in args.sizes:
-                samples = measure_size(chromium, steps, args.rounds, workdir)
-                rows = summary(samples)
-                results[str(steps)] = {"rounds": args.rounds, "samples": samples, "summary": rows}
-                print(markdown(steps, args.rounds, rows), "\n", flush=True)
-        finally:
-            chromium.close()
+    results = measure(args.sizes, args.rounds, workdir, show=True)
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
     else:

@@ -327,6 +327,8 @@ def render(results: Dict[str, Any]) -> str:
         lines += memory_section(results["pages"], steps)
     if results.get("ordinary"):
         lines += ordinary_section(results["ordinary"])
+    if results.get("floor"):
+        lines += floor_section(results["floor"])
     if results.get("derive"):
         lines += derive_section(results["derive"])
     if results.get("check"):
@@ -483,6 +485,42 @@ def ordinary_section(ordinary: Dict[str, Any]) -> List[str]:
             *table(["page", "JS", "CSS", "JS + CSS", "of every page's before issue 34"], ordinary_bundle_rows(ordinary)),
             "", f"Load average (1 / 5 / 15 min) at each size's start → end: {loads}.", "",
             *(["Loads that failed (not counted):", "", *failed, ""] if failed else [])]
+
+
+FLOOR_PAGES = ("bare", "markup", "inert", "derive", "full")   # bench/floor.py's pages, each adding one part
+
+
+def floor_rows(floor: Dict[str, Any]) -> List[List[str]]:
+    rows = []
+    for key in sorted(floor["sizes"], key=int):
+        size = floor["sizes"][key]
+        rows.append([f"{size['steps']:,}", *(f"{size['summary'][page]['paired_ratio']:.2f}× "
+                                             f"({number(size['summary'][page]['ready'])})" for page in FLOOR_PAGES)])
+    return rows
+
+
+def floor_said(floor: Dict[str, Any]) -> str:
+    """What the split says of issue 34's target, from the run's figures."""
+    sizes = [floor["sizes"][key]["summary"] for key in sorted(floor["sizes"], key=int)]
+    before = [size["derive"]["paired_ratio"] for size in sizes]
+    added = [size["full"]["paired_ratio"] - size["derive"]["paired_ratio"] for size in sizes]
+    return (f"Before any widget is built (the record read and derived) the page is at {min(before):.2f}–"
+            f"{max(before):.2f}× of Potato's at these sizes; building what is in view adds {min(added):+.2f} to "
+            f"{max(added):+.2f}×.")
+
+
+def floor_section(floor: Dict[str, Any]) -> List[str]:
+    loads = "; ".join(f"{size['steps']:,} steps: {size['load_average'][0]} → {size['load_average'][1]}"
+                      for size in (floor["sizes"][key] for key in sorted(floor["sizes"], key=int)))
+    return ["### Before any widget is built: the seven types' page by part (`bench.floor`)", "",
+            "Five pages of the same record, each its own `potato start`, each adding one part to the one before: "
+            + "; ".join(f"*{page}*: {floor['pages'][page]}" for page in FLOOR_PAGES) + ". "
+            f"Loaded in turn as new annotators, warm, {floor['rounds']} round(s) after one load each, the order "
+            "reversed each round; *ready* as above. Each cell: the median of the round's ratio to Potato's page "
+            "(ms: the median of *ready*).", "",
+            *table(["steps", *(f"*{page}*" for page in FLOOR_PAGES)], floor_rows(floor)), "",
+            floor_said(floor), "",
+            f"Load average (1 / 5 / 15 min) at each size's start → end: {loads}.", ""]
 
 
 # --------------------------------------------------------------------------- page readiness by length

@@ -23,12 +23,12 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from tests.e2e import harness
 
-from . import check_timing, derive_timing, log, machine, ordinary, page_timing, report, scale, synth
+from . import check_timing, derive_timing, floor, log, machine, ordinary, page_timing, report, scale, synth
 from .pages import TASK_NAME_PREFIX
 from .scenarios import SCENARIOS, Scenario, scenario
 
 BENCH_DIR = Path(__file__).resolve().parent
-PARTS = ("derive", "pages", "check", "scale", "ordinary")
+PARTS = ("derive", "pages", "check", "scale", "ordinary", "floor")
 
 
 @dataclass(frozen=True)
@@ -43,13 +43,14 @@ class Settings:
     task_name_prefix: str
     scale_sizes: Sequence[int] = scale.SIZES
     ordinary_sizes: Sequence[int] = ordinary.SIZES
+    floor_rounds: int = 16   # bench.floor's pages differ by a few ms: more rounds than the other parts
 
 
 FULL = Settings(derive_sizes=(1_000, 5_000, 10_000, 20_000, 50_000), browser_steps=5_000, check_values=10_000,
                 check_instances=100, check_steps=50, runs=5, warmup=1, task_name_prefix=TASK_NAME_PREFIX)
 QUICK = Settings(derive_sizes=(200, 400, 800), browser_steps=300, check_values=200, check_instances=10,
                  check_steps=20, runs=1, warmup=0, task_name_prefix=f"{TASK_NAME_PREFIX}-quick",
-                 scale_sizes=scale.QUICK_SIZES, ordinary_sizes=ordinary.QUICK_SIZES)
+                 scale_sizes=scale.QUICK_SIZES, ordinary_sizes=ordinary.QUICK_SIZES, floor_rounds=1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +90,7 @@ def missing_tools(parts: Sequence[str]) -> List[str]:
     problems = []
     if "derive" in parts and shutil.which("node") is None:
         problems.append("node is not on PATH (derive.js is timed under node)")
-    if {"pages", "scale", "ordinary"} & set(parts) and not harness.BENCH_CHROMIUM.exists():
+    if {"pages", "scale", "ordinary", "floor"} & set(parts) and not harness.BENCH_CHROMIUM.exists():
         problems.append(f"{harness.BENCH_CHROMIUM} is missing (run `bash scripts/setup.sh`)")
     return problems
 
@@ -119,6 +120,9 @@ def run(entries: Sequence[Scenario], parts: Sequence[str], settings: Settings, w
         log(f"ordinary: Potato's page against ours at {', '.join(f'{n:,}' for n in settings.ordinary_sizes)} steps")
         results["ordinary"] = ordinary.measure(present, settings.ordinary_sizes, settings.runs, settings.warmup,
                                                workdir, settings.task_name_prefix)
+    if "floor" in parts and present:
+        log(f"floor: the ordinary part's page by part at {', '.join(f'{n:,}' for n in settings.ordinary_sizes)} steps")
+        results["floor"] = floor.measure(settings.ordinary_sizes, settings.floor_rounds, workdir / "floor", present)
     return results
 
 

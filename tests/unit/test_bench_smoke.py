@@ -244,7 +244,12 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert ordinary["init"]["cold"]["plugin_fetched_kb"]["median"] > 0 == ordinary["init"]["warm"]["plugin_fetched_kb"]["median"]
     assert ordinary["init"]["warm"]["derive"]["median"] > 0 and ordinary["init"]["warm"]["in_view"]["median"] > 0
 
+    floor = results["floor"]["sizes"]["30"]["summary"]   # the ordinary page by part, bench.floor's pages
+    assert list(floor) == ["bare", "markup", "inert", "derive", "full"]
+    assert floor["bare"]["paired_ratio"] == 1.0 and all(row["instance_ready"] > 0 for row in floor.values())
+
     report = out.read_text(encoding="utf-8")
+    assert "### Before any widget is built: the seven types' page by part (`bench.floor`)" in report
     assert "| + our seven types, 30 steps, warm: ready within 1.2× of Potato's |" in report
     assert "| failure_attribution: ready in under 300 ms |" in report
     assert "## Page readiness by trace length" in report
