@@ -162,13 +162,8 @@ def render(**overrides):
     return html
 
 
-def test_render_follows_potatos_form_contract():
-    html = render(label_requirement={"required": True})
-    assert 'class="annotation-form multiagent-form multiagent-emergent_behavior"' in html
-    assert 'data-schema-name="emergent"' in html and "<legend" in html
-    hidden = re.search(r'<input type="hidden"[^>]*>', html).group(0)
-    assert 'name="emergent:::emergent"' in hidden and 'validation="required"' in hidden
-    assert html.count("annotation-input") == 1  # the widget's own controls never carry it
+def test_render_has_the_widget_parts_and_no_potato_shortcuts():
+    html = render()
     assert "data-key" not in html  # Potato's keyup shortcuts would toggle our checkboxes
     for part in ("behaviors", "none", "filter", "jump", "lanes", "detail-text"):   # the pager is web/pager.js's
         assert f'data-ma="{part}"' in html
@@ -180,12 +175,6 @@ def test_render_escapes_html_and_jinja_braces_everywhere():
     assert "{" not in html and "}" not in html
     assert "Who &#123;&#123; 7*7 &#125;&#125; &#123;# &#34;quoted&#34; &lt;b&gt;" in html
     assert "<img" not in html and "<b>" not in html
-
-
-def test_render_has_no_inline_script_handlers_or_javascript_urls():
-    html = render()
-    assert "<script" not in html.lower() and "javascript:" not in html.lower()
-    assert not re.search(r"\son[a-z]+\s*=", html)
 
 
 def test_render_passes_behaviours_and_value_schema_in_one_json_attribute():

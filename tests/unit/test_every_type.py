@@ -5,8 +5,10 @@ New types are picked up automatically: these tests run over ``SCHEMES``.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+from html import unescape
 import sys
 
 import pytest
@@ -38,18 +40,30 @@ def hostile_labels(type_name: str) -> dict:
 @pytest.mark.parametrize("type_name", TYPES)
 def test_renders_potatos_form_contract_without_script(type_name):
     html = render(type_name, label_requirement={"required": True})
-    assert 'class="annotation-form multiagent-form' in html and "<legend" in html
+    widget = type_name.split(".", 1)[1]
+    assert f'class="annotation-form multiagent-form multiagent-{widget}"' in html and "<legend" in html
+    assert 'data-schema-name="scheme"' in html
     assert html.count('class="annotation-input') == 1, "only the hidden input carries annotation-input"
-    assert 'validation="required"' in html and 'name="scheme:::scheme"' in html
+    hidden = re.search(r'<input type="hidden"[^>]*>', html).group(0)
+    assert 'class="annotation-input multiagent-input"' in hidden
+    assert 'validation="required"' in hidden and 'name="scheme:::scheme"' in hidden
     lowered = html.lower()
     assert "<script" not in lowered and "javascript:" not in lowered
     assert not re.search(r"\son[a-z]+\s*=", html), "no inline event handlers"
 
 
 @pytest.mark.parametrize("type_name", TYPES)
+def test_the_widget_gets_the_value_schema_of_the_model(type_name):
+    """The browser checks a value against the same schema the server's Value model is (one referee)."""
+    attribute = unescape(re.search(r'data-ma-config="([^"]*)"', render(type_name)).group(1))
+    assert json.loads(attribute)["value_schema"] == SCHEMES[type_name].Value.model_json_schema()
+
+
+@pytest.mark.parametrize("type_name", TYPES)
 def test_hostile_description_and_labels_arrive_escaped_for_html_and_jinja(type_name):
-    html = render(type_name, description=HOSTILE, **hostile_labels(type_name))
+    html = render(type_name, description=HOSTILE, agents=[HOSTILE, "{{ a }}"], **hostile_labels(type_name))
     assert "{" not in html and "}" not in html, "Potato renders generator output through Jinja again"
+    assert "Who &#123;&#123; 7*7 &#125;&#125; failed &#123;# &#34;quoted&#34;" in html   # text, escaped
     assert "<script" not in html.lower() and "<img" not in html.lower()
     assert "multiagent-error" not in html, "hostile text is text, not a configuration error"
 
