@@ -2,8 +2,8 @@
  * view_judgments.js of `multiagent.handoff_review`: each shown judgment's flags and quality beside
  * a handoff card's controls, labelled with its source, with its Accept (runtime.acceptButton) that
  * copies them into the card's entry with from_judgment (docs/judgments.md). DOM only; the rules
- * are in marks.js. Loaded after marks.js and before view.js (types/__init__.py), which calls read() on
- * every render and paint() whenever it paints a card.
+ * are in marks.js. Loaded after marks.js and before view.js (types/__init__.py), which calls
+ * read() on every render and paint() whenever it paints a card.
  */
 import * as runtime from 'potato-multiagent';
 import './marks.js';
