@@ -504,9 +504,13 @@ def floor_said(floor: Dict[str, Any]) -> str:
     sizes = [floor["sizes"][key]["summary"] for key in sorted(floor["sizes"], key=int)]
     before = [size["derive"]["paired_ratio"] for size in sizes]
     added = [size["full"]["paired_ratio"] - size["derive"]["paired_ratio"] for size in sizes]
+    above = sum(1 for ratio in before if ratio > ORDINARY_WARM)
     return (f"Before any widget is built (the record read and derived) the page is at {min(before):.2f}–"
-            f"{max(before):.2f}× of Potato's at these sizes; building what is in view adds {min(added):+.2f} to "
-            f"{max(added):+.2f}×.")
+            f"{max(before):.2f}× of Potato's at these sizes, above issue 34's {ORDINARY_WARM}× warm target at "
+            f"{above} of {len(before)}; building what is in view adds {min(added):+.2f} to {max(added):+.2f}×. "
+            "None of the parts before it depends on how widgets are built: the forms are Potato forms and the "
+            "derivation runs in the browser (SPEC §6); `docs/performance.md` names the changes to Potato that "
+            "would remove Potato's share (its server's re-parse of every page, the wait before it shows the item).")
 
 
 def floor_section(floor: Dict[str, Any]) -> List[str]:
