@@ -69,7 +69,7 @@ VARIANTS: Dict[str, List[Tuple[str, str, str]]] = {
 PAGES = ("bare", "markup", "inert", "derive", "full")
 WHAT = {
     "bare": "Potato alone (a radio)",
-    "markup": "+ our seven forms' markup and our style sheet, not our script",
+    "markup": "+ our forms' markup and our style sheet, not our script",
     "inert": "+ our script loaded and started, nothing done on DOMContentLoaded or instance-ready",
     "derive": "+ the page's record read and derived once on DOMContentLoaded",
     "full": "our widgets as shipped (the bench's `ours`)",

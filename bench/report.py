@@ -516,7 +516,7 @@ def floor_said(floor: Dict[str, Any]) -> str:
 def floor_section(floor: Dict[str, Any]) -> List[str]:
     loads = "; ".join(f"{size['steps']:,} steps: {size['load_average'][0]} → {size['load_average'][1]}"
                       for size in (floor["sizes"][key] for key in sorted(floor["sizes"], key=int)))
-    return ["### Before any widget is built: the seven types' page by part (`bench.floor`)", "",
+    return ["### Before any widget is built: the page with our types by part (`bench.floor`)", "",
             "Five pages of the same record, each its own `potato start`, each adding one part to the one before: "
             + "; ".join(f"*{page}*: {floor['pages'][page]}" for page in FLOOR_PAGES) + ". "
             f"Loaded in turn as new annotators, warm, {floor['rounds']} round(s) after one load each, the order "

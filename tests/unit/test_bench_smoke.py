@@ -249,7 +249,7 @@ def test_quick_run_measures_one_type_end_to_end(tmp_path):
     assert floor["bare"]["paired_ratio"] == 1.0 and all(row["instance_ready"] > 0 for row in floor.values())
 
     report = out.read_text(encoding="utf-8")
-    assert "### Before any widget is built: the seven types' page by part (`bench.floor`)" in report
+    assert "### Before any widget is built: the page with our types by part (`bench.floor`)" in report
     assert "| + our seven types, 30 steps, warm: ready within 1.2× of Potato's |" in report
     assert "| failure_attribution: ready in under 300 ms |" in report
     assert "## Page readiness by trace length" in report
