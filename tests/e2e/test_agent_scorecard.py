@@ -624,7 +624,7 @@ def test_judgments_show_per_policy_and_accepting_stores_from_judgment(judged_tas
                                  "team_dimensions": ["coordination"], "milestones": ["plan agreed"],
                                  "scale_labels": None}, json.dumps(saved), JUDGED_RUN) == []
     expect(forms["always"].get_by_role("button", name=accept_cell.replace("Accept ", "Accepted ", 1))) \
-        .to_have_attribute("aria-pressed", "true")
+        .to_have_attribute("aria-disabled", "true")
     # a cell changed by hand is the annotator's own again
     forms["always"].get_by_role("radiogroup", name="Planner: contribution").get_by_role("radio", name="5").check()
     expected["agents"]["Planner"]["contribution"] = 5

@@ -663,7 +663,7 @@ def test_judgments_show_per_mode_and_accepting_stores_from_judgment(judged_task,
     saved = wait_saved_json(judged_task, user, JUDGED_RECORD["id"], "eb_always", accepted)
     assert validate_value(TYPE, {"name": "eb_always", "description": "d"}, json.dumps(saved), JUDGED_RECORD) == []
     accepted_button = always.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer for groupthink")
-    expect(accepted_button).to_have_attribute("aria-pressed", "true")
+    expect(accepted_button).to_have_attribute("aria-disabled", "true")
     expect(accepted_button).to_be_focused()
     expect(always.get_by_role("button", name="Turn 3 (Reviewer)", exact=True)).to_have_attribute("aria-pressed", "true")
 

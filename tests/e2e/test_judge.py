@@ -66,7 +66,7 @@ def test_the_judge_is_hidden_until_answered_then_accepted_with_certainty_and_pla
     expect(form.locator(".ma-fa-judgment-words")).to_have_text(["judge: Booker, #3 \u2014 'It booked 15 March.'"])
 
     form.get_by_role("button", name="Accept judge\u2019s answer").click()
-    expect(form.get_by_role("button", name="Accepted judge\u2019s answer")).to_have_attribute("aria-pressed", "true")
+    expect(form.get_by_role("button", name="Accepted judge\u2019s answer")).to_have_attribute("aria-disabled", "true")
 
     # Uncertain, and two more plausible steps: #2 then #1, reordered to #1 first.
     form.get_by_role("radio", name="Uncertain").check()

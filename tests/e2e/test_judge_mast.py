@@ -89,7 +89,7 @@ def test_the_judges_tag_shows_on_its_step_after_the_answer_is_accepted_and_score
                                 "\u2018the same search twice\u2019 Accept")
     expect(page.locator("section.ma-trace .ma-mode-judgment")).to_have_count(1)
     step(page, 2).get_by_role("button", name="Accept gpt-judge\u2019s tag 1.3 Step repetition on #3").click()
-    expect(step(page, 2).locator(".ma-mode-accept")).to_have_attribute("aria-pressed", "true")
+    expect(step(page, 2).locator(".ma-mode-accept")).to_have_attribute("aria-disabled", "true")
     saved = {"taxonomy": TID, "steps": [
         {"step": 2, "mode": "1.3", "note": "the same search twice", "severity": "major", "from_judgment": "gpt-judge"},
         {"step": 3, "mode": "2.4", "note": "", "severity": None}], "run": []}

@@ -11,6 +11,7 @@ reads the values Potato saved in user_state.json: each carries `from_judgment` n
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -117,10 +118,14 @@ def accept(words: str) -> str:
 
 def accept_on(scope, words: str, exact: bool = False) -> None:
     """Press the judgment's Accept as an annotator does; the one rule of every surface
-    (docs/judgments.md): the button then says Accepted, is pressed, and keeps the focus."""
+    (docs/judgments.md): the button then says Accepted, has nothing left to do (aria-disabled, not
+    a toggle) and keeps the focus, also when pressed again."""
     scope.get_by_role("button", name=accept(words), exact=exact).click()
     accepted = scope.get_by_role("button", name=f"Accepted {JUDGE}{words}", exact=exact)
-    expect(accepted).to_have_attribute("aria-pressed", "true")
+    expect(accepted).to_have_attribute("aria-disabled", "true")
+    expect(accepted).not_to_have_attribute("aria-pressed", re.compile(".*"))
+    expect(accepted).to_be_focused()
+    accepted.press("Enter")
     expect(accepted).to_be_focused()
 
 
@@ -192,7 +197,7 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
                 and value.get("from_judgment") == {"agents/Booker/contribution": JUDGE})
     assert_valid("scorecard", json.loads(wait_saved(judged_task, user, RECORD["id"], "scorecard", scorecard_accepted)))
     expect(card.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer for Handoff 2: Searcher to Booker")) \
-        .to_have_attribute("aria-pressed", "true")
+        .to_have_attribute("aria-disabled", "true")
     expect(region.get_by_role("radio", name="race_condition", exact=True)).to_be_checked()
 
     # a hand edit after accepting is the annotator's own again: from_judgment goes
@@ -201,4 +206,8 @@ def test_each_surface_and_the_trace_view_show_the_judgment_and_accepting_stores_
     wait_saved_json(judged_task, user, RECORD["id"], "handoffs", [{**HANDOFF, "quality": 3}])
     wait_saved_json(judged_task, user, RECORD["id"], "contention",
                     {"contentions": {"0": "deadlock"}, "regions": [{**REGION, "label": "deadlock"}]})
+    # ... and its Accept is offered again
+    expect(card.get_by_role("button", name=accept("\u2019s answer for Handoff 2: Searcher to Booker"))) \
+        .not_to_have_attribute("aria-disabled", "true")
+    expect(region.get_by_role("button", name=accept("\u2019s answer for region 1"))).to_have_text(accept("\u2019s answer"))
     assert page.evaluate("window.__pwned === undefined")

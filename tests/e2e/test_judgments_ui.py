@@ -137,7 +137,7 @@ def test_accept_stores_from_judgment_and_an_edit_clears_it(judged_task, page):
     expect(always.get_by_label("Responsible agent")).to_have_value("Booker")
     expect(always.locator(".ma-fa-chosen")).to_contain_text("Booked the 15 March train.")
     accepted_button = always.get_by_role("button", name=f"Accepted {JUDGE}\u2019s answer")
-    expect(accepted_button).to_have_attribute("aria-pressed", "true")
+    expect(accepted_button).to_have_attribute("aria-disabled", "true")
     expect(accepted_button).to_be_focused()
     # editing the reason keeps the copy's origin; editing the step clears it
     always.get_by_label("Reason").fill("my own words, edited")

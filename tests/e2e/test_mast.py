@@ -157,7 +157,7 @@ def test_two_annotators_a_judge_export_and_agreement(task, page, new_context):
     judged = step(page, 3).locator(".ma-mode-judgment")
     expect(judged).to_have_text("judge llm-judge: 2.4 Information withholding Accept")
     step(page, 3).get_by_role("button", name="Accept llm-judge\u2019s tag 2.4 Information withholding on #4").click()
-    expect(step(page, 3).locator(".ma-mode-accept")).to_have_attribute("aria-pressed", "true")
+    expect(step(page, 3).locator(".ma-mode-accept")).to_have_attribute("aria-disabled", "true")
     # a mode for the whole run (present, not located), from the keyboard
     # the whole-run list is a line per mode; each definition is its checkbox's description and
     # is shown under it on demand, which stays so for the next item of the tab

@@ -69,26 +69,31 @@ function clear(node) {
 /**
  * A judgment's Accept (docs/judgments.md), one rule on every surface: "Accept SOURCE’s answer",
  * named "Accept SOURCE’s answer ABOUT"; while the value holds that judgment's answer (its
- * from_judgment names SOURCE) "Accepted", aria-pressed="true", still in the Tab order, and a press
- * changes nothing (a hand edit drops from_judgment, and the button offers Accept again).
- * options: {source, accepted, onAccept(event)[, about][, noun: 'answer'][, short: 'Accept' alone]
- * [, text: the visible words, when the judgment itself is the button][, attrs]}
+ * from_judgment names SOURCE) "Accepted", named "Accepted SOURCE’s answer ABOUT", with nothing left
+ * to do: aria-disabled (not disabled, so it keeps the focus and its place in the Tab order), and a
+ * press changes nothing. Not a toggle (aria-pressed): a toggle keeps its label, and a second press
+ * would not take the judgment back. A hand edit drops from_judgment, and the button offers Accept
+ * again. options: {source, accepted, onAccept(event)[, about][, noun: 'answer'][, short: 'Accept'
+ * alone][, text: the visible words, when the judgment itself is the button][, attrs]}
  */
 function acceptButton(options) {
   var button = h('button', Object.assign({type: 'button'}, options.attrs));
   button.classList.add('ma-accept');
   paintAccept(button, options);
   button.addEventListener('click', function (event) {
-    if (button.getAttribute('aria-pressed') !== 'true' && options.onAccept) { options.onAccept(event); }
+    if (!isAccepted(button) && options.onAccept) { options.onAccept(event); }
   });
   return button;
 }
+
+/** Whether an Accept says its judgment is the value's already (a press then changes nothing). */
+function isAccepted(button) { return button.getAttribute('aria-disabled') === 'true'; }
 
 /** An Accept's words and state painted again in place (a surface that keeps its buttons). */
 function paintAccept(button, options) {
   var accepted = Boolean(options.accepted);
   var what = options.source + '\u2019s ' + (options.noun || 'answer');
-  button.setAttribute('aria-pressed', accepted ? 'true' : 'false');
+  if (accepted) { button.setAttribute('aria-disabled', 'true'); } else { button.removeAttribute('aria-disabled'); }
   button.setAttribute('aria-label', (accepted ? 'Accepted ' : 'Accept ') + what + (options.about ? ' ' + options.about : ''));
   button.textContent = options.text || (accepted ? 'Accepted' : options.short ? 'Accept' : 'Accept ' + what);
 }
@@ -557,4 +562,4 @@ function marksOf(typeName) {
   return api;
 }
 
-export {measured, markTime, afterNextFrame, h, setAttributes, appendChildren, clear, acceptButton, paintAccept, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};
+export {measured, markTime, afterNextFrame, h, setAttributes, appendChildren, clear, acceptButton, paintAccept, isAccepted, say, problem, words, notInTrace, aboveBound, snippet, parseStored, debounce, flushEdits, deriveOptions, checkValue, readChecked, isPlainObject, stableJSON, sameValue, entryKey, mergeValues, errorText, marks, marksOf, registeredMarks, stepRef, stepProblems, withRefs, staleReferenceEntries};

@@ -577,7 +577,8 @@ var runtime = installRuntime({
  *                                   the forms are drawn (the trace view's lifecycle is the forms')
  *   pageSchemes() -> [{name, widget, config, form}]   the page's forms and their configs (the trace view's judgments)
  *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
- *   acceptButton({source, accepted, onAccept, ...}), paintAccept(button, {...})   a judgment's Accept (base.js)
+ *   acceptButton({source, accepted, onAccept, ...}), paintAccept(button, {...}), isAccepted(button)
+ *                                   a judgment's Accept (base.js)
  *   aboveBound(field, value, bound),
  *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
  *   flushEdits()                    run every waiting debounce now (done before the page goes)
@@ -594,7 +595,7 @@ var runtime = installRuntime({
  *                                   (judgments.js): what types use of the core's modules
  */
 export {define, renderAll, renderForm, pageDerivation, pageSchemes, start, keepArrows, oneTabStop};
-export {h, setAttributes, clear, acceptButton, paintAccept, snippet, notInTrace, aboveBound, say, parseStored, debounce, deriveOptions, checkValue,
+export {h, setAttributes, clear, acceptButton, paintAccept, isAccepted, snippet, notInTrace, aboveBound, say, parseStored, debounce, deriveOptions, checkValue,
   readChecked, flushEdits, mergeValues, entryKey, marks, marksOf, registeredMarks, measured, markTime, afterNextFrame} from './base.js';
 export {formatCount, countAround, timeWindowEnd} from './windowing.js';
 export {judgmentsShown, judgmentsOf, showMode} from './judgments.js';

@@ -242,7 +242,7 @@ function clicked(view, target) {
   var label = marks().modeLabel(scheme.taxonomy, code);
   var accept = chip.classList.contains('ma-mode-accept');
   var wasOn = chip.getAttribute('aria-pressed') === 'true';
-  if (accept && wasOn) { return null; }   // accepted already: a press changes nothing (core.acceptButton)
+  if (accept && core.isAccepted(chip)) { return null; }   // accepted already: a press changes nothing
   if (chip.getAttribute('aria-disabled') === 'true') {
     return label + ': this question\u2019s tags were saved under another taxonomy; remove them in the question first.';
   }
