@@ -577,9 +577,9 @@ var runtime = installRuntime({
  *                                   the forms are drawn (the trace view's lifecycle is the forms')
  *   pageSchemes() -> [{name, widget, config, form}]   the page's forms and their configs (the trace view's judgments)
  *   h(tag, attrs, children), clear(node), snippet(text, max), notInTrace(field, value),
- *   acceptButton({source, accepted, onAccept, ...}), paintAccept(button, {...}), isAccepted(button)
- *                                   a judgment's Accept (base.js)
  *   aboveBound(field, value, bound),
+ *   acceptButton({source, accepted, onAccept, ...}), paintAccept(button, {...}), isAccepted(button)
+ *                                   a judgment's Accept, one rule on every surface (base.js)
  *   parseStored(raw), debounce(fn, ms), deriveOptions(config), checkValue(value, config),
  *   flushEdits()                    run every waiting debounce now (done before the page goes)
  *   keepArrows(element)             Left/Right inside element never reach Potato's Prev/Next
@@ -595,8 +595,9 @@ var runtime = installRuntime({
  *                                   (judgments.js): what types use of the core's modules
  */
 export {define, renderAll, renderForm, pageDerivation, pageSchemes, start, keepArrows, oneTabStop};
-export {h, setAttributes, clear, acceptButton, paintAccept, isAccepted, snippet, notInTrace, aboveBound, say, parseStored, debounce, deriveOptions, checkValue,
-  readChecked, flushEdits, mergeValues, entryKey, marks, marksOf, registeredMarks, measured, markTime, afterNextFrame} from './base.js';
+export {h, setAttributes, clear, acceptButton, paintAccept, isAccepted, snippet, notInTrace, aboveBound, say,
+  parseStored, debounce, deriveOptions, checkValue, readChecked, flushEdits, mergeValues, entryKey, marks, marksOf,
+  registeredMarks, measured, markTime, afterNextFrame} from './base.js';
 export {formatCount, countAround, timeWindowEnd} from './windowing.js';
 export {judgmentsShown, judgmentsOf, showMode} from './judgments.js';
 

@@ -410,9 +410,10 @@ function showJudgments(view, args) {
   var lines = visible ? judgments.map(function (judgment, k) {
     return 'J' + (k + 1) + ' \u00B7 ' + judgment.source + ': ' + marks.judgmentText(judgment, view.graph);
   }) : [];
-  // rebuilt only when what the lines say changes: an Accept repainted in place keeps the focus
-  if (box.getAttribute('data-ma-shown') !== JSON.stringify(lines)) {
-    box.setAttribute('data-ma-shown', JSON.stringify(lines));
+  // rebuilt only when the lines change: an Accept repainted in place keeps the focus
+  var signature = JSON.stringify(lines);
+  if (box.getAttribute('data-ma-shown') !== signature) {
+    box.setAttribute('data-ma-shown', signature);
     runtime.clear(box);
     if (visible) { box.appendChild(runtime.h('p', {class: 'ma-aig-judgments-title', text: 'Judgments'})); }
     lines.forEach(function (line, k) {

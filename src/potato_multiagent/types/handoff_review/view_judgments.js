@@ -28,43 +28,47 @@ function boxOf(refs) {
   return refs.judgmentBox;
 }
 
-/** Show (or hide, per show_judgments) the card's judgments; redrawn only when what they say changes. */
+/**
+ * Show (or hide, per show_judgments) the card's judgments; redrawn only when what they say changes,
+ * their Accepts repainted in place (an accepted one keeps the focus).
+ */
 function paint(view, refs, entry) {
   var judged = view.judgments ? view.judgments.get(refs.key) || [] : [];
   if (!judged.length && !refs.judgmentBox) { return; }
   var box = boxOf(refs);
   var shown = judged.length > 0 && marks.judgmentsShown(view.config, entry);
   var accepted = entry && typeof entry.from_judgment === 'string' ? entry.from_judgment : null;
-  var signature = shown ? JSON.stringify([judged, accepted, view.config.quality_scale]) : '';
+  var signature = shown ? JSON.stringify([judged, view.config.quality_scale]) : '';
   box.hidden = !shown;
-  if (signature === refs.judgmentSignature) { return; }
-  refs.judgmentSignature = signature;
-  runtime.clear(box);
-  if (!shown) { return; }
-  judged.forEach(function (judgment, k) {
-    box.appendChild(judgmentLine(view, refs, judgment, k, accepted === judgment.source));
+  if (signature !== refs.judgmentSignature) {
+    refs.judgmentSignature = signature;
+    runtime.clear(box);
+    (shown ? judged : []).forEach(function (judgment, k) { box.appendChild(judgmentLine(view, refs, judgment, k)); });
+  }
+  box.querySelectorAll('.ma-hr-judgment-accept').forEach(function (button, k) {
+    runtime.paintAccept(button, acceptWords(refs, judged[k], accepted === judged[k].source));
   });
 }
 
-/** "llm-judge: quality 2 of 5, flagged: info loss [Accept llm-judge's answer]" (inert text). */
-function judgmentLine(view, refs, judgment, k, accepted) {
-  var name = marks.handoffName(refs.handoff);
-  return h('p', {class: 'ma-judgment ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
-    h('span', {class: 'ma-hr-judgment-words', text: marks.judgmentText(judgment, view.config.quality_scale)}), ' ',
-    runtime.acceptButton({source: judgment.source, accepted: accepted, about: 'for ' + name,
-      attrs: {class: 'ma-button ma-hr-judgment-accept', 'data-ma-focus': focusKey(refs.handoff.index, k)},
-      onAccept: function () { accept(view, refs, judgment, k); }})]);
+function acceptWords(refs, judgment, accepted) {
+  return {source: judgment.source, accepted: accepted, about: 'for ' + marks.handoffName(refs.handoff)};
 }
 
-function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
+/** "llm-judge: quality 2 of 5, flagged: info loss [Accept llm-judge's answer]" (inert text). */
+function judgmentLine(view, refs, judgment, k) {
+  return h('p', {class: 'ma-judgment ma-hr-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
+    h('span', {class: 'ma-hr-judgment-words', text: marks.judgmentText(judgment, view.config.quality_scale)}), ' ',
+    runtime.acceptButton(Object.assign(acceptWords(refs, judgment, false), {
+      attrs: {class: 'ma-button ma-hr-judgment-accept',
+        'data-ma-focus': 'accept-judgment-' + refs.handoff.index + '-' + k},
+      onAccept: function () { accept(view, refs, judgment); }}))]);
+}
 
-/** Store the judge's review; focus stays on the (redrawn) button, now "Accepted". */
-function accept(view, refs, judgment, k) {
+/** Store the judge's review (its Accept, repainted in place, now says "Accepted"). */
+function accept(view, refs, judgment) {
   marks.acceptJudgment(view.book, refs.handoff, view.config, judgment);
   view.afterJudgmentEdit(view, refs, marks.handoffName(refs.handoff) + ': accepted ' + judgment.source +
     '\u2019s answer (' + marks.judgmentText(judgment, view.config.quality_scale) + ').');
-  var button = refs.judgmentBox.querySelector('[data-ma-focus="' + focusKey(refs.handoff.index, k) + '"]');
-  if (button) { button.focus(); }
 }
 
 export {read, paint};

@@ -25,40 +25,39 @@ function box(ui, item) {
   return item.judgmentBox;
 }
 
-/** Show (or hide, per show_judgments) the region's judged labels; redrawn only when they change. */
+/**
+ * Show (or hide, per show_judgments) the region's judged labels; redrawn only when they change,
+ * their Accepts repainted in place (an accepted one keeps the focus).
+ */
 function paint(ui, index, item, mark) {
   var judged = (ui.judged && ui.judged.get(index)) || [];
   var shown = judged.length > 0 && runtime.judgmentsShown(ui.config, mark !== null);
   var accepted = mark && typeof mark.fromJudgment === 'string' ? mark.fromJudgment : null;
-  var signature = shown ? JSON.stringify([judged, accepted]) : '';
+  var signature = shown ? JSON.stringify(judged) : '';
   item.judgmentBox.hidden = !shown;
-  if (signature === item.judgmentSignature) { return; }
-  item.judgmentSignature = signature;
-  runtime.clear(item.judgmentBox);
-  if (!shown) { return; }
-  judged.forEach(function (judgment, k) {
-    item.judgmentBox.appendChild(judgmentLine(ui, index, judgment, k, accepted === judgment.source));
+  if (signature !== item.judgmentSignature) {
+    item.judgmentSignature = signature;
+    runtime.clear(item.judgmentBox);
+    (shown ? judged : []).forEach(function (judgment, k) {
+      item.judgmentBox.appendChild(judgmentLine(ui, index, judgment, k));
+    });
+  }
+  item.judgmentBox.querySelectorAll('.ma-tc-judgment-accept').forEach(function (button, k) {
+    runtime.paintAccept(button, acceptWords(index, judged[k], accepted === judged[k].source));
   });
 }
 
-/** "llm-judge: deadlock [Accept llm-judge's answer]" (inert text). */
-function judgmentLine(ui, index, judgment, k, accepted) {
-  var region = 'region ' + (index + 1);
-  return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
-    h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
-    runtime.acceptButton({source: judgment.source, accepted: accepted, about: 'for ' + region,
-      attrs: {class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': focusKey(index, k)},
-      onAccept: function () { accept(ui, index, judgment, k); }})]);
+function acceptWords(index, judgment, accepted) {
+  return {source: judgment.source, accepted: accepted, about: 'for region ' + (index + 1)};
 }
 
-function focusKey(index, k) { return 'accept-judgment-' + index + '-' + k; }
-
-/** Give the region the judge's label; focus stays on the (redrawn) button, now "Accepted". */
-function accept(ui, index, judgment, k) {
-  ui.acceptJudgment(ui, [index], judgment.label, judgment.source);
-  var item = ui.items.get(index);
-  var button = item && item.judgmentBox.querySelector('[data-ma-focus="' + focusKey(index, k) + '"]');
-  if (button) { button.focus(); }
+/** "llm-judge: deadlock [Accept llm-judge's answer]" (inert text). */
+function judgmentLine(ui, index, judgment, k) {
+  return h('p', {class: 'ma-judgment ma-tc-judgment', 'data-ma': 'judgment', 'data-source': judgment.source}, [
+    h('span', {class: 'ma-tc-judgment-words', text: judgment.source + ': ' + judgment.label}), ' ',
+    runtime.acceptButton(Object.assign(acceptWords(index, judgment, false), {
+      attrs: {class: 'ma-button ma-tc-judgment-accept', 'data-ma-focus': 'accept-judgment-' + index + '-' + k},
+      onAccept: function () { ui.acceptJudgment(ui, [index], judgment.label, judgment.source); }}))]);
 }
 
 export {read, box, paint};
